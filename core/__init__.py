@@ -1,0 +1,1 @@
+"""UI-free core: parsing, record index, discovery, search index, memory and briefs."""

@@ -1,0 +1,16 @@
+"""One adapter per agent transcript format, behind the small interface in `base`."""
+from __future__ import annotations
+
+from .base import Adapter, LoadedSession, Registry
+
+
+def default_registry() -> Registry:
+    """Every built-in adapter, most specific sniffers first."""
+    from .claude import ClaudeAdapter
+    from .codex import CodexAdapter
+    from .sessionlogs import SessionLogsAdapter
+
+    return Registry([SessionLogsAdapter(), CodexAdapter(), ClaudeAdapter()])
+
+
+__all__ = ["Adapter", "LoadedSession", "Registry", "default_registry"]

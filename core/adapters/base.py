@@ -1,0 +1,258 @@
+"""The one small interface every transcript format implements, and the sniffing registry.
+
+An adapter turns the lines of one file into `Entry`s through a stateful `RecordParser` fed line
+by line (so the same code serves a full load, an incremental index update from a byte offset,
+and a live tail), then `finish()`es into one or more `LoadedSession`s (a Claude file with inline
+sidechains holds several). Cross-file work (linking subagent files to parents, deduplicating
+records copied into resumed sessions) happens in `link()`, given every session of a root.
+
+Accounting is every adapter's duty: each line is exactly one of conversation (it produced at least
+one entry), noise (kept out of the conversation, still available raw) or malformed.
+"""
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from ..jsonl import ParsedLine, RecordFile
+from ..model import Entry, EntryKind, Locator, Role, Session
+
+
+@dataclass
+class LineAccount:
+    """How the lines of a file were used. `lines == conversation + noise + malformed`."""
+
+    lines: int = 0
+    conversation: int = 0
+    noise: int = 0
+    malformed: int = 0
+    pending_bytes: int = 0  # an unterminated, not-yet-parseable last line (file being written)
+
+    def holds(self) -> bool:
+        return self.lines == self.conversation + self.noise + self.malformed
+
+
+@dataclass
+class LoadedSession:
+    """A session with its entries in file order. Noise records are kept as locators, so their raw
+    JSON can be shown on demand without holding it in memory."""
+
+    session: Session
+    entries: list[Entry]
+    noise: list[Locator] = field(default_factory=list)
+    account: LineAccount = field(default_factory=LineAccount)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def malformed(self) -> list[Entry]:
+        return [e for e in self.entries if e.kind is EntryKind.MALFORMED]
+
+
+def malformed_entry(parsed: ParsedLine, path: str) -> Entry:
+    raw = parsed.raw
+    text = raw.data.decode("utf-8", "replace")
+    return Entry(
+        id=f"L{raw.line}",
+        role=Role.SYSTEM.value,
+        kind=EntryKind.MALFORMED,
+        text=text,
+        locator=Locator(path, raw.offset, raw.line),
+        raw_type=parsed.error or "malformed",
+    )
+
+
+class RecordParser(ABC):
+    """Fed the parsed lines of one file in order; keeps whatever state the format needs."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.account = LineAccount()
+
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        """Entries produced by one line (possibly none), with the line accounted for."""
+        self.account.lines += 1
+        if not parsed.ok:
+            self.account.malformed += 1
+            return [malformed_entry(parsed, self.path)]
+        entries, is_noise = self.convert(parsed)
+        if entries:
+            self.account.conversation += 1
+        elif is_noise or not parsed.values:
+            self.account.noise += 1
+        else:
+            # A record that yields nothing and is not declared noise would break accounting:
+            # treat it as an unknown record rather than lose it.
+            self.account.conversation += 1
+            entries = [self.unknown_entry(parsed)]
+        return entries
+
+    @abstractmethod
+    def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
+        """Entries of one well-formed line, and whether an empty result is deliberate noise."""
+
+    @abstractmethod
+    def finish(self) -> list[LoadedSession]:
+        """The session(s) of the file, once every line was fed."""
+
+    def locator(self, parsed: ParsedLine) -> Locator:
+        return Locator(self.path, parsed.raw.offset, parsed.raw.line)
+
+    def unknown_entry(self, parsed: ParsedLine, raw_type: str = "") -> Entry:
+        """A record we do not understand, kept and shown raw."""
+        raw = parsed.raw
+        return Entry(
+            id=f"L{raw.line}",
+            role=Role.SYSTEM.value,
+            kind=EntryKind.UNKNOWN,
+            text=raw.data.decode("utf-8", "replace"),
+            locator=self.locator(parsed),
+            raw_type=raw_type or _type_of(parsed.value),
+        )
+
+
+def _type_of(value: object) -> str:
+    if isinstance(value, dict):
+        t = value.get("type")
+        return t if isinstance(t, str) else "object"
+    return type(value).__name__
+
+
+class Adapter(ABC):
+    """One agent format."""
+
+    #: stable name of the format, used as `source_plugin` in the CLI's JSON
+    name: str = ""
+    #: the agent that writes it, `agent_id` in the CLI's JSON
+    agent: str = ""
+    #: file name suffixes this adapter may read (cheap pre-filter before sniffing)
+    suffixes: tuple[str, ...] = (".jsonl",)
+
+    def accepts_name(self, path: str) -> bool:
+        return path.endswith(self.suffixes)
+
+    @abstractmethod
+    def sniff(self, path: str, head: bytes) -> bool:
+        """True if the first bytes of a file look like this format (content, not file name)."""
+
+    @abstractmethod
+    def parser(self, path: str) -> RecordParser:
+        """A fresh parser for one file."""
+
+    def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        """Read a whole file (streaming) into sessions."""
+        own = record_file is None
+        rf = record_file or RecordFile(path)
+        try:
+            parser = self.parser(path)
+            for parsed in rf.iter_parsed():
+                parser.feed(parsed)
+            parser.account.pending_bytes = rf.size - rf.complete_end if _pending(rf) else 0
+            return parser.finish()
+        finally:
+            if own:
+                rf.close()
+
+    def link(self, sessions: list[LoadedSession]) -> None:
+        """Cross-file linking among this adapter's sessions (in place). Default: nothing."""
+
+    def discover(self, root: str) -> Iterator[str]:
+        """Candidate files under a root (names only; content is sniffed later)."""
+        yield from walk_files(root, self.suffixes)
+
+
+def _pending(rf: RecordFile) -> bool:
+    # The unterminated tail was held back if it does not parse.
+    if rf.complete_end >= rf.size:
+        return False
+    raw = rf.line_at_offset(rf.complete_end)
+    from ..jsonl import parse_line
+
+    return not parse_line(raw).ok
+
+
+def walk_files(root: str, suffixes: tuple[str, ...]) -> Iterator[str]:
+    """Files under `root` ending in one of `suffixes`; symlinked dirs followed once (no loops)."""
+    seen: set[tuple[int, int]] = set()
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            st = os.stat(d)
+        except OSError:
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            with os.scandir(d) as it:
+                items = list(it)
+        except OSError:
+            continue
+        for item in items:
+            try:
+                if item.is_dir(follow_symlinks=True):
+                    stack.append(item.path)
+                elif item.name.endswith(suffixes) and item.is_file(follow_symlinks=True):
+                    yield item.path
+            except OSError:
+                continue
+
+
+class Registry:
+    """Adapters tried in order; the first whose `sniff` accepts a file's head reads it."""
+
+    def __init__(self, adapters: Iterable[Adapter]) -> None:
+        self.adapters = list(adapters)
+
+    def sniff(self, path: str, head: bytes | None = None) -> Adapter | None:
+        candidates = [a for a in self.adapters if a.accepts_name(path)]
+        if not candidates:
+            return None
+        if head is None:
+            head = read_head(path)
+        for adapter in candidates:
+            if adapter.sniff(path, head):
+                return adapter
+        return None
+
+    def by_name(self, name: str) -> Adapter | None:
+        return next((a for a in self.adapters if a.name == name), None)
+
+
+def read_head(path: str, nbytes: int = 65536) -> bytes:
+    if path.endswith(".zst"):
+        try:
+            rf = RecordFile(path)
+        except Exception:  # noqa: BLE001 - sniffing must never raise; the load reports it
+            return b""
+        try:
+            return bytes(rf.buffer[:nbytes])
+        finally:
+            rf.close()
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(nbytes)
+    except OSError:
+        return b""
+
+
+def first_json_lines(head: bytes, n: int = 5) -> list[dict]:
+    """Up to `n` JSON objects from the complete lines of a file's head (for sniffing)."""
+    from ..jsonl import loads_lenient
+
+    out: list[dict] = []
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    # A last line cut off by the head's size simply fails to parse and is skipped.
+    for line in head.split(b"\n"):
+        if not line.strip():
+            continue
+        value = loads_lenient(line)
+        if isinstance(value, dict):
+            out.append(value)
+        if len(out) >= n:
+            break
+    return out

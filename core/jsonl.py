@@ -1,0 +1,382 @@
+"""Tolerant JSONL reading through a byte-offset index.
+
+Why: transcripts reach hundreds of MB with multi-MB lines, and they grow while we read them. So a
+file is memory-mapped and its newline offsets are scanned lazily (forward from the head, or
+backward from the tail), and a record is read on demand with `os.pread`. Nothing is parsed until
+asked for: a 50 MB line costs nothing until someone wants that record.
+
+Decoding never raises: UTF-8 is decoded with replacement (lone surrogates in `\\u` escapes too),
+a leading BOM and NUL bytes are stripped, and a line that is not JSON becomes a `ParsedLine` with
+an error, never an exception. An unterminated last line is held back while it does not parse (the
+writer is mid-line); `complete_end` is the offset after the last newline, from which a reader of a
+growing file continues.
+"""
+from __future__ import annotations
+
+import json
+import mmap
+import os
+from array import array
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import orjson
+
+_BOM = b"\xef\xbb\xbf"
+_SCAN_CHUNK = 1 << 20
+
+
+class ReaderError(Exception):
+    """A file that cannot be read at all (missing, unreadable, compressed without support)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RawLine:
+    """One line of a file: `line` is 1-based; `terminated` is False for a last line without `\\n`."""
+
+    offset: int
+    line: int
+    data: bytes
+    terminated: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLine:
+    """The JSON values on one line (usually one), or the reason it could not be parsed."""
+
+    raw: RawLine
+    values: tuple[Any, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def value(self) -> Any:
+        return self.values[0] if self.values else None
+
+
+def clean_bytes(data: bytes, first_line: bool) -> bytes:
+    if first_line and data.startswith(_BOM):
+        data = data[3:]
+    if b"\x00" in data:
+        data = data.replace(b"\x00", b"")
+    if data.endswith(b"\r"):
+        data = data[:-1]
+    return data
+
+
+def _sanitize(value: Any) -> Any:
+    """Replace lone surrogates (which stdlib json lets through) so every string encodes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_sanitize(v) for v in value]
+    if isinstance(value, dict):
+        return {_sanitize(k): _sanitize(v) for k, v in value.items()}
+    return value
+
+
+def parse_line(raw: RawLine) -> ParsedLine:
+    data = clean_bytes(raw.data, raw.line == 1)
+    if not data.strip():
+        return ParsedLine(raw, (), None)
+    try:
+        return ParsedLine(raw, (orjson.loads(data),))
+    except orjson.JSONDecodeError:
+        pass
+    # Slow path: invalid UTF-8, lone surrogates, or several objects concatenated on one line.
+    text = data.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    pos, end = 0, len(text)
+    try:
+        while pos < end:
+            while pos < end and text[pos] in " \t\r":
+                pos += 1
+            if pos >= end:
+                break
+            value, pos = decoder.raw_decode(text, pos)
+            values.append(_sanitize(value))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nesting too deep"
+        col = exc.colno if isinstance(exc, json.JSONDecodeError) else 0
+        return ParsedLine(raw, (), f"line {raw.line}: not valid JSON ({msg} at column {col})")
+    return ParsedLine(raw, tuple(values))
+
+
+def decode_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+class RecordFile:
+    """A JSONL file opened for random access by line.
+
+    `scan()` walks newline offsets forward (lazily, a chunk at a time); `tail(n)` walks backward
+    from the end without scanning the rest. Line numbers are exact for lines reached by the
+    forward scan; `tail()` reports them only once the forward scan covered the file, else it
+    counts newlines before the tail (a memchr-speed pass, no parsing).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._buf: bytes | mmap.mmap | None = None
+        self._fd: int | None = None
+        self._starts = array("Q")  # offset of each known line start (forward scan)
+        self._scanned_to = 0  # forward scan has covered bytes [0, _scanned_to)
+        self.size = 0
+        self._open()
+
+    # -- opening -------------------------------------------------------------------------
+    def _open(self) -> None:
+        try:
+            if self.path.endswith(".zst"):
+                self._buf = _read_zst(self.path)
+                self.size = len(self._buf)
+                return
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError as exc:
+            raise ReaderError(f"file not found: {self.path}") from exc
+        except PermissionError as exc:
+            raise ReaderError(f"permission denied: {self.path}") from exc
+        except IsADirectoryError as exc:
+            raise ReaderError(f"is a directory: {self.path}") from exc
+        except OSError as exc:
+            raise ReaderError(f"cannot read {self.path}: {exc.strerror}") from exc
+        self._fd = fd
+        self.size = os.fstat(fd).st_size
+        self._buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.size else b""
+
+    def close(self) -> None:
+        if isinstance(self._buf, mmap.mmap):
+            self._buf.close()
+        self._buf = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> RecordFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def reopen_if_grown(self) -> bool:
+        """Re-map the file if it grew; True when new bytes are visible. Truncation raises."""
+        if self._fd is None:
+            return False
+        size = os.fstat(self._fd).st_size
+        if size == self.size:
+            return False
+        if size < self.size:
+            raise ReaderError(f"file was truncated: {self.path}")
+        if isinstance(self._buf, mmap.mmap):
+            self._buf.close()
+        self._buf = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
+        self.size = size
+        return True
+
+    @property
+    def buffer(self) -> bytes | mmap.mmap:
+        assert self._buf is not None, "file is closed"
+        return self._buf
+
+    # -- reading -------------------------------------------------------------------------
+    def read_bytes(self, offset: int, length: int) -> bytes:
+        if self._fd is not None:
+            return os.pread(self._fd, length, offset)
+        return bytes(self.buffer[offset : offset + length])
+
+    def iter_lines(self, start_offset: int = 0, start_line: int = 1) -> Iterator[RawLine]:
+        """Lines from `start_offset` (which must be a line start) to the end.
+
+        The last line is yielded with `terminated=False` if it has no newline; callers decide
+        whether it is complete (see `iter_parsed`).
+        """
+        buf = self.buffer
+        find = buf.find
+        pos, line, end = start_offset, start_line, self.size
+        while pos < end:
+            nl = find(b"\n", pos, end)
+            if nl < 0:
+                yield RawLine(pos, line, bytes(buf[pos:end]), terminated=False)
+                return
+            yield RawLine(pos, line, bytes(buf[pos:nl]))
+            self._note_start(pos, line)
+            pos, line = nl + 1, line + 1
+
+    def _note_start(self, offset: int, line: int) -> None:
+        # Record line starts met by a forward scan from the top, so later random access is O(1).
+        if line == len(self._starts) + 1 and offset >= self._scanned_to:
+            self._starts.append(offset)
+            self._scanned_to = offset + 1
+
+    def iter_parsed(
+        self, start_offset: int = 0, start_line: int = 1, *, final: bool = False
+    ) -> Iterator[ParsedLine]:
+        """Parsed lines from `start_offset`.
+
+        An unterminated last line that does not parse is held back, never reported as malformed:
+        the writer is mid-line and it is read again when it completes. With `final` (the file is
+        not expected to grow) it is reported as malformed instead. One that parses is yielded."""
+        for raw in self.iter_lines(start_offset, start_line):
+            parsed = parse_line(raw)
+            if not raw.terminated and not parsed.ok and not final:
+                return
+            yield parsed
+
+    @property
+    def complete_end(self) -> int:
+        """Offset just after the last newline: where a reader of a growing file resumes."""
+        buf = self.buffer
+        if not self.size:
+            return 0
+        nl = buf.rfind(b"\n", 0, self.size)
+        return nl + 1
+
+    def build_index(self) -> array:
+        """Offsets of every line start (full forward scan, no parsing)."""
+        buf = self.buffer
+        if self._scanned_to < self.size or not self._starts:
+            starts = self._starts
+            if not starts:
+                starts.append(0)
+            pos = starts[-1]
+            find = buf.find
+            end = self.size
+            while True:
+                nl = find(b"\n", pos, end)
+                if nl < 0 or nl + 1 >= end:
+                    break
+                pos = nl + 1
+                starts.append(pos)
+            self._scanned_to = self.size
+            if self.size == 0:
+                del starts[:]
+        return self._starts
+
+    @property
+    def line_count(self) -> int:
+        return len(self.build_index())
+
+    def line_at(self, index: int) -> RawLine:
+        """The line with 0-based `index`, read with pread."""
+        starts = self.build_index()
+        start = starts[index]
+        end = starts[index + 1] if index + 1 < len(starts) else self.size
+        data = self.read_bytes(start, end - start)
+        terminated = data.endswith(b"\n")
+        if terminated:
+            data = data[:-1]
+        return RawLine(start, index + 1, data, terminated)
+
+    def line_at_offset(self, offset: int, line: int = 0) -> RawLine:
+        """The line starting at byte `offset`, read without any index."""
+        buf = self.buffer
+        nl = buf.find(b"\n", offset, self.size)
+        end = self.size if nl < 0 else nl
+        return RawLine(offset, line, self.read_bytes(offset, end - offset), nl >= 0)
+
+    def head(self, n: int) -> list[RawLine]:
+        out: list[RawLine] = []
+        for raw in self.iter_lines():
+            out.append(raw)
+            if len(out) >= n:
+                break
+        return out
+
+    def tail(self, n: int, *, line_numbers: bool = True) -> list[RawLine]:
+        """The last `n` lines, found by scanning backward from the end.
+
+        With `line_numbers`, lines before the tail are counted (no parsing, no index built)."""
+        buf = self.buffer
+        end = self.size
+        if end == 0:
+            return []
+        terminated_last = buf[end - 1 : end] == b"\n"
+        stop = end - 1 if terminated_last else end
+        starts: list[int] = []
+        pos = stop
+        while len(starts) < n:
+            nl = buf.rfind(b"\n", 0, pos)
+            if nl < 0:
+                starts.append(0)
+                break
+            starts.append(nl + 1)
+            pos = nl
+        starts.reverse()
+        first_line = 0
+        if line_numbers:
+            if self._scanned_to >= self.size:
+                first_line = len(self._starts) - len(starts) + 1
+            else:
+                first_line = _count_newlines(buf, starts[0]) + 1
+        out: list[RawLine] = []
+        for i, start in enumerate(starts):
+            line_end = starts[i + 1] - 1 if i + 1 < len(starts) else stop
+            is_last = i + 1 == len(starts)
+            out.append(
+                RawLine(
+                    start,
+                    first_line + i if line_numbers else 0,
+                    bytes(buf[start:line_end]),
+                    terminated=terminated_last or not is_last,
+                )
+            )
+        return out
+
+
+def _count_newlines(buf: bytes | mmap.mmap, end: int) -> int:
+    count, pos = 0, 0
+    while pos < end:
+        chunk_end = min(pos + (16 << 20), end)
+        count += buf[pos:chunk_end].count(b"\n")
+        pos = chunk_end
+    return count
+
+
+def _read_zst(path: str) -> bytes:
+    try:
+        import zstandard  # optional extra: sessionscope[zstd]
+    except ImportError as exc:
+        raise ReaderError(
+            f"{path} is zstd-compressed; install the optional extra to read it: "
+            "pip install 'sessionscope[zstd]'"
+        ) from exc
+    try:
+        with open(path, "rb") as fh:
+            reader = zstandard.ZstdDecompressor().stream_reader(fh)
+            return reader.read()
+    except (OSError, zstandard.ZstdError) as exc:
+        raise ReaderError(f"cannot decompress {path}: {exc}") from exc
+
+
+def read_head_tail(path: str, size: int, nbytes: int = 65536) -> tuple[bytes, bytes]:
+    """The first and last `nbytes` of a file (one read each), for cheap metadata sniffing."""
+    with open(path, "rb") as fh:
+        head = fh.read(nbytes)
+        if size <= nbytes:
+            return head, head
+        fh.seek(max(nbytes, size - nbytes))
+        tail = fh.read(nbytes)
+    return head, tail
+
+
+def lines_of(chunk: bytes, *, drop_first_partial: bool, drop_last_partial: bool) -> list[bytes]:
+    parts = chunk.split(b"\n")
+    if drop_first_partial and parts:
+        parts = parts[1:]
+    if drop_last_partial and parts and not chunk.endswith(b"\n"):
+        parts = parts[:-1]
+    return [p for p in parts if p.strip()]
+
+
+def loads_lenient(data: bytes) -> Any:
+    """One JSON value or None, never raising."""
+    parsed = parse_line(RawLine(0, 2, data))
+    return parsed.value if parsed.ok else None
