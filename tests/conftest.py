@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
-CORPUS = ROOT.parent / "shared" / "corpus"
+from helpers import CORPUS, DATA, NO_CORPUS
 
 
 @pytest.fixture
@@ -19,11 +16,5 @@ def data_dir() -> Path:
 @pytest.fixture
 def corpus_dir() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"real-agent corpus not present at {CORPUS} (only CI and dev machines have ../shared)")
+        pytest.skip(NO_CORPUS)
     return CORPUS
-
-
-def corpus_files(sub: str, pattern: str = "*.jsonl") -> list[Path]:
-    """Corpus files for parametrizing; empty (tests then skip) when ../shared is absent."""
-    d = CORPUS / sub
-    return sorted(d.glob(pattern)) if d.is_dir() else []
