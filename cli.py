@@ -1,0 +1,404 @@
+"""The command line: `sessionscope [sessions|read|search|recent|roots|...]`, tables or `--json`.
+
+It mirrors the session-logs tool agents already call (same JSON shapes), so an agent can use it
+as is. With no command it opens the app. Errors are one line on stderr and exit code 2 (with
+`--json`, `{"ok": false, "error": ...}` on stdout as well); nothing here prints a traceback for
+bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    from sessionscope.core.library import Library
+    from sessionscope.core.model import Entry, Session
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one clear line instead of usage + message
+        raise CliError(f"{self.prog}: {message}")
+
+
+def bounded(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer between {lo} and {hi}, got {text!r}")
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}")
+        return value
+
+    parse.__name__ = f"integer {lo}-{hi}"
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument("--root", action="append", default=[], metavar="DIR",
+                        help="read sessions under DIR (repeatable); replaces the default roots")
+    common.add_argument("--demo", action="store_true", help="use the built-in demo corpus")
+    common.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+    p = _Parser(
+        prog="sessionscope",
+        description="Browse, search and brief from AI coding-agent session history "
+        "(Claude Code, Codex CLI, session-logs JSONL). Without a command, opens the app.",
+        parents=[common],
+    )
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("sessions", parents=[common], help="list sessions, most recent first")
+    s.add_argument("--limit", type=bounded(1, 500), default=50, help="1-500, default 50")
+    s.add_argument("--agent", help="only this agent (claude-code, codex, ...)")
+    s.add_argument("--project", help="only projects whose path contains this")
+    s.add_argument("--all", action="store_true",
+                   help="include subagent, compaction and exec sessions (nested under parents)")
+
+    r = sub.add_parser("read", parents=[common], help="read a session's entries")
+    r.add_argument("session_id", metavar="SESSION_ID[#ENTRY_ID]",
+                   help="a session id or unique prefix; #ENTRY_ID starts at that entry")
+    r.add_argument("--limit", type=bounded(1, 1000), default=100, help="1-1000, default 100")
+    r.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="truncate each entry's content to this many characters (20-4000, default 200)")
+    r.add_argument("--all-branches", action="store_true",
+                   help="include entries on abandoned branches (rewinds, edits)")
+
+    q = sub.add_parser("search", parents=[common], help="search entries (case-insensitive)")
+    q.add_argument("query")
+    q.add_argument("--limit", type=bounded(1, 500), default=20, help="1-500, default 20")
+    q.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="length of each preview (20-4000, default 200)")
+
+    c = sub.add_parser("recent", parents=[common],
+                       help="the last entries of a session (default: the most recently active)")
+    c.add_argument("session_id", nargs="?", metavar="SESSION_ID")
+    c.add_argument("--limit", type=bounded(1, 500), default=10, help="1-500, default 10")
+    c.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="truncate each entry's content (20-4000, default 200)")
+
+    sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
+    return p
+
+
+# -- entry point ------------------------------------------------------------------------------
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    want_json = "--json" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        if args.version:
+            from sessionscope import __version__
+
+            print(f"sessionscope {__version__}")
+            return 0
+        if args.command is None:
+            return _run_app(args)
+        return COMMANDS[args.command](args)
+    except CliError as exc:
+        return _fail(str(exc), want_json)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `sessionscope ... | head`: the reader left; not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _fail(message: str, want_json: bool) -> int:
+    message = message if message.startswith("sessionscope") else f"sessionscope: {message}"
+    print(message, file=sys.stderr)
+    if want_json:
+        _emit({"ok": False, "error": message.split(": ", 1)[-1] if ": " in message else message})
+    return EXIT_USAGE
+
+
+def _emit(obj: Any) -> None:
+    import orjson
+
+    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.flush()
+
+
+# -- library ------------------------------------------------------------------------------
+def open_library(args: argparse.Namespace) -> tuple[Library, list[str]]:
+    """The library over the requested roots, scanned; plus warnings for stderr."""
+    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.config import cache_dir, load_config
+    from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.library import Library
+
+    config = load_config()
+    warnings = list(config.warnings)
+    if args.demo:
+        roots = [Root(p, "demo") for p in demo_roots()]
+    else:
+        roots = resolve_roots(args.root, config.roots, config.default_roots)
+    catalog = Catalog(cache_dir() / "catalog.sqlite")
+    lib = Library(roots, catalog=catalog)
+    report = lib.scan()
+    warnings += report.notes if args.root else [n for n in report.notes if "rebuilding" in n]
+    missing = [r for r in roots if r.explicit and r.error]
+    if missing:
+        raise CliError(missing[0].error or "root missing")
+    if not any(r.error is None for r in roots):
+        looked = ", ".join(r.path for r in roots)
+        raise CliError(f"no agent history found (looked in {looked}); pass --root DIR or try --demo")
+    unreadable = [e for e in report.errors if e not in warnings]
+    if unreadable:
+        warnings.append(f"{len(unreadable)} file(s) could not be read; first: {unreadable[0]}")
+    return lib, warnings
+
+
+def demo_roots() -> list[str]:
+    """Roots of the demo corpus, generated into the cache dir on first use."""
+    from sessionscope.core.config import cache_dir
+    from sessionscope.core.demo import generate_demo
+
+    base = cache_dir() / "demo"
+    marker = base / ".complete"
+    if not marker.exists():
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+        corpus = generate_demo(base)
+        marker.write_text("ok")
+        return [str(corpus.claude_root), str(corpus.codex_root)]
+    return [str(base / "claude" / "projects"), str(base / "codex" / "sessions")]
+
+
+def _warn(warnings: list[str], args: argparse.Namespace) -> None:
+    for w in warnings:
+        print(f"sessionscope: warning: {w}", file=sys.stderr)
+
+
+# -- commands -----------------------------------------------------------------------------
+def cmd_sessions(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    top = lib.sessions(agent=args.agent, project=args.project)[: args.limit]
+    rows: list[tuple[int, Session]] = []
+    for s in top:
+        rows.append((0, s))
+        if args.all:
+            rows.extend(_descendants(lib, s, 1))
+    if args.json:
+        out = []
+        for depth, s in rows:
+            d = s.to_dict()
+            d["depth"] = depth
+            out.append(d)
+        _emit({"sessions": out})
+        return 0
+    _print_sessions(rows)
+    return 0
+
+
+def _descendants(lib: Library, s: Session, depth: int) -> list[tuple[int, Session]]:
+    out: list[tuple[int, Session]] = []
+    for cid in s.child_ids:
+        child = lib.get(cid)
+        if child is not None:
+            out.append((depth, child))
+            out.extend(_descendants(lib, child, depth + 1))
+    return out
+
+
+def _resolve(lib: Library, ref: str) -> Session:
+    from sessionscope.core.library import LookupFailed
+
+    try:
+        return lib.find(ref)
+    except LookupFailed as exc:
+        raise CliError(str(exc)) from None
+
+
+def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[Entry]:
+    from sessionscope.core.jsonl import ReaderError
+    from sessionscope.core.library import conversation
+
+    try:
+        loaded = lib.load(session)
+    except (ReaderError, OSError) as exc:
+        raise CliError(f"cannot read session {session.id}: {exc}") from None
+    return loaded.entries if all_branches else conversation(loaded.entries)
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    ref, _, entry_id = args.session_id.partition("#")
+    session = _resolve(lib, ref)
+    entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
+    start = 0
+    if entry_id:
+        start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
+        if start < 0:
+            raise CliError(f"session {session.id} has no entry {entry_id!r}")
+    chosen = entries[start : start + args.limit]
+    return _print_entries(args, session, entries, chosen, start)
+
+
+def cmd_recent(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    if args.session_id:
+        session = _resolve(lib, args.session_id)
+    else:
+        found = lib.most_recent()
+        if found is None:
+            raise CliError("no sessions found")
+        session = found
+    entries = _load_entries(lib, session, False)
+    start = max(0, len(entries) - args.limit)
+    return _print_entries(args, session, entries, entries[start:], start)
+
+
+def _print_entries(
+    args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int
+) -> int:
+    if args.json:
+        _emit({
+            "header": session.to_dict(),
+            "total_entries": len(entries),
+            "start": start,
+            "returned": len(chosen),
+            "truncated": len(chosen) < len(entries),
+            "entries": [e.to_dict(args.max_chars) for e in chosen],
+        })
+        return 0
+    from sessionscope.core.text import one_line
+
+    out = sys.stdout
+    out.write(f"{session.id}  {session.agent}  {one_line(session.project or '-')}\n")
+    out.write(f"{one_line(session.title or '(untitled)', 100)}\n")
+    out.write(f"entries {start + 1}-{start + len(chosen)} of {len(entries)}\n\n")
+    for e in chosen:
+        ts = e.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.timestamp else "-"
+        label = e.role if e.kind.value == "text" else f"{e.role}/{e.kind.value}"
+        if e.tool_name:
+            label += f" {e.tool_name}"
+        if e.is_error:
+            label += " ERROR"
+        out.write(f"[{ts}] {one_line(label)} #{e.id}\n  {one_line(e.text, args.max_chars)}\n")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from sessionscope.core.scan_search import scan_search
+
+    if not args.query.strip():
+        raise CliError("search: the query is empty")
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    hits = scan_search(lib, args.query, limit=args.limit, max_chars=args.max_chars)
+    if args.json:
+        _emit({"query": args.query, "hits": [h.to_dict() for h in hits]})
+        return 0
+    from sessionscope.core.text import one_line
+
+    if not hits:
+        print(f"no matches for {one_line(args.query)!r}")
+    for h in hits:
+        ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
+        print(f"{ts}  {h.session_id[:8]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.preview)}")
+    return 0
+
+
+def cmd_roots(args: argparse.Namespace) -> int:
+    from sessionscope.core.config import load_config
+    from sessionscope.core.discovery import Root, resolve_roots
+
+    config = load_config()
+    roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
+             else resolve_roots(args.root, config.roots, config.default_roots))
+    data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
+    if args.json:
+        _emit({"roots": data, "config": config.path})
+        return 0
+    for d in data:
+        state = "ok" if d["ok"] else d["error"]
+        print(f"{d['origin']:<12} {d['path']}  ({state})")
+    return 0
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    if args.json:
+        raise CliError("the app has no --json output; use a command (sessionscope --help)")
+    try:
+        from sessionscope.tui.app import run_app
+    except ImportError:
+        build_parser().print_help()
+        return 0
+    return run_app(args)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "sessions": cmd_sessions,
+    "read": cmd_read,
+    "search": cmd_search,
+    "recent": cmd_recent,
+    "roots": cmd_roots,
+}
+
+
+# -- tables ---------------------------------------------------------------------------------
+def relative_time(ts: datetime | None, now: datetime | None = None) -> str:
+    if ts is None:
+        return "-"
+    now = now or datetime.now(timezone.utc)
+    secs = (now - ts).total_seconds()
+    if secs < 0:
+        return "just now"
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{int(secs // size)}{unit} ago"
+    return "just now"
+
+
+def human_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def _print_sessions(rows: list[tuple[int, Session]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from sessionscope.core.text import one_line
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for col, kw in (("ID", {"no_wrap": True}), ("AGENT", {}), ("PROJECT", {}), ("ACTIVE", {"no_wrap": True}),
+                    ("ENTRIES", {"justify": "right"}), ("TOKENS", {"justify": "right"}), ("TITLE", {})):
+        table.add_column(col, **kw)
+    for depth, s in rows:
+        indent = "  " * depth + ("└ " if depth else "")
+        project = os.path.basename((s.project or "").rstrip("/")) or "-"
+        title = s.title or "(untitled)"
+        if depth:
+            title = f"[{s.kind.value}] {title}"
+        table.add_row(
+            Text(indent + s.id[:8]), Text(s.agent), Text(one_line(project, 24)),
+            Text(relative_time(s.last_timestamp)), Text(str(s.entry_count)),
+            Text(human_tokens(s.usage.total)), Text(one_line(title, 60)),
+        )
+    console = Console(markup=False, highlight=False, emoji=False)
+    console.print(table)
+    if not rows:
+        console.print("no sessions")

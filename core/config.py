@@ -1,0 +1,77 @@
+"""User configuration (TOML in the platform config dir) and the cache location.
+
+Why a file and env overrides: the CLI and the app share the same roots and limits, and tests (or
+a second profile) point `SESSIONSCOPE_CONFIG` / `SESSIONSCOPE_CACHE_DIR` elsewhere instead of
+touching the user's real directories.
+
+```toml
+roots = ["~/work/agent-logs"]      # extra roots, read by every adapter that recognises a file
+default_roots = true                # also scan ~/.claude/projects, ~/.codex/sessions, ...
+poll = false                        # poll instead of inotify (network filesystems)
+tool_result_cap = 4000              # characters of each tool result that go into the index
+```
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+APP_NAME = "sessionscope"
+
+
+@dataclass(frozen=True)
+class Config:
+    roots: tuple[str, ...] = ()
+    default_roots: bool = True
+    poll: bool = False
+    tool_result_cap: int = 4000
+    path: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+
+def config_path() -> Path:
+    env = os.environ.get("SESSIONSCOPE_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME)) / "config.toml"
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("SESSIONSCOPE_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME))
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The config, or defaults with a warning when the file is missing fields or unreadable."""
+    p = path or config_path()
+    if not p.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return Config(path=str(p), warnings=(f"config {p} ignored: {exc}",))
+    warnings: list[str] = []
+    roots = data.get("roots", [])
+    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        warnings.append(f"config {p}: 'roots' must be a list of paths; ignored")
+        roots = []
+    cap = data.get("tool_result_cap", 4000)
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
+        warnings.append(f"config {p}: 'tool_result_cap' must be a non-negative integer; using 4000")
+        cap = 4000
+    return Config(
+        roots=tuple(roots),
+        default_roots=bool(data.get("default_roots", True)),
+        poll=bool(data.get("poll", False)),
+        tool_result_cap=cap,
+        path=str(p),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,237 @@
+"""The library: roots + adapters + catalog behind one object that the CLI and the app share.
+
+`scan()` walks the roots, re-reads only files whose stat changed since the catalog saw them, and
+links subagent/compaction/exec sessions to their parents. Sessions are looked up by id or unique
+prefix, and loaded (entries) on demand.
+"""
+from __future__ import annotations
+
+import gc
+import os
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Callable, Iterable, Iterator
+
+from .adapters import LoadedSession, Registry, default_registry
+from .catalog import Catalog, FileRow, Fingerprint
+from .discovery import Root, candidate_files
+from .jsonl import ReaderError
+from .model import Entry, EntryKind, Session, SessionKind
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class LookupFailed(Exception):
+    """An unknown or ambiguous session id (the message says which)."""
+
+
+@dataclass
+class ScanReport:
+    roots: list[Root] = field(default_factory=list)
+    files: int = 0
+    reread: int = 0
+    removed: int = 0
+    errors: list[str] = field(default_factory=list)  # files or roots that could not be read
+    notes: list[str] = field(default_factory=list)  # e.g. default roots that do not exist
+
+
+ProgressFn = Callable[[int, int, int, int], None]  # files done, files total, bytes done, bytes total
+
+
+def recency(s: Session) -> datetime:
+    return s.last_timestamp or s.first_timestamp or _EPOCH
+
+
+class Library:
+    def __init__(
+        self,
+        roots: list[Root],
+        *,
+        registry: Registry | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
+        self.roots = roots
+        self.registry = registry or default_registry()
+        self.catalog = catalog or Catalog(None)
+        self._sessions: dict[str, Session] = {}
+        self._file_errors: dict[str, str] = {}
+
+    # -- scanning -----------------------------------------------------------------------
+    def scan(self, progress: ProgressFn | None = None) -> ScanReport:
+        report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
+        self.catalog.messages.clear()
+        todo: list[tuple[str, os.stat_result]] = []
+        live_roots = []
+        for root in self.roots:
+            err = root.error
+            if err:
+                (report.errors if root.explicit else report.notes).append(err)
+                continue
+            live_roots.append(root)
+            for path in candidate_files(root, self.registry):
+                try:
+                    todo.append((path, os.stat(path)))
+                except OSError as exc:
+                    report.errors.append(f"cannot stat {path}: {exc.strerror}")
+        report.files = len(todo)
+        known = {row.path: row for row in self.catalog.all()}
+        seen = {p for p, _ in todo}
+        gone = [p for p in known if p not in seen and _under_any(p, live_roots)]
+        if gone:
+            self.catalog.remove(gone)
+            report.removed = len(gone)
+        total_bytes = sum(st.st_size for _, st in todo)
+        done_bytes = 0
+        rows: list[FileRow] = []
+        gc_was = gc.isenabled()
+        gc.disable()  # parsing allocates many long-lived objects: GC passes halve throughput
+        try:
+            for i, (path, st) in enumerate(todo):
+                row = known.get(path)
+                if row is None or not _stat_matches(row.fingerprint, st):
+                    row = self._read_file(path, st)
+                    report.reread += 1
+                rows.append(row)
+                done_bytes += st.st_size
+                if progress:
+                    progress(i + 1, len(todo), done_bytes, total_bytes)
+        finally:
+            if gc_was:
+                gc.enable()
+        self._file_errors = {r.path: r.error for r in rows if r.error}
+        report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
+        self._sessions = _link([s for r in rows for s in r.sessions])
+        return report
+
+    def _read_file(self, path: str, st: os.stat_result) -> FileRow:
+        try:
+            fp = Fingerprint.of(path, st)
+        except OSError as exc:
+            fp = Fingerprint(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, "")
+            row = FileRow(path, fp, None, [], f"unreadable: {exc.strerror}")
+            self.catalog.put(row)
+            return row
+        adapter = self.registry.sniff(path)
+        row = FileRow(path, fp, adapter.name if adapter else None, [], None)
+        if adapter is not None:
+            try:
+                row.sessions = [ls.session for ls in adapter.load(path)]
+            except ReaderError as exc:
+                row.error = str(exc)
+            except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
+                row.error = f"could not be read ({type(exc).__name__}: {exc})"
+        self.catalog.put(row)
+        return row
+
+    # -- lookups ------------------------------------------------------------------------
+    @property
+    def file_errors(self) -> dict[str, str]:
+        return dict(self._file_errors)
+
+    def all_sessions(self) -> list[Session]:
+        return sorted(self._sessions.values(), key=recency, reverse=True)
+
+    def sessions(
+        self,
+        *,
+        agent: str | None = None,
+        project: str | None = None,
+        include_children: bool = False,
+    ) -> list[Session]:
+        """Most recent first; children (subagent, compaction, exec, warmup) only when asked."""
+        out = []
+        for s in self.all_sessions():
+            if not include_children and is_child(s):
+                continue
+            if agent and agent.lower() not in (s.agent.lower(), s.source_format.lower()):
+                continue
+            if project and project.lower() not in (s.project or "").lower():
+                continue
+            out.append(s)
+        return out
+
+    def get(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    def find(self, prefix: str) -> Session:
+        if prefix in self._sessions:
+            return self._sessions[prefix]
+        matches = [s for sid, s in self._sessions.items() if sid.startswith(prefix)]
+        if not prefix or not matches:
+            raise LookupFailed(f"no session matches id {prefix!r}")
+        if len(matches) > 1:
+            # A parent and its own children share a prefix: the parent is what was meant.
+            parents = [m for m in matches if not is_child(m)]
+            if len(parents) == 1:
+                return parents[0]
+            ids = ", ".join(sorted(m.id for m in matches)[:5])
+            raise LookupFailed(f"session id {prefix!r} is ambiguous: {len(matches)} match ({ids})")
+        return matches[0]
+
+    def most_recent(self) -> Session | None:
+        top = self.sessions()
+        return top[0] if top else None
+
+    def load(self, session: Session) -> LoadedSession:
+        """The session's entries, read from disk now (the catalog keeps only metadata)."""
+        adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
+        if adapter is None:
+            raise ReaderError(f"no adapter reads {session.path}")
+        loaded = adapter.load(session.path)
+        for ls in loaded:
+            if ls.session.id == session.id:
+                return ls
+        if len(loaded) == 1:
+            return loaded[0]
+        raise ReaderError(f"session {session.id} is no longer in {session.path}")
+
+    def iter_loaded(self, sessions: Iterable[Session]) -> Iterator[tuple[Session, LoadedSession]]:
+        """Load sessions one after another, skipping (not raising on) unreadable ones."""
+        cache: dict[str, list[LoadedSession]] = {}
+        for s in sessions:
+            try:
+                if s.path not in cache:
+                    cache.clear()  # keep at most one file's sessions in memory
+                    adapter = self.registry.by_name(s.source_format) or self.registry.sniff(s.path)
+                    cache[s.path] = adapter.load(s.path) if adapter else []
+                match = next((ls for ls in cache[s.path] if ls.session.id == s.id), None)
+            except (ReaderError, OSError):
+                continue
+            if match is not None:
+                yield s, match
+
+
+def is_child(s: Session) -> bool:
+    return s.kind is not SessionKind.MAIN or s.parent_id is not None
+
+
+def _stat_matches(fp: Fingerprint, st: os.stat_result) -> bool:
+    return (fp.dev, fp.ino, fp.size, fp.mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _under_any(path: str, roots: list[Root]) -> bool:
+    return any(path.startswith(r.path.rstrip(os.sep) + os.sep) for r in roots)
+
+
+def _link(sessions: list[Session]) -> dict[str, Session]:
+    """Child ids derived from the children's parent ids (adapters set `parent_id`)."""
+    by_id: dict[str, Session] = {}
+    for s in sessions:
+        prev = by_id.get(s.id)
+        # Codex archived_sessions/ may duplicate sessions/: keep the larger (more complete) copy.
+        if prev is None or s.size > prev.size:
+            by_id[s.id] = s
+    children: dict[str, list[str]] = {}
+    for s in by_id.values():
+        if s.parent_id and s.parent_id in by_id:
+            children.setdefault(s.parent_id, []).append(s.id)
+    for pid, kids in children.items():
+        p = by_id[pid]
+        merged = tuple(dict.fromkeys([*p.child_ids, *sorted(kids)]))
+        by_id[pid] = replace(p, child_ids=merged)
+    return by_id
+
+
+def conversation(entries: list[Entry]) -> list[Entry]:
+    """Entries as the CLI shows them: the active branch, no malformed noise filtered out."""
+    return [e for e in entries if e.on_active_branch or e.kind is EntryKind.MALFORMED]

@@ -1,0 +1,136 @@
+"""Search hits, snippets, and the streaming substring scan behind `sessionscope search`.
+
+Why a scan at all: it is the ground truth the index (core/index.py) is held against, and it needs
+no index to exist. It reads sessions most recent first and stops as soon as no older session can
+contribute to the top `limit` hits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .library import Library, recency
+from .model import Entry, EntryKind, Locator, Session, iso
+
+SEARCHABLE = {
+    EntryKind.TEXT, EntryKind.THINKING, EntryKind.TOOL_USE, EntryKind.TOOL_RESULT,
+    EntryKind.SUMMARY, EntryKind.COMPACTION, EntryKind.SYSTEM, EntryKind.META, EntryKind.UNKNOWN,
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    session_id: str
+    entry_id: str
+    agent: str
+    source_plugin: str
+    role: str
+    kind: str
+    timestamp: datetime | None
+    preview: str
+    locator: Locator
+    project: str | None = None
+    rank: int = 0
+    score: float | None = None
+    snippet: str | None = None  # with «» around matched terms, where the engine knows them
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {
+            "session_id": self.session_id,
+            "entry_id": self.entry_id,
+            "timestamp": iso(self.timestamp),
+            "role": self.role,
+            "kind": self.kind,
+            "agent_id": self.agent,
+            "source_plugin": self.source_plugin,
+            "project": self.project,
+            "preview": self.preview,
+            "locator": {"path": self.locator.path, "offset": self.locator.offset, "line": self.locator.line},
+        }
+        if self.rank:
+            d["rank"] = self.rank
+        if self.score is not None:
+            d["score"] = self.score
+        if self.snippet is not None:
+            d["snippet"] = self.snippet
+        return d
+
+
+def searchable_text(e: Entry) -> str:
+    """What of an entry is searched: its text, plus the tool name and input of a tool call."""
+    if e.kind is EntryKind.TOOL_USE and e.tool_input is not None:
+        parts = [e.tool_name or "", e.text, _flatten(e.tool_input)]
+        return "\n".join(p for p in parts if p)
+    return e.text
+
+
+def _flatten(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(_flatten(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_flatten(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def window(text: str, start: int, length: int, max_chars: int) -> str:
+    """About `max_chars` of `text` around [start, start+length), on one line."""
+    flat_before = " ".join(text[:start].split()[-40:])
+    match = " ".join(text[start : start + length].split()) or text[start : start + length]
+    flat_after = " ".join(text[start + length :].split()[:80])
+    room = max(0, max_chars - len(match))
+    before = flat_before[-(room // 3) :] if room // 3 else ""
+    after = flat_after[: max(0, room - len(before) - 2)]
+    out = (before + (" " if before and text[:start][-1:].isspace() else "") + match
+           + (" " if after and text[start + length : start + length + 1].isspace() else "") + after)
+    if len(out) > max_chars:
+        out = out[: max(1, max_chars - 1)] + "…"
+    return out
+
+
+def scan_search(
+    library: Library,
+    query: str,
+    *,
+    limit: int = 20,
+    max_chars: int = 200,
+    sessions: list[Session] | None = None,
+) -> list[Hit]:
+    """Entries containing `query` case-insensitively, most recent first."""
+    needle = query.lower()
+    if not needle:
+        return []
+    pool = sessions if sessions is not None else library.all_sessions()
+    pool = sorted(pool, key=recency, reverse=True)
+    hits: list[Hit] = []
+    for session, loaded in library.iter_loaded(pool):
+        if len(hits) >= limit and hits[-1].timestamp and recency(session) < hits[-1].timestamp:
+            break  # every entry of this and older sessions is older than the current last hit
+        for e in loaded.entries:
+            if e.kind not in SEARCHABLE:
+                continue
+            text = searchable_text(e)
+            pos = text.lower().find(needle)
+            if pos < 0:
+                continue
+            hits.append(_hit(session, e, window(text, pos, len(query), max_chars)))
+        hits.sort(key=lambda h: h.timestamp.timestamp() if h.timestamp else 0.0, reverse=True)
+        del hits[limit:]
+    return hits
+
+
+def _hit(session: Session, e: Entry, preview: str) -> Hit:
+    return Hit(
+        session_id=session.id,
+        entry_id=e.id,
+        agent=session.agent,
+        source_plugin=session.source_format,
+        role=e.role,
+        kind=e.kind.value,
+        timestamp=e.timestamp,
+        preview=preview,
+        locator=e.locator,
+        project=session.project,
+    )
