@@ -19,7 +19,7 @@ import orjson
 
 from .model import Session, SessionKind, TokenUsage, iso, parse_timestamp
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,10 +32,15 @@ CREATE TABLE IF NOT EXISTS files (
     head_hash TEXT NOT NULL,
     adapter TEXT,
     sessions BLOB,
-    error TEXT,
-    indexed_offset INTEGER NOT NULL DEFAULT 0,
-    indexed_line INTEGER NOT NULL DEFAULT 0,
-    index_key TEXT
+    error TEXT
+);
+-- What the full-text index holds of each file: the fingerprint it was read under, and the offset
+-- and line just after its last indexed complete line (appends resume there).
+CREATE TABLE IF NOT EXISTS index_files (
+    path TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    line INTEGER NOT NULL
 );
 """
 
@@ -69,9 +74,14 @@ class FileRow:
     adapter: str | None
     sessions: list[Session]
     error: str | None
-    indexed_offset: int = 0
-    indexed_line: int = 0
-    index_key: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexState:
+    path: str
+    key: str
+    offset: int
+    line: int
 
 
 class Catalog:
@@ -143,25 +153,31 @@ class Catalog:
         blob = orjson.dumps([session_to_dict(s) for s in row.sessions])
         with self._lock:
             self._db.execute(
-                "INSERT INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error,"
-                " indexed_offset, indexed_line, index_key) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"
-                " ON CONFLICT(path) DO UPDATE SET dev=excluded.dev, ino=excluded.ino,"
-                " size=excluded.size, mtime_ns=excluded.mtime_ns, head_hash=excluded.head_hash,"
-                " adapter=excluded.adapter, sessions=excluded.sessions, error=excluded.error,"
-                " indexed_offset=excluded.indexed_offset, indexed_line=excluded.indexed_line,"
-                " index_key=excluded.index_key",
-                (
-                    row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter, blob,
-                    row.error, row.indexed_offset, row.indexed_line, row.index_key,
-                ),
+                "INSERT OR REPLACE INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter,"
+                " sessions, error) VALUES(?,?,?,?,?,?,?,?,?)",
+                (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
+                 blob, row.error),
             )
 
-    def set_indexed(self, path: str, offset: int, line: int, key: str | None) -> None:
+    # -- what the full-text index holds ---------------------------------------------------
+    def index_states(self) -> dict[str, IndexState]:
         with self._lock:
-            self._db.execute(
-                "UPDATE files SET indexed_offset=?, indexed_line=?, index_key=? WHERE path=?",
-                (offset, line, key, path),
+            rows = self._db.execute("SELECT path, key, offset, line FROM index_files").fetchall()
+        return {r[0]: IndexState(*r) for r in rows}
+
+    def set_index_states(self, states: Iterable[IndexState]) -> None:
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO index_files(path, key, offset, line) VALUES(?,?,?,?)",
+                [(st.path, st.key, st.offset, st.line) for st in states],
             )
+
+    def drop_index_states(self, paths: Iterable[str] | None = None) -> None:
+        with self._lock:
+            if paths is None:
+                self._db.execute("DELETE FROM index_files")
+            else:
+                self._db.executemany("DELETE FROM index_files WHERE path=?", [(p,) for p in paths])
 
     def remove(self, paths: Iterable[str]) -> None:
         with self._lock:
@@ -188,13 +204,13 @@ class _Tx:
 
 
 def _row_to_file(row: tuple[Any, ...]) -> FileRow:
-    (path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error, off, line, key) = row
+    (path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error) = row
     try:
         parsed = [session_from_dict(d) for d in orjson.loads(sessions)] if sessions else []
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         parsed, size = [], -1  # unreadable row: force a re-read by spoiling the fingerprint
     return FileRow(
-        path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error, off, line, key
+        path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
     )
 
 

@@ -55,6 +55,7 @@ class Library:
         self.catalog = catalog or Catalog(None)
         self._sessions: dict[str, Session] = {}
         self._file_errors: dict[str, str] = {}
+        self.rows: dict[str, FileRow] = {}  # the files of the last scan, by path
 
     # -- scanning -----------------------------------------------------------------------
     def scan(self, progress: ProgressFn | None = None) -> ScanReport:
@@ -98,6 +99,7 @@ class Library:
         finally:
             if gc_was:
                 gc.enable()
+        self.rows = {r.path: r for r in rows}
         self._file_errors = {r.path: r.error for r in rows if r.error}
         report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
         self._sessions = _link([s for r in rows for s in r.sessions])

@@ -57,11 +57,14 @@ class Hit:
         return d
 
 
-def searchable_text(e: Entry) -> str:
-    """What of an entry is searched: its text, plus the tool name and input of a tool call."""
+def searchable_text(e: Entry, tool_result_cap: int | None = None) -> str:
+    """What of an entry is searched: its text, plus the tool name and input of a tool call;
+    a tool result only up to `tool_result_cap` characters (tool output dominates transcripts)."""
     if e.kind is EntryKind.TOOL_USE and e.tool_input is not None:
         parts = [e.tool_name or "", e.text, _flatten(e.tool_input)]
         return "\n".join(p for p in parts if p)
+    if e.kind is EntryKind.TOOL_RESULT and tool_result_cap is not None:
+        return e.text[:tool_result_cap]
     return e.text
 
 
