@@ -1,0 +1,1057 @@
+"""OpenAI Codex rollouts (`~/.codex/sessions/**/rollout-*.jsonl[.zst]`, older `rollout-*.json`).
+
+Why: Codex writes each turn two or three times (the model-facing `response_item`s and the UI's
+`event_msg`s), repeats cumulative token counts, and changed its file format three times; this
+adapter reads every era and shows each turn once.
+
+Eras read (content-sniffed, see FORMATS.md §2.2):
+  * TypeScript codex (Apr-May 2025): `rollout-*.json`, one pretty-printed JSON document
+    `{"session": {"timestamp", "id", "instructions"}, "items": [...]}`. Read whole with orjson in
+    `load`. Each item is one record whose locator is the byte offset and 1-based line where the
+    item's JSON starts in the file (found by a small structural scan; offset 0 / line 1 when the
+    scan cannot align with the parsed items), and whose raw text is that slice of the file. The
+    `account` of such a file counts records (the session header plus one per item), not lines.
+  * early Rust (<= 0.2x): JSONL, line 1 a bare header `{"id", "timestamp", "instructions",
+    "git"?}`, then `{"record_type": "state"}` markers and bare response items.
+  * wrapped (0.3x, Sept 2025 on): `{"timestamp", "type", "payload"}` on every line; the 2026
+    paginated variant adds an `ordinal`, which is ignored. `.jsonl.zst` goes through `RecordFile`.
+
+One stream per turn. Codex writes the user prompt as `response_item/message role=user` and again
+as `event_msg/user_message`, assistant text as `event_msg/agent_message` and
+`response_item/message role=assistant`, reasoning as `event_msg/agent_reasoning` (one per summary
+part) and `response_item/reasoning`. The parser is fed line by line (full loads, incremental index
+updates and live tails share it), so it cannot look ahead: of two twins the one that arrives
+first is kept and the later one is noise. In every era seen that is the `response_item` for user
+prompts and the `event_msg` for assistant text and reasoning. Twins are matched by their text; when
+the texts differ (some redacted corpora rewrite the two streams differently) a later twin is
+paired by position with the most recent unmatched entry(ies) of the other stream. The window for
+a match is short: user twins are dropped from it once the assistant answers, assistant/reasoning
+twins once a tool call or a new prompt is emitted. A file with only one stream (older eras,
+cut-off writes) thus shows that stream whole.
+
+Other rules:
+  * injected context (`<environment_context>`, `<user_instructions>`, `# AGENTS.md instructions`,
+    any message that is one `<tag>...</tag>` block) and developer/system messages are META;
+  * reasoning with no readable text (only `encrypted_content`) is noise;
+  * `token_count` lines are noise; a repeat of the previous cumulative total is skipped, the
+    session's usage is the sum of `last_token_usage` of the others (equal to the final
+    `total_token_usage`). `input_tokens` includes `cached_input_tokens`, so input = the uncached
+    part and cache_read = the cached part; `output_tokens` already contains
+    `reasoning_output_tokens` (added only if `total_tokens` shows it was not);
+  * `compacted`, `response_item/compaction` and `event_msg/context_compacted` of one compaction
+    give one COMPACTION entry; `turn_aborted`, errors, warnings, rollbacks, review mode -> SYSTEM;
+  * session_meta, turn_context, task/turn start/complete, ghost_snapshot, `record_type: state`,
+    and the `*_end` tool events (duplicates of the tool outputs) are noise; a second
+    `session_meta` (the parent's, replayed into a forked file) is noise;
+  * entry ids are `L{line}`, or `L{line}.{n}` (n from 1) when one line yields several entries.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Callable, Iterator
+
+import orjson
+
+from ..jsonl import ParsedLine, RawLine, ReaderError, RecordFile, loads_lenient, parse_line
+from ..model import (
+    Entry,
+    EntryKind,
+    Locator,
+    Role,
+    Session,
+    SessionKind,
+    TokenUsage,
+    parse_timestamp,
+    truncate,
+)
+from .base import Adapter, LoadedSession, RecordParser, first_json_lines, walk_files
+
+_WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_WRAPPED_HEAD = re.compile(
+    rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?'
+    rb'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"'
+)
+_BARE_HEADER_HEAD = re.compile(
+    rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"instructions"\s*:'
+)
+_TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:\s*\{')
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_CWD_TAG = re.compile(r"<cwd>\s*([^<]+?)\s*</cwd>")
+_INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<skill>",
+    "<subagent_notification>",
+    "<permissions instructions>",
+)
+# A message that is exactly one `<tag ...>...</tag>` block is harness-injected context.
+_ONE_BLOCK = re.compile(r"^<([A-Za-z_][\w\- ]*?)(?:\s[^>]*)?>.*</\1>$", re.S)
+_IDE_REQUEST = "## My request for Codex:"
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd", "cmd.exe"})
+_NOISE_EVENTS = frozenset(
+    {
+        "token_count",  # read for usage, then dropped
+        "task_started",
+        "task_complete",
+        "turn_started",
+        "turn_complete",
+        "thread_settings_applied",
+        "session_configured",
+        "plan_update",  # duplicate of the update_plan function_call
+        "patch_apply_begin",
+        "patch_apply_end",
+        "exec_command_begin",
+        "exec_command_end",
+        "mcp_tool_call_begin",
+        "mcp_tool_call_end",
+        "web_search_begin",
+        "web_search_end",
+        "image_generation_end",
+        "agent_message_delta",
+        "agent_reasoning_delta",
+        "agent_reasoning_raw_content_delta",
+        "agent_reasoning_section_break",
+        "realtime_conversation_closed",
+        "background_event",
+        "item_started",
+    }
+)
+_NOISE_ITEMS = frozenset({"ghost_snapshot", "additional_tools", "compaction_trigger", "other"})
+_TOOL_CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "image_generation_call",
+        "tool_search_call",
+    }
+)
+_TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "tool_search_output"})
+
+ITEM, EVENT = "item", "event"
+
+
+class CodexAdapter(Adapter):
+    name = "codex"
+    agent = "codex"
+    suffixes = (".jsonl", ".jsonl.zst", ".json")
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        if head.startswith(b"\xef\xbb\xbf"):
+            head = head[3:]
+        if path.endswith(".json"):
+            return bool(_TS_HEAD.match(head))
+        objs = first_json_lines(head, 1)
+        if objs and (_is_wrapped(objs[0]) or _is_bare_header(objs[0])):
+            return True
+        # The first line may be longer than the head (base_instructions, huge instructions).
+        return bool(_WRAPPED_HEAD.match(head) or _BARE_HEADER_HEAD.match(head))
+
+    def parser(self, path: str) -> CodexParser:
+        return CodexParser(path)
+
+    def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        if path.endswith(".json"):
+            return self._load_json_document(path)
+        return super().load(path, record_file)
+
+    def discover(self, root: str) -> Iterator[str]:
+        found = [p for p in walk_files(root, self.suffixes) if os.path.basename(p).startswith("rollout-")]
+        plain = set(found)
+        for p in found:
+            if p.endswith(".zst") and p[: -len(".zst")] in plain:
+                continue  # the plain twin of a compressed rollout wins
+            yield p
+
+    def link(self, sessions: list[LoadedSession]) -> None:
+        """Fill `child_ids` of threads that others were spawned by or forked from."""
+        by_id = {ls.session.id: ls for ls in sessions}
+        children: dict[str, list[str]] = {}
+        for ls in sessions:
+            parent = ls.session.parent_id
+            if parent and parent in by_id and parent != ls.session.id:
+                children.setdefault(parent, []).append(ls.session.id)
+        for parent, kids in children.items():
+            ls = by_id[parent]
+            merged = tuple(dict.fromkeys((*ls.session.child_ids, *kids)))
+            ls.session = replace(ls.session, child_ids=merged)
+
+    # -- TypeScript era: one JSON document ------------------------------------------------
+    def _load_json_document(self, path: str) -> list[LoadedSession]:
+        try:
+            with open(path, "rb") as fh:
+                buf = fh.read()
+        except FileNotFoundError as exc:
+            raise ReaderError(f"file not found: {path}") from exc
+        except IsADirectoryError as exc:
+            raise ReaderError(f"is a directory: {path}") from exc
+        except OSError as exc:
+            raise ReaderError(f"cannot read {path}: {exc.strerror}") from exc
+        parser = self.parser(path)
+        body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf
+        if not body.strip():
+            return parser.finish()
+        try:
+            doc = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            # Codex rewrote this file on every change; a half-written one is one bad record.
+            raw = RawLine(0, 1, buf[:65536])
+            parser.feed(ParsedLine(raw, (), f"not a complete JSON document ({exc})"))
+            return parser.finish()
+        if not isinstance(doc, dict):
+            parser.feed(parse_line(RawLine(0, 1, buf[:65536])))
+            return parser.finish()
+        shift = len(buf) - len(body)
+        items = doc.get("items")
+        items = items if isinstance(items, list) else []
+        spans = _item_spans(body)
+        aligned = spans is not None and len(spans) == len(items) and all(isinstance(i, dict) for i in items)
+        header = {k: v for k, v in doc.items() if k != "items"}
+        parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(header)), (header,)))
+        line, pos = 1, 0
+        for index, item in enumerate(items):
+            if aligned:
+                start, end = spans[index]  # type: ignore[index]
+                line += body.count(b"\n", pos, start)
+                pos = start
+                raw = RawLine(start + shift, line, body[start:end])
+                parser.feed(ParsedLine(raw, (item,)))
+            else:
+                parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(item)), (item,)))
+        loaded = parser.finish()
+        for ls in loaded:
+            ls.entries = _unique_ids(ls.entries)
+        return loaded
+
+
+class CodexParser(RecordParser):
+    """State of one rollout: session metadata, the twin matcher, call names, token totals."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.entries: list[Entry] = []
+        self.noise: list[Locator] = []
+        self.warnings: list[str] = []
+        self._meta_seen = False
+        self._session_id: str | None = None
+        self._cwd: str | None = None
+        self._cwd_fallback: str | None = None
+        self._branch: str | None = None
+        self._originator: str | None = None
+        self._source: Any = None
+        self._thread_source: Any = None
+        self._parent: str | None = None
+        self._model: str | None = None
+        self._models: list[str] = []
+        self._calls: dict[str, str] = {}
+        self._usage = TokenUsage()
+        self._prev_total: Any = None
+        self._first_ts: datetime | None = None
+        self._last_ts: datetime | None = None
+        self._title_event: str | None = None
+        self._title_item: str | None = None
+        self._twins = _Twins()
+        self._compaction_open = False
+
+    # -- RecordParser ----------------------------------------------------------------------
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        entries = super().feed(parsed)
+        if entries:
+            self.entries.extend(entries)
+        else:
+            self.noise.append(self.locator(parsed))
+        return entries
+
+    def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
+        out: list[Entry] = []
+        for value in parsed.values:
+            try:
+                out.extend(self._record(value, parsed))
+            except Exception:  # noqa: BLE001 - a record of an unexpected shape must not stop a load
+                out.append(self.unknown_entry(parsed))
+        if len(out) > 1:
+            line = parsed.raw.line
+            out = [replace(e, id=f"L{line}.{n}") for n, e in enumerate(out, 1)]
+        return out, True
+
+    def finish(self) -> list[LoadedSession]:
+        session_id = self._session_id
+        if not session_id:
+            found = _UUID.findall(os.path.basename(self.path))
+            session_id = found[-1].lower() if found else _stem(self.path)
+            self.warnings.append("no session_meta or header: session id taken from the file name")
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        title = self._title_event or self._title_item
+        session = Session(
+            id=session_id,
+            agent=CodexAdapter.agent,
+            source_format=CodexAdapter.name,
+            paths=(self.path,),
+            kind=self._kind(),
+            project=self._cwd or self._cwd_fallback,
+            title=truncate(title, 200) if title else None,
+            first_timestamp=self._first_ts,
+            last_timestamp=self._last_ts,
+            entry_count=sum(1 for e in self.entries if e.kind is not EntryKind.MALFORMED),
+            models=tuple(self._models),
+            git_branch=self._branch,
+            usage=self._usage,
+            parent_id=self._parent,
+            line_count=self.account.lines,
+            malformed_count=self.account.malformed,
+            noise_count=self.account.noise,
+            size=size,
+        )
+        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings)]
+
+    # -- dispatch --------------------------------------------------------------------------
+    def _record(self, value: Any, parsed: ParsedLine) -> list[Entry]:
+        if not isinstance(value, dict):
+            return [self.unknown_entry(parsed)]
+        ts = parse_timestamp(value.get("timestamp"))
+        self._note_ts(ts)
+        typ = value.get("type")
+        if "payload" in value and isinstance(typ, str):
+            payload = value.get("payload")
+            if not isinstance(payload, dict):
+                return [self.unknown_entry(parsed, typ)]
+            if typ == "session_meta":
+                self._session_meta(payload)
+                return []
+            if typ == "turn_context":
+                self._turn_context(payload)
+                return []
+            if typ == "response_item":
+                return self._item(payload, parsed, ts)
+            if typ == "event_msg":
+                return self._event(payload, parsed, ts)
+            if typ == "compacted":
+                return self._compaction(parsed, ts, payload.get("message"), "compacted")
+            if typ == "world_state":
+                return []
+            return [self.unknown_entry(parsed, typ)]
+        if "record_type" in value:
+            return []  # early-Rust `{"record_type": "state"}` marker
+        if isinstance(typ, str):
+            return self._item(value, parsed, ts)  # bare response item (early Rust, TypeScript)
+        if "session" in value and isinstance(value.get("session"), dict):
+            self._header(value["session"])  # TypeScript document header
+            return []
+        if _is_bare_header(value) or ("id" in value and "timestamp" in value):
+            self._header(value)
+            return []
+        return [self.unknown_entry(parsed)]
+
+    def _note_ts(self, ts: datetime | None) -> None:
+        if ts is None:
+            return
+        if self._first_ts is None or ts < self._first_ts:
+            self._first_ts = ts
+        if self._last_ts is None or ts > self._last_ts:
+            self._last_ts = ts
+
+    # -- metadata --------------------------------------------------------------------------
+    def _session_meta(self, p: dict[str, Any]) -> None:
+        if self._meta_seen:
+            return  # the parent's session_meta replayed into a forked thread
+        self._meta_seen = True
+        self._header(p)
+        self._originator = _str(p.get("originator"))
+        self._source = p.get("source")
+        self._thread_source = p.get("thread_source")
+        self._parent = _str(p.get("forked_from_id")) or _subagent_parent(p.get("source"))
+
+    def _header(self, p: dict[str, Any]) -> None:
+        self._meta_seen = True
+        self._session_id = self._session_id or _str(p.get("id"))
+        self._note_ts(parse_timestamp(p.get("timestamp")))
+        self._cwd = self._cwd or _str(p.get("cwd"))
+        git = p.get("git")
+        if isinstance(git, dict):
+            self._branch = self._branch or _str(git.get("branch"))
+
+    def _turn_context(self, p: dict[str, Any]) -> None:
+        model = _str(p.get("model"))
+        if model:
+            self._model = model
+            if model not in self._models:
+                self._models.append(model)
+        if not self._cwd_fallback:
+            self._cwd_fallback = _str(p.get("cwd"))
+
+    def _kind(self) -> SessionKind:
+        source = self._source
+        if self._originator == "codex_exec" or source == "exec":
+            return SessionKind.EXEC
+        if (
+            source == "subagent"
+            or (isinstance(source, dict) and "subagent" in source)
+            or self._thread_source == "subagent"
+        ):
+            return SessionKind.SUBAGENT
+        return SessionKind.MAIN
+
+    # -- entries ---------------------------------------------------------------------------
+    def _entry(
+        self,
+        parsed: ParsedLine,
+        role: str,
+        kind: EntryKind,
+        text: str,
+        ts: datetime | None,
+        raw_type: str,
+        **kw: Any,
+    ) -> Entry:
+        return Entry(
+            id=f"L{parsed.raw.line}",
+            role=role,
+            kind=kind,
+            text=text,
+            locator=self.locator(parsed),
+            timestamp=ts,
+            raw_type=raw_type,
+            **kw,
+        )
+
+    def _twin(
+        self, cat: str, stream: str, texts: list[str], make: Callable[[list[str]], list[Entry]]
+    ) -> list[Entry]:
+        """Entries for `texts` unless they are the later twin of entries already emitted."""
+        matched = self._twins.arrive(cat, stream, [_norm(t) for t in texts])
+        remaining = [t for t, m in zip(texts, matched) if not m]
+        if not remaining:
+            return []
+        self._emitted(cat)
+        return make(remaining)
+
+    def _emitted(self, cat: str) -> None:
+        """Close the twin windows that an entry of category `cat` ends."""
+        if cat != "compaction":
+            self._compaction_open = False
+        if cat == "user":
+            self._twins.clear("assistant", "reasoning", "reasoning_raw")
+        elif cat in ("assistant", "reasoning", "reasoning_raw"):
+            self._twins.clear("user", "context")
+        elif cat == "tool":
+            self._twins.clear("user", "context", "assistant", "reasoning", "reasoning_raw")
+
+    # -- response items --------------------------------------------------------------------
+    def _item(self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None) -> list[Entry]:
+        t = p.get("type")
+        if not isinstance(t, str):
+            return [self.unknown_entry(parsed, "response_item")]
+        raw_type = f"response_item/{t}"
+        if t == "message":
+            return self._message(p, parsed, ts, raw_type)
+        if t == "reasoning":
+            return self._reasoning(p, parsed, ts, raw_type)
+        if t in _TOOL_CALLS:
+            return self._tool_call(t, p, parsed, ts, raw_type)
+        if t in _TOOL_OUTPUTS:
+            return self._tool_output(p, parsed, ts, raw_type)
+        if t in ("compaction", "context_compaction"):
+            return self._compaction(parsed, ts, p.get("summary") or p.get("message"), raw_type)
+        if t == "agent_message":
+            text = _content_text(p.get("content")) or _str(p.get("message")) or ""
+            if text:
+                return self._assistant_text(text, ITEM, parsed, ts, raw_type)
+            return [self.unknown_entry(parsed, raw_type)]
+        if t in _NOISE_ITEMS:
+            return []
+        return [self.unknown_entry(parsed, raw_type)]
+
+    def _message(
+        self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        role = p.get("role")
+        text = _content_text(p.get("content"))
+        if role == "assistant":
+            return self._assistant_text(text, ITEM, parsed, ts, raw_type) if text else []
+        if role == "user":
+            return self._user_text(text, ITEM, parsed, ts, raw_type) if text.strip() else []
+        if role in ("developer", "system"):
+            if not self._cwd_fallback:
+                self._cwd_fallback = _cwd_of(text)
+            self._emitted("context")
+            return [self._entry(parsed, Role.SYSTEM.value, EntryKind.META, text, ts, raw_type)]
+        return [self.unknown_entry(parsed, raw_type)]
+
+    def _user_text(
+        self,
+        text: str,
+        stream: str,
+        parsed: ParsedLine,
+        ts: datetime | None,
+        raw_type: str,
+        injected: bool = False,
+    ) -> list[Entry]:
+        if injected or _is_injected(text):
+            if not self._cwd_fallback:
+                self._cwd_fallback = _cwd_of(text)
+            return self._twin(
+                "context",
+                stream,
+                [text],
+                lambda _: [self._entry(parsed, Role.USER.value, EntryKind.META, text, ts, raw_type)],
+            )
+        if stream == EVENT and self._title_event is None and text.strip():
+            self._title_event = _title(text)
+        out = self._twin(
+            "user",
+            stream,
+            [text],
+            lambda _: [self._entry(parsed, Role.USER.value, EntryKind.TEXT, text, ts, raw_type)],
+        )
+        if out and self._title_item is None and text.strip():
+            self._title_item = _title(text)
+        return out
+
+    def _assistant_text(
+        self, text: str, stream: str, parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        return self._twin(
+            "assistant",
+            stream,
+            [text],
+            lambda _: [
+                self._entry(
+                    parsed, Role.ASSISTANT.value, EntryKind.TEXT, text, ts, raw_type, model=self._model
+                )
+            ],
+        )
+
+    def _thinking(
+        self, cat: str, texts: list[str], stream: str, parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            return []
+        return self._twin(
+            cat,
+            stream,
+            texts,
+            lambda rest: [
+                self._entry(
+                    parsed,
+                    Role.ASSISTANT.value,
+                    EntryKind.THINKING,
+                    "\n\n".join(rest),
+                    ts,
+                    raw_type,
+                    model=self._model,
+                )
+            ],
+        )
+
+    def _reasoning(
+        self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        summary = _part_texts(p.get("summary"))
+        if summary:
+            return self._thinking("reasoning", summary, ITEM, parsed, ts, raw_type)
+        raw = _part_texts(p.get("content"))
+        if raw:
+            return self._thinking("reasoning_raw", raw, ITEM, parsed, ts, raw_type)
+        return []  # only encrypted_content: nothing readable
+
+    def _tool_call(
+        self, t: str, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        call_id = _str(p.get("call_id")) or _str(p.get("id"))
+        tool_input: Any
+        if t == "function_call":
+            name = _str(p.get("name")) or "function"
+            raw_args = p.get("arguments")
+            tool_input = _lenient_json(raw_args) if isinstance(raw_args, str) else raw_args
+            if tool_input is None and raw_args is not None:
+                tool_input = raw_args
+            text = _call_text(name, tool_input)
+        elif t == "custom_tool_call":
+            name = _str(p.get("name")) or "custom_tool"
+            tool_input = p.get("input")
+            text = tool_input if isinstance(tool_input, str) else _dumps(tool_input)
+        elif t == "local_shell_call":
+            name = "local_shell"
+            action = p.get("action")
+            tool_input = action
+            text = _command_text(action.get("command")) if isinstance(action, dict) else _dumps(action)
+        elif t == "web_search_call":
+            name = "web_search"
+            action = p.get("action")
+            tool_input = action
+            text = "web search"
+            if isinstance(action, dict):
+                found = (_str(action.get(k)) for k in ("query", "url", "pattern"))
+                text = next((f for f in found if f), text)
+        elif t == "image_generation_call":
+            name = "image_generation"
+            tool_input = {k: v for k, v in p.items() if k != "result"}  # result is base64 image data
+            text = _str(p.get("revised_prompt")) or "image generation"
+        else:
+            name = "tool_search"
+            tool_input = p.get("arguments", p.get("query"))
+            text = _call_text(name, tool_input)
+        if call_id:
+            self._calls[call_id] = name
+        self._emitted("tool")
+        return [
+            self._entry(
+                parsed,
+                Role.ASSISTANT.value,
+                EntryKind.TOOL_USE,
+                text,
+                ts,
+                raw_type,
+                tool_name=name,
+                tool_input=tool_input,
+                tool_use_id=call_id,
+                model=self._model,
+            )
+        ]
+
+    def _tool_output(
+        self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        call_id = _str(p.get("call_id")) or _str(p.get("id"))
+        text, is_error = _output_text(p.get("output"))
+        self._emitted("tool")
+        return [
+            self._entry(
+                parsed,
+                Role.TOOL.value,
+                EntryKind.TOOL_RESULT,
+                text,
+                ts,
+                raw_type,
+                tool_name=self._calls.get(call_id) if call_id else None,
+                tool_use_id=call_id,
+                is_error=is_error,
+            )
+        ]
+
+    def _compaction(
+        self, parsed: ParsedLine, ts: datetime | None, message: Any, raw_type: str
+    ) -> list[Entry]:
+        if self._compaction_open:
+            return []  # the same compaction, written again by another record type
+        self._emitted("compaction")
+        self._compaction_open = True
+        text = message if isinstance(message, str) and message.strip() else "Context compacted"
+        return [self._entry(parsed, Role.SYSTEM.value, EntryKind.COMPACTION, text, ts, raw_type)]
+
+    # -- events ----------------------------------------------------------------------------
+    def _event(self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None) -> list[Entry]:
+        t = p.get("type")
+        if not isinstance(t, str):
+            return [self.unknown_entry(parsed, "event_msg")]
+        raw_type = f"event_msg/{t}"
+        if t == "user_message":
+            text = _str(p.get("message")) or ""
+            images = [i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+            if images:
+                text = (text + "\n" if text else "") + " ".join("[image]" for _ in images)
+            if not text.strip():
+                return []
+            kind = p.get("kind")
+            return self._user_text(text, EVENT, parsed, ts, raw_type, injected=bool(kind) and kind != "plain")
+        if t == "agent_message":
+            text = _str(p.get("message")) or ""
+            return self._assistant_text(text, EVENT, parsed, ts, raw_type) if text else []
+        if t == "agent_reasoning":
+            return self._thinking("reasoning", [_str(p.get("text")) or ""], EVENT, parsed, ts, raw_type)
+        if t == "agent_reasoning_raw_content":
+            return self._thinking("reasoning_raw", [_str(p.get("text")) or ""], EVENT, parsed, ts, raw_type)
+        if t == "token_count":
+            self._token_count(p.get("info"))
+            return []
+        if t == "context_compacted":
+            return self._compaction(parsed, ts, p.get("message"), raw_type)
+        if t == "item_completed":
+            return self._item_completed(p.get("item"), parsed, ts, raw_type)
+        system = _system_event_text(t, p)
+        if system is not None:
+            text, is_error = system
+            self._emitted("system")
+            kind = EntryKind.META if t == "thread_goal_updated" else EntryKind.SYSTEM
+            return [self._entry(parsed, Role.SYSTEM.value, kind, text, ts, raw_type, is_error=is_error)]
+        if t in _NOISE_EVENTS:
+            return []
+        return [self.unknown_entry(parsed, raw_type)]
+
+    def _item_completed(
+        self, item: Any, parsed: ParsedLine, ts: datetime | None, raw_type: str
+    ) -> list[Entry]:
+        """Paginated rollouts (2026) carry turn items as `item_completed` events."""
+        if not isinstance(item, dict):
+            return []
+        kind = str(item.get("type", "")).lower().replace("_", "")
+        if kind == "plan":
+            text = _str(item.get("text")) or _content_text(item.get("content"))
+            if text:
+                self._emitted("system")
+                return [self._entry(parsed, Role.ASSISTANT.value, EntryKind.META, text, ts, raw_type)]
+            return []
+        if kind == "usermessage":
+            text = _content_text(item.get("content"))
+            return self._user_text(text, EVENT, parsed, ts, raw_type) if text else []
+        if kind == "agentmessage":
+            text = _content_text(item.get("content")) or _str(item.get("text")) or ""
+            return self._assistant_text(text, EVENT, parsed, ts, raw_type) if text else []
+        if kind == "reasoning":
+            texts = [t for t in _list(item.get("summary_text")) if isinstance(t, str)]
+            return self._thinking("reasoning", texts, EVENT, parsed, ts, raw_type)
+        return []
+
+    def _token_count(self, info: Any) -> None:
+        if not isinstance(info, dict):
+            return  # rate-limit-only update
+        total = info.get("total_token_usage")
+        last = info.get("last_token_usage")
+        if total is not None and total == self._prev_total:
+            return  # the second emission of the same response's totals
+        if isinstance(last, dict):
+            self._usage = self._usage + _usage_of(last)
+        elif isinstance(total, dict):
+            now = _usage_of(total)
+            before = _usage_of(self._prev_total) if isinstance(self._prev_total, dict) else TokenUsage()
+            delta = _minus(now, before)
+            self._usage = self._usage + (delta if delta is not None else now)
+        if total is not None:
+            self._prev_total = total
+
+
+class _Twins:
+    """Entries emitted from one stream, each waiting for its duplicate from the other stream.
+
+    Per category, a list of (stream, key) in emission order. A later arrival whose key equals a
+    pending one of the other stream is its twin; failing any text match, it is paired by position
+    with the most recent pending entries of the other stream (as many as it has parts). Twins keep
+    their order, so pending entries older than a match can never match any more and are dropped.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[str, list[tuple[str, str]]] = {}
+
+    def arrive(self, cat: str, stream: str, keys: list[str]) -> list[bool]:
+        pend = self._pending.setdefault(cat, [])
+        other = [i for i, (s, _) in enumerate(pend) if s != stream]
+        matched = [False] * len(keys)
+        used: list[int] = []
+        at = 0
+        for n, key in enumerate(keys):
+            for q in range(at, len(other)):
+                if pend[other[q]][1] == key:
+                    matched[n] = True
+                    used.append(other[q])
+                    at = q + 1
+                    break
+        if not used and keys and len(other) >= len(keys):
+            used = other[-len(keys) :]
+            matched = [True] * len(keys)
+        if used:
+            last = max(used)
+            gone = set(used) | {i for i in other if i < last}
+            pend[:] = [x for i, x in enumerate(pend) if i not in gone]
+        pend.extend((stream, k) for k, m in zip(keys, matched) if not m)
+        return matched
+
+    def clear(self, *cats: str) -> None:
+        for cat in cats:
+            self._pending.pop(cat, None)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _is_wrapped(obj: dict[str, Any]) -> bool:
+    typ = obj.get("type")
+    return isinstance(typ, str) and typ in _WRAPPED_TYPES and isinstance(obj.get("payload"), dict)
+
+
+def _is_bare_header(obj: dict[str, Any]) -> bool:
+    return "id" in obj and "timestamp" in obj and "instructions" in obj and "type" not in obj
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    for suffix in (".jsonl.zst", ".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _title(text: str) -> str:
+    if _IDE_REQUEST in text:  # VS Code prepends "# Context from my IDE setup: ..."
+        text = text.split(_IDE_REQUEST, 1)[1]
+    return _norm(text)
+
+
+def _is_injected(text: str) -> bool:
+    s = text.strip()
+    return s.startswith(_INJECTED_PREFIXES) or bool(_ONE_BLOCK.match(s))
+
+
+def _cwd_of(text: str) -> str | None:
+    m = _CWD_TAG.search(text) if "<cwd>" in text else None
+    return m.group(1) if m else None
+
+
+def _subagent_parent(source: Any) -> str | None:
+    """`{"subagent": {"thread_spawn": {"parent_thread_id": ...}}}` -> the parent thread id."""
+    if not isinstance(source, dict):
+        return None
+    sub = source.get("subagent")
+    if isinstance(sub, dict):
+        spawn = sub.get("thread_spawn")
+        if isinstance(spawn, dict):
+            return _str(spawn.get("parent_thread_id"))
+    return None
+
+
+def _part_texts(parts: Any) -> list[str]:
+    if isinstance(parts, str):
+        return [parts]
+    if not isinstance(parts, list):
+        return []
+    out = []
+    for part in parts:
+        if isinstance(part, dict):
+            text = part.get("text")
+            if isinstance(text, str) and text:
+                out.append(text)
+        elif isinstance(part, str) and part:
+            out.append(part)
+    return out
+
+
+def _content_text(content: Any) -> str:
+    """Text of a Responses API content list (`input_text`, `output_text`, images as [image])."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict):
+            text = part.get("text")
+            if not isinstance(text, str):
+                text = part.get("refusal")
+            if isinstance(text, str):
+                parts.append(text)
+            elif "image" in str(part.get("type", "")):
+                parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _lenient_json(text: str) -> Any:
+    return loads_lenient(text.encode("utf-8", "replace"))
+
+
+def _dumps(value: Any) -> str:
+    if value is None:
+        return ""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return str(value)
+
+
+def _command_text(command: Any) -> str:
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and command:
+        argv = [str(c) for c in command]
+        shell = os.path.basename(argv[0]) in _SHELLS
+        if len(argv) >= 3 and shell and argv[1] in ("-lc", "-c", "-l", "/c", "-Command"):
+            return " ".join(argv[2:])
+        return shlex.join(argv)
+    return _dumps(command)
+
+
+def _call_text(name: str, args: Any) -> str:
+    """What a tool call shows: the command of shell-like tools, the plan of update_plan, else args."""
+    if isinstance(args, dict):
+        if "command" in args and isinstance(args["command"], (list, str)):
+            return _command_text(args["command"])
+        if isinstance(args.get("cmd"), (list, str)):
+            return _command_text(args["cmd"])
+        if name == "update_plan" and isinstance(args.get("plan"), list):
+            lines = [_str(args.get("explanation")) or ""]
+            for step in args["plan"]:
+                if isinstance(step, dict):
+                    lines.append(f"[{step.get('status', '')}] {step.get('step', '')}")
+            return "\n".join(line for line in lines if line)
+        if isinstance(args.get("input"), str) and len(args) == 1:
+            return args["input"]
+    if isinstance(args, str):
+        return args
+    return _dumps(args)
+
+
+def _output_text(output: Any) -> tuple[str, bool]:
+    """A tool output's text and whether it reports failure (non-zero exit code, success=false)."""
+    if isinstance(output, str):
+        head = output.lstrip()
+        if head.startswith("{"):
+            value = _lenient_json(output)
+            if isinstance(value, dict) and ("output" in value or "metadata" in value):
+                return _output_text_of_dict(value)
+        m = _EXIT.search(output[:400])
+        return output, bool(m and int(m.group(1)) != 0)
+    if isinstance(output, list):
+        return _content_text(output), False
+    if isinstance(output, dict):
+        return _output_text_of_dict(output)
+    return ("" if output is None else str(output)), False
+
+
+def _output_text_of_dict(value: dict[str, Any]) -> tuple[str, bool]:
+    body = value.get("output", value.get("content"))
+    if isinstance(body, str):
+        text = body
+    elif isinstance(body, list):
+        text = _content_text(body)
+    else:
+        text = _dumps(body) if body is not None else ""
+    is_error = value.get("success") is False
+    meta = value.get("metadata")
+    if isinstance(meta, dict):
+        code = meta.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            is_error = True
+    return text, is_error
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _usage_of(u: dict[str, Any]) -> TokenUsage:
+    inp = _int(u.get("input_tokens"))
+    cached = min(_int(u.get("cached_input_tokens")), inp) if inp else _int(u.get("cached_input_tokens"))
+    out = _int(u.get("output_tokens"))
+    reasoning = _int(u.get("reasoning_output_tokens"))
+    total = _int(u.get("total_tokens"))
+    if reasoning and total and total == inp + out + reasoning:
+        out += reasoning  # a writer that did not count reasoning inside output_tokens
+    return TokenUsage(input=max(0, inp - cached), output=out, cache_read=cached)
+
+
+def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage | None:
+    d = TokenUsage(a.input - b.input, a.output - b.output, a.cache_read - b.cache_read, 0)
+    return d if min(d.input, d.output, d.cache_read) >= 0 else None
+
+
+def _system_event_text(t: Any, p: dict[str, Any]) -> tuple[str, bool] | None:
+    msg = _str(p.get("message"))
+    if t == "turn_aborted":
+        reason = _str(p.get("reason"))
+        return (f"Turn aborted ({reason})" if reason else "Turn aborted"), False
+    if t in ("error", "stream_error"):
+        return msg or "error", True
+    if t == "warning":
+        return msg or "warning", False
+    if t == "thread_rolled_back":
+        n = p.get("num_turns")
+        return f"Rolled back {n} turn(s)" if isinstance(n, int) else "Rolled back", False
+    if t == "entered_review_mode":
+        hint = _str(p.get("user_facing_hint"))
+        return ("Entered review mode" + (f": {hint}" if hint else "")), False
+    if t == "exited_review_mode":
+        out = p.get("review_output")
+        expl = _str(out.get("overall_explanation")) if isinstance(out, dict) else None
+        return ("Exited review mode" + (f": {expl}" if expl else "")), False
+    if t == "undo_completed":
+        return msg or "Undo completed", p.get("success") is False
+    if t == "thread_goal_updated":
+        return _str(p.get("goal")) or msg or _dumps(p), False
+    if t == "sub_agent_activity":
+        return msg or _dumps({k: v for k, v in p.items() if k != "type"}), False
+    return None
+
+
+# -- the TypeScript-era document -------------------------------------------------------------
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
+
+
+def _item_spans(buf: bytes) -> list[tuple[int, int]] | None:
+    """Byte spans of the object/array elements of the root object's `"items"` array.
+
+    A structural scan (strings skipped whole, brackets counted), so an item's locator can point at
+    where it starts in the pretty-printed file. None when the array is not found."""
+    depth = 0
+    key: bytes | None = None
+    in_items = False
+    found = False
+    start = 0
+    spans: list[tuple[int, int]] = []
+    n = len(buf)
+    for m in _JSON_TOKEN.finditer(buf):
+        tok = m.group()
+        c = tok[:1]
+        if c == b'"':
+            if depth == 1:
+                j = m.end()
+                while j < n and buf[j] in b" \t\r\n":
+                    j += 1
+                if buf[j : j + 1] == b":":
+                    key = tok
+            continue
+        if c in b"[{":
+            depth += 1
+            if depth == 2 and c == b"[" and key == b'"items"':
+                in_items = found = True
+            elif depth == 3 and in_items:
+                start = m.start()
+        else:
+            if depth == 3 and in_items:
+                spans.append((start, m.end()))
+            elif depth == 2 and in_items:
+                return spans
+            depth -= 1
+    return spans if found else None
+
+
+def _unique_ids(entries: list[Entry]) -> list[Entry]:
+    """Several items starting on one line (a minified document) would share an `L{line}` id."""
+    seen: dict[str, int] = {}
+    for e in entries:
+        seen[e.id] = seen.get(e.id, 0) + 1
+    if all(n == 1 for n in seen.values()):
+        return entries
+    counter: dict[str, int] = {}
+    out = []
+    for e in entries:
+        if seen[e.id] > 1:
+            counter[e.id] = counter.get(e.id, 0) + 1
+            e = replace(e, id=f"{e.id}.{counter[e.id]}")
+        out.append(e)
+    return out
+
+
+__all__ = ["CodexAdapter", "CodexParser"]

@@ -1,0 +1,269 @@
+"""The "session-logs" format: a plain JSONL transcript that any agent or exporter can write.
+
+Why: agents without an adapter of their own (and tools converting from formats we do not read)
+get browsed, searched and indexed by writing this one documented shape; it is also what the
+CLI's JSON export of a session holds, so an export reads back in.
+
+Format (UTF-8 JSONL, one JSON object per line):
+
+Line 1 is the header:
+
+    {"session_id": "…",              required, string, unique for the agent
+     "agent_id": "…",                required, string: the agent that wrote it, e.g. "my-agent"
+     "source_plugin": "…",           optional, the writer/format name (default "session-logs")
+     "started_at": "ISO-8601",       required, e.g. "2026-01-31T09:15:00Z"
+     "project": "…" or "cwd": "…",   optional, the working directory (project wins)
+     "title": "…",                   optional
+     "model": "…" or "models": […],  optional
+     "git_branch", "parent_session_id", "kind" (main|subagent|compaction|exec|warmup),
+     "tokens": {"input", "output", "cache_read", "cache_creation"}   optional}
+
+Every further line is one entry:
+
+    {"role": "user" | "assistant" | "system" | "tool",                       required
+     "content": "text" | [{"type": "text", "text": "…"}, …],                  required
+     "timestamp": "ISO-8601",                                                 required
+     "id": "…" (or "entry_id"), "parent_id": "…",                            optional
+     "kind": "text" | "thinking" | "tool_use" | "tool_result" | "summary" | "compaction"
+             | "system" | "meta" | "unknown",                                 optional
+     "tool_name": "…", "tool_input": <any JSON>, "tool_use_id": "…",         optional
+     "is_error": true | false, "model": "…"}                                  optional
+
+Reading rules (lenient, never raising on content):
+  * agent = the header's `agent_id`, source format = its `source_plugin` (or "session-logs");
+    without a header the file still reads: id from the file name, agent "unknown", a warning;
+  * content parts other than text are kept by their `text` if they have one, else skipped;
+  * `kind` defaults to tool_result for role tool, tool_use when `tool_name` and `tool_input` are
+    given, else text; an unknown kind falls back to that default, "malformed" (reserved for
+    lines we cannot parse) reads as unknown; an unknown role reads as system;
+  * the entry id is the line's `id` (or `entry_id`), else `L{line}`; a repeated id gets `L{line}`;
+  * the CLI's export names (`first_timestamp` for `started_at`, `models`, `tokens`,
+    `parent_session_id`, `entry_id`) are accepted, so an exported session reads back;
+  * timestamps may also be epoch seconds or milliseconds;
+  * blank lines and a repeated header are noise, lines that are not JSON are malformed, JSON that
+    is neither header nor entry (no `role` and no `content`) is kept as an unknown entry.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from typing import Any
+
+from ..jsonl import ParsedLine
+from ..model import (
+    Entry,
+    EntryKind,
+    Locator,
+    Role,
+    Session,
+    SessionKind,
+    TokenUsage,
+    parse_timestamp,
+    truncate,
+)
+from .base import Adapter, LoadedSession, RecordParser, first_json_lines
+
+DEFAULT_SOURCE = "session-logs"
+_ROLES = frozenset(r.value for r in Role)
+_KINDS = {k.value: k for k in EntryKind}
+_SESSION_KINDS = {k.value: k for k in SessionKind}
+
+
+def is_header(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("session_id"), str)
+        and isinstance(value.get("agent_id"), str)
+    )
+
+
+class SessionLogsAdapter(Adapter):
+    name = DEFAULT_SOURCE
+    agent = "unknown"  # each file names its agent in the header
+    suffixes = (".jsonl", ".jsonl.zst")
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        objs = first_json_lines(head, 1)
+        return bool(objs) and is_header(objs[0])
+
+    def parser(self, path: str) -> SessionLogsParser:
+        return SessionLogsParser(path)
+
+
+class SessionLogsParser(RecordParser):
+    """Header, then one entry per line; keeps the session's metadata as it goes."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.entries: list[Entry] = []
+        self.noise: list[Locator] = []
+        self.warnings: list[str] = []
+        self._header: dict[str, Any] | None = None
+        self._ids: set[str] = set()
+        self._models: list[str] = []
+        self._first_ts: datetime | None = None
+        self._last_ts: datetime | None = None
+        self._title: str | None = None
+        self._entry_seen = False
+
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        entries = super().feed(parsed)
+        if entries:
+            self.entries.extend(entries)
+        else:
+            self.noise.append(self.locator(parsed))
+        return entries
+
+    def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
+        out: list[Entry] = []
+        for value in parsed.values:
+            try:
+                entry = self._value(value, parsed)
+            except Exception:  # noqa: BLE001 - a line of an unexpected shape must not stop a load
+                entry = self.unknown_entry(parsed)
+            if entry is not None:
+                out.append(entry)
+        return out, True
+
+    def _value(self, value: Any, parsed: ParsedLine) -> Entry | None:
+        if is_header(value):
+            if self._header is None and not self._entry_seen:
+                self._set_header(value)
+            return None
+        if not isinstance(value, dict) or ("role" not in value and "content" not in value):
+            return self.unknown_entry(parsed)
+        self._entry_seen = True
+        line = parsed.raw.line
+        role = value.get("role")
+        role = role if role in _ROLES else Role.SYSTEM.value
+        tool_name = _str(value.get("tool_name"))
+        tool_input = value.get("tool_input")
+        kind = _KINDS.get(value.get("kind")) if isinstance(value.get("kind"), str) else None
+        if kind is EntryKind.MALFORMED:
+            kind = EntryKind.UNKNOWN
+        if kind is None:
+            if role == Role.TOOL.value:
+                kind = EntryKind.TOOL_RESULT
+            elif tool_name and tool_input is not None:
+                kind = EntryKind.TOOL_USE
+            else:
+                kind = EntryKind.TEXT
+        entry_id = _str(value.get("id")) or _str(value.get("entry_id"))
+        if entry_id is None or entry_id in self._ids:
+            entry_id = f"L{line}"
+        self._ids.add(entry_id)
+        ts = parse_timestamp(value.get("timestamp"))
+        self._note_ts(ts)
+        text = _content_text(value.get("content"))
+        model = _str(value.get("model"))
+        if model and model not in self._models:
+            self._models.append(model)
+        if self._title is None and role == Role.USER.value and kind is EntryKind.TEXT and text.strip():
+            self._title = " ".join(text.split())
+        return Entry(
+            id=entry_id,
+            role=role,
+            kind=kind,
+            text=text,
+            locator=self.locator(parsed),
+            parent_id=_str(value.get("parent_id")),
+            timestamp=ts,
+            tool_name=tool_name,
+            tool_input=tool_input,
+            tool_use_id=_str(value.get("tool_use_id")),
+            is_error=value.get("is_error") is True,
+            message_id=_str(value.get("message_id")),
+            raw_type=_str(value.get("kind")) or role,
+            model=model,
+        )
+
+    def _set_header(self, header: dict[str, Any]) -> None:
+        self._header = header
+        started = header.get("started_at", header.get("first_timestamp"))  # the CLI export's name
+        self._note_ts(parse_timestamp(started))
+        models = header.get("models")
+        for m in [header.get("model"), *(models if isinstance(models, list) else [])]:
+            if isinstance(m, str) and m and m not in self._models:
+                self._models.append(m)
+
+    def _note_ts(self, ts: datetime | None) -> None:
+        if ts is None:
+            return
+        if self._first_ts is None or ts < self._first_ts:
+            self._first_ts = ts
+        if self._last_ts is None or ts > self._last_ts:
+            self._last_ts = ts
+
+    def finish(self) -> list[LoadedSession]:
+        h = self._header or {}
+        if self._header is None:
+            self.warnings.append("no session-logs header line: session id taken from the file name")
+        session_id = _str(h.get("session_id")) or _stem(self.path)
+        title = _str(h.get("title")) or self._title
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        raw_kind = h.get("kind")
+        kind = _SESSION_KINDS.get(raw_kind, SessionKind.MAIN) if isinstance(raw_kind, str) else SessionKind.MAIN
+        session = Session(
+            id=session_id,
+            agent=_str(h.get("agent_id")) or SessionLogsAdapter.agent,
+            source_format=_str(h.get("source_plugin")) or DEFAULT_SOURCE,
+            paths=(self.path,),
+            kind=kind,
+            project=_str(h.get("project")) or _str(h.get("cwd")),
+            title=truncate(title, 200) if title else None,
+            first_timestamp=self._first_ts,
+            last_timestamp=self._last_ts,
+            entry_count=sum(1 for e in self.entries if e.kind is not EntryKind.MALFORMED),
+            models=tuple(self._models),
+            git_branch=_str(h.get("git_branch")),
+            usage=_usage(h.get("tokens") or h.get("usage")),
+            parent_id=_str(h.get("parent_session_id")) or _str(h.get("parent_id")),
+            line_count=self.account.lines,
+            malformed_count=self.account.malformed,
+            noise_count=self.account.noise,
+            size=size,
+        )
+        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings)]
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    for suffix in (".jsonl.zst", ".jsonl"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def _usage(tokens: Any) -> TokenUsage:
+    if not isinstance(tokens, dict):
+        return TokenUsage()
+
+    def n(key: str) -> int:
+        v = tokens.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+    return TokenUsage(n("input"), n("output"), n("cache_read"), n("cache_creation"))
+
+
+__all__ = ["SessionLogsAdapter", "SessionLogsParser", "is_header"]
