@@ -1,0 +1,855 @@
+"""Claude Code transcripts (`~/.claude/projects/<escaped-cwd>/*.jsonl`) read as sessions of entries.
+
+Why this shape: Claude writes one record per content block of a reply, threads records into a
+uuid tree (rewinds, retries, resumes and parallel tool calls branch it; progress records fake
+branch points), stores subagents three ways across versions and copies records into resumed
+sessions. So the parser turns each line into entries at once (live tails need that) and keeps a
+small `_Rec` per record; whatever needs the whole file (sidechain split, active branch, merging a
+split reply's text, titles, usage) is settled in `finish()`, and cross-file work in `link()`.
+
+Rules chosen:
+* Entry ids: the record `uuid` when the record yields one entry, else `uuid.N` with N the index of
+  the block in `message.content`; `L<line>` (`L<line>.N`) for records without a uuid. A record whose
+  uuid already appeared earlier in the same file (a resume copy) is kept as noise.
+* Roles are Claude's own: tool results are "user" (they live in user records); summaries, system
+  and unknown records are "system".
+* `parent_id` is the record's `parentUuid` resolved through progress and other non-conversation
+  records (they are siblings, not turns); a parent missing from the file is kept as written, and
+  the record counts as a root.
+* Active branch: walk back from the last user/assistant record (crossing compact boundaries by
+  `logicalParentUuid`); when the walk reaches a root, continue from the latest record before it
+  (dangling-parent write bugs and resumes start new roots without abandoning history). Then add
+  the other records of the same API message, tool results answering active tool calls (parallel
+  calls branch the tree) and system/meta records hanging off active ones. Everything else was
+  abandoned by a rewind, edit or retry: `on_active_branch=False`, kept in file order.
+* Resumed-session duplicates (`link()`): among the main sessions of one directory, ordered by
+  (first timestamp, last timestamp, path), a record uuid belongs to the first session holding it
+  (the original ends before its resumption); later copies move from `entries` to `noise`, the
+  usage of messages dropped entirely is subtracted, and `duplicates_hidden` plus a warning keep
+  the count.
+* Inline (<=1.0.x) sidechains become child sessions `<id>/sidechain-<root uuid prefix>`; their
+  lines stay counted in the file's account, which is the main session's.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Iterator
+
+import orjson
+
+from ..jsonl import ParsedLine
+from ..model import Entry, EntryKind, Locator, Session, SessionKind, TokenUsage, parse_timestamp, truncate
+from .base import Adapter, LineAccount, LoadedSession, RecordParser, first_json_lines, walk_files
+
+log = logging.getLogger(__name__)
+
+JSON = dict[str, Any]  # one decoded record or content block
+
+_NOISE_TYPES = frozenset({
+    "progress", "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt",
+    "custom-title", "ai-title", "agent-name", "permission-mode", "mode", "attachment", "pr-link",
+    "frame-link", "worktree-state", "relocated", "bridge-session", "started", "result", "tag",
+})
+_CLAUDE_TYPES = _NOISE_TYPES | {"user", "assistant", "system", "summary"}
+_CLAUDE_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId", "message", "snapshot",
+                "operation", "customTitle", "aiTitle", "agentName", "lastPrompt")
+_MARKUP = re.compile(
+    r"\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr"
+    r"|local-command-caveat|bash-input|bash-stdout|bash-stderr|system-reminder"
+    r"|user-prompt-submit-hook|task-notification)>|Caveat: The messages below were generated)"
+)
+_CMD_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_CMD_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_INTERRUPTED = "[Request interrupted by user"
+_SYNTHETIC = "<synthetic>"
+_TITLE_CHARS = 120
+# Title sources, weakest first: a later, stronger source replaces an earlier one.
+RANK_NONE, RANK_COMMAND, RANK_PROMPT, RANK_SUMMARY, RANK_AI, RANK_CUSTOM = range(6)
+
+
+@dataclass
+class ClaudeLoadedSession(LoadedSession):
+    """A LoadedSession plus what `link()` needs from its file."""
+
+    title_rank: int = RANK_NONE
+    summaries: list[tuple[str, str]] = field(default_factory=list)  # (leafUuid, text)
+    summary_links: dict[str, str] = field(default_factory=dict)  # leafUuid -> session it summarizes
+    record_uuids: dict[str, str] = field(default_factory=dict)  # entry id -> record uuid
+    merged_from: dict[str, list[Locator]] = field(default_factory=dict)  # entry id -> merged lines
+    usage_by_message: dict[str, TokenUsage] = field(default_factory=dict)
+    agent_type: str | None = None
+    duplicates_hidden: int = 0
+
+
+@dataclass(slots=True)
+class _Rec:
+    """What threading, grouping and titles need of one user/assistant/system record."""
+
+    uuid: str | None
+    parent: str | None
+    logical_parent: str | None
+    type: str
+    line: int
+    sidechain: bool = False
+    meta: bool = False
+    message_id: str | None = None
+    tool_uses: tuple[str, ...] = ()
+    tool_results: tuple[str, ...] = ()
+    prompt: str | None = None
+    command: str | None = None
+    cwd: str | None = None
+    branch: str | None = None
+    group: str = ""
+
+
+@dataclass(slots=True)
+class _Spec:
+    index: int
+    kind: EntryKind
+    text: str
+    tool_name: str | None = None
+    tool_input: Any = None
+    tool_use_id: str | None = None
+    is_error: bool = False
+
+
+class ClaudeAdapter(Adapter):
+    name = "claude-code"
+    agent = "claude-code"
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        try:
+            records = first_json_lines(head, 8)
+        except Exception:  # noqa: BLE001 - sniffing never raises
+            return False
+        claimed = False
+        for rec in records:
+            verdict = _classify(rec)
+            if verdict is False:
+                return False
+            claimed = claimed or bool(verdict)
+        if records:
+            return claimed
+        # No complete line in the head (a first line over 64 KB): look at the bytes.
+        start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:200]
+        if start.startswith(b'{"type":"file-history-snapshot"'):
+            return True
+        return (start.startswith(b"{") and b'"parentUuid":' in head and b'"sessionId":' in head
+                and b'"source_plugin"' not in head and b'"payload":' not in start)
+
+    def parser(self, path: str) -> ClaudeParser:
+        return ClaudeParser(path, self.name, self.agent)
+
+    def discover(self, root: str) -> Iterator[str]:
+        marker = f"{os.sep}tool-results{os.sep}"
+        for path in walk_files(root, self.suffixes):
+            if marker not in path:
+                yield path
+
+    # -- cross-file --------------------------------------------------------------------
+    def link(self, sessions: list[LoadedSession]) -> None:
+        mine = [s for s in sessions if s.session.source_format == self.name]
+        by_id: dict[str, LoadedSession] = {}
+        for s in mine:
+            by_id.setdefault(s.session.id, s)
+        _link_children(mine, by_id)
+        _dedupe_resumed(mine)
+        _link_summaries(mine)
+
+
+def _classify(rec: JSON) -> bool | None:
+    """True: a Claude record; False: another format's record; None: cannot tell."""
+    if "payload" in rec or "source_plugin" in rec or ("session_id" in rec and "agent_id" in rec):
+        return False
+    rtype = rec.get("type")
+    if not isinstance(rtype, str) or rtype not in _CLAUDE_TYPES:
+        return None
+    if rtype == "summary":
+        return "leafUuid" in rec or isinstance(rec.get("summary"), str)
+    return any(key in rec for key in _CLAUDE_KEYS)
+
+
+class ClaudeParser(RecordParser):
+    def __init__(self, path: str, name: str, agent: str) -> None:
+        super().__init__(path)
+        self.name, self.agent = name, agent
+        self._entries: list[Entry] = []
+        self._owner: dict[str, _Rec] = {}  # entry id -> its record
+        self._recs: list[_Rec] = []
+        self._nodes: dict[str, _Rec] = {}  # uuid -> first record with it
+        self._via: dict[str, str | None] = {}  # uuid of a non-conversation record -> its parent
+        self._ids: set[str] = set()
+        self._tool_names: dict[str, str] = {}
+        self._usage: dict[tuple[str, str], tuple[TokenUsage, _Rec]] = {}
+        self._noise: list[Locator] = []
+        self._titles: dict[str, str] = {}
+        self._summaries: list[tuple[str, str]] = []
+        self._session_id: str | None = None  # last sessionId of a main-thread record
+        self._any_session_id: str | None = None
+        self._agent_id: str | None = None
+        self._main_records = 0
+        self._duplicates = 0
+
+    # -- lines -------------------------------------------------------------------------
+    def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
+        out: list[Entry] = []
+        for k, value in enumerate(parsed.values):
+            try:
+                out.extend(self._record(value, parsed, k))
+            except Exception:  # noqa: BLE001 - an odd record must never stop a load
+                log.debug("claude: cannot convert %s:%d", self.path, parsed.raw.line, exc_info=True)
+                out.append(self._unknown(parsed, k, "unreadable"))
+        self._entries.extend(out)
+        if not out:
+            self._noise.append(self.locator(parsed))
+        return out, not out
+
+    def _record(self, value: Any, parsed: ParsedLine, k: int) -> list[Entry]:
+        if not isinstance(value, dict):
+            return [self._unknown(parsed, k)]
+        rtype = value.get("type")
+        rtype = rtype if isinstance(rtype, str) else ""
+        if rtype in ("user", "assistant", "system"):
+            rec = self._register(value, rtype, parsed)
+            if rec is None:
+                return []
+            if rtype == "system":
+                return self._system(value, rec, parsed, k)
+            return self._message(value, rec, parsed, k)
+        if rtype == "summary":
+            return self._summary(value, parsed, k)
+        self._note_metadata(value, rtype)
+        uuid = _s(value.get("uuid"))
+        if uuid and uuid not in self._nodes:
+            self._via.setdefault(uuid, _s(value.get("parentUuid")))
+        if rtype in _NOISE_TYPES:
+            return []
+        return [self._unknown(parsed, k, rtype)]
+
+    def _register(self, value: JSON, rtype: str, parsed: ParsedLine) -> _Rec | None:
+        uuid = _s(value.get("uuid"))
+        if uuid and (uuid in self._nodes or uuid in self._via):
+            self._duplicates += 1
+            return None
+        rec = _Rec(
+            uuid=uuid, parent=_s(value.get("parentUuid")),
+            logical_parent=_s(value.get("logicalParentUuid")), type=rtype, line=parsed.raw.line,
+            sidechain=value.get("isSidechain") is True, meta=value.get("isMeta") is True,
+            cwd=_s(value.get("cwd")), branch=_s(value.get("gitBranch")),
+        )
+        self._recs.append(rec)
+        if uuid:
+            self._nodes[uuid] = rec
+        sid = _s(value.get("sessionId"))
+        self._any_session_id = self._any_session_id or sid
+        if rec.sidechain:
+            self._agent_id = _s(value.get("agentId")) or self._agent_id
+        else:
+            self._main_records += 1
+            self._session_id = sid or self._session_id
+        return rec
+
+    def _note_metadata(self, value: JSON, rtype: str) -> None:
+        if rtype == "custom-title":
+            title = _s(value.get("customTitle")) or _s(value.get("title"))
+            if title:
+                self._titles["custom"] = title
+        elif rtype == "ai-title":
+            title = _s(value.get("aiTitle")) or _s(value.get("title"))
+            if title:
+                self._titles["ai"] = title
+
+    def _message(self, value: JSON, rec: _Rec, parsed: ParsedLine, k: int) -> list[Entry]:
+        msg = value.get("message")
+        if isinstance(msg, str):
+            msg = {"content": msg}
+        if not isinstance(msg, dict):
+            return [self._unknown(parsed, k, rec.type)]
+        content = msg.get("content")
+        blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        model = None
+        if rec.type == "assistant":
+            rec.message_id = _s(msg.get("id"))
+            model = _s(msg.get("model"))
+            usage = msg.get("usage")
+            if isinstance(usage, dict):
+                key = (rec.message_id or rec.uuid or f"L{rec.line}", _s(value.get("requestId")) or "")
+                self._usage[key] = (_usage(usage), rec)
+            specs = [self._assistant_block(i, b, rec) for i, b in enumerate(blocks)]
+        else:
+            compact = value.get("isCompactSummary") is True
+            specs = [self._user_block(i, b, rec, compact) for i, b in enumerate(blocks)]
+        return self._emit(rec, value, parsed, k, specs, model=model)
+
+    def _user_block(self, i: int, block: Any, rec: _Rec, compact: bool) -> _Spec:
+        if isinstance(block, str):
+            block = {"type": "text", "text": block}
+        if not isinstance(block, dict):
+            return _Spec(i, EntryKind.UNKNOWN, _dump(block))
+        btype = block.get("type")
+        if btype == "text":
+            text = _s(block.get("text")) or ""
+            markup = bool(_MARKUP.match(text))
+            kind = EntryKind.COMPACTION if compact else EntryKind.META if rec.meta or markup else EntryKind.TEXT
+            if markup and rec.command is None:
+                rec.command = _command(text)
+            if (kind is EntryKind.TEXT and rec.prompt is None and text.strip()
+                    and not text.startswith(_INTERRUPTED)):
+                rec.prompt = text
+            return _Spec(i, kind, text)
+        if isinstance(btype, str) and btype.endswith("tool_result"):
+            tid = _s(block.get("tool_use_id"))
+            if tid:
+                rec.tool_results += (tid,)
+            return _Spec(i, EntryKind.TOOL_RESULT, _result_text(block.get("content")),
+                         tool_name=self._tool_names.get(tid or ""), tool_use_id=tid,
+                         is_error=block.get("is_error") is True)
+        if btype in ("image", "document"):
+            kind = EntryKind.META if rec.meta else EntryKind.TEXT
+            return _Spec(i, kind, _media(block, btype))
+        return _Spec(i, EntryKind.UNKNOWN, _dump(block))
+
+    def _assistant_block(self, i: int, block: Any, rec: _Rec) -> _Spec:
+        if isinstance(block, str):
+            return _Spec(i, EntryKind.TEXT, block)
+        if not isinstance(block, dict):
+            return _Spec(i, EntryKind.UNKNOWN, _dump(block))
+        btype = block.get("type")
+        if btype == "text":
+            return _Spec(i, EntryKind.TEXT, _s(block.get("text")) or "")
+        if btype == "thinking":
+            return _Spec(i, EntryKind.THINKING, _s(block.get("thinking")) or "")
+        if btype == "redacted_thinking":
+            return _Spec(i, EntryKind.THINKING, "[redacted thinking]")
+        if isinstance(btype, str) and btype.endswith("tool_use"):
+            tid, name = _s(block.get("id")), _s(block.get("name"))
+            if tid:
+                rec.tool_uses += (tid,)
+                if name:
+                    self._tool_names[tid] = name
+            tool_input = block.get("input")
+            return _Spec(i, EntryKind.TOOL_USE, _dump(tool_input), tool_name=name,
+                         tool_input=tool_input, tool_use_id=tid)
+        if isinstance(btype, str) and btype.endswith("tool_result"):
+            return _Spec(i, EntryKind.TOOL_RESULT, _result_text(block.get("content")),
+                         tool_use_id=_s(block.get("tool_use_id")),
+                         tool_name=self._tool_names.get(_s(block.get("tool_use_id")) or ""))
+        if btype in ("image", "document"):
+            return _Spec(i, EntryKind.TEXT, _media(block, btype))
+        return _Spec(i, EntryKind.UNKNOWN, _dump(block))
+
+    def _system(self, value: JSON, rec: _Rec, parsed: ParsedLine, k: int) -> list[Entry]:
+        subtype = _s(value.get("subtype"))
+        content = value.get("content")
+        text = content if isinstance(content, str) else _dump(content) if content else subtype or "system"
+        kind = EntryKind.SYSTEM
+        if subtype == "compact_boundary":
+            kind = EntryKind.COMPACTION
+            meta = value.get("compactMetadata")
+            if isinstance(meta, dict):
+                detail = ", ".join(f"{key} {meta[key]}" for key in ("trigger", "preTokens")
+                                   if isinstance(meta.get(key), (str, int)))
+                text = f"{text} ({detail})" if detail else text
+        elif subtype and not isinstance(content, str) and "error" in value:
+            text = f"{text}: {_dump(value.get('error'))}"
+        raw_type = f"system/{subtype}" if subtype else "system"
+        return self._emit(rec, value, parsed, k, [_Spec(0, kind, text)], raw_type=raw_type)
+
+    def _summary(self, value: JSON, parsed: ParsedLine, k: int) -> list[Entry]:
+        text = _s(value.get("summary")) or ""
+        leaf = _s(value.get("leafUuid"))
+        if text:
+            self._summaries.append((leaf or "", text))
+        eid = self._unique(f"L{parsed.raw.line}" + (f"v{k}" if k else ""))
+        return [Entry(id=eid, role="system", kind=EntryKind.SUMMARY, text=text,
+                      locator=self.locator(parsed), raw_type="summary")]
+
+    def _emit(self, rec: _Rec, value: JSON, parsed: ParsedLine, k: int, specs: list[_Spec],
+              *, model: str | None = None, raw_type: str | None = None) -> list[Entry]:
+        base = rec.uuid or f"L{parsed.raw.line}" + (f"v{k}" if k else "")
+        single = len(specs) == 1
+        timestamp = parse_timestamp(value.get("timestamp"))
+        parent = self._parent_id(rec)
+        out = []
+        for spec in specs:
+            eid = self._unique(base if single else f"{base}.{spec.index}")
+            entry = Entry(
+                id=eid, role=rec.type, kind=spec.kind, text=spec.text, locator=self.locator(parsed),
+                parent_id=parent, timestamp=timestamp, tool_name=spec.tool_name,
+                tool_input=spec.tool_input, tool_use_id=spec.tool_use_id, is_error=spec.is_error,
+                message_id=rec.message_id, raw_type=raw_type or rec.type, is_sidechain=rec.sidechain,
+                model=model,
+            )
+            self._owner[eid] = rec
+            out.append(entry)
+        return out
+
+    def _unknown(self, parsed: ParsedLine, k: int, raw_type: str = "") -> Entry:
+        entry = self.unknown_entry(parsed, raw_type)
+        return replace(entry, id=self._unique(entry.id + (f"v{k}" if k else "")))
+
+    def _unique(self, eid: str) -> str:
+        candidate, n = eid, 1
+        while candidate in self._ids:
+            n += 1
+            candidate = f"{eid}~{n}"
+        self._ids.add(candidate)
+        return candidate
+
+    # -- threading ---------------------------------------------------------------------
+    def _resolve(self, uuid: str | None) -> str | None:
+        """Follow non-conversation records (progress, attachments, ...) up to a real parent."""
+        path: list[str] = []
+        while uuid is not None and uuid in self._via and uuid not in self._nodes:
+            if len(path) > len(self._via):  # a cycle in garbage input
+                return None
+            path.append(uuid)
+            uuid = self._via[uuid]
+        for hop in path:  # path compression: long progress chains are walked once
+            self._via[hop] = uuid
+        return uuid
+
+    def _parent_id(self, rec: _Rec) -> str | None:
+        return self._resolve(rec.parent)
+
+    def _active_uuids(self, recs: list[_Rec]) -> set[str] | None:
+        """Uuids on the active branch of one group of records, or None when all are active."""
+        nodes = {r.uuid: r for r in recs if r.uuid and self._nodes.get(r.uuid) is r}
+        seq = list(nodes.values())
+        order = {u: i for i, u in enumerate(nodes)}
+
+        def parent(r: _Rec) -> str | None:
+            p = self._resolve(r.parent)
+            if p in nodes:
+                return p
+            lp = self._resolve(r.logical_parent) if r.logical_parent else None
+            return lp if lp in nodes else None
+
+        cur = next((r for r in reversed(seq) if r.type in ("user", "assistant")), None)
+        if cur is None:
+            return None
+        active: set[str] = set()
+        while cur is not None:
+            u: str | None = cur.uuid
+            root = cur
+            while u is not None and u not in active:
+                active.add(u)
+                root = nodes[u]
+                u = parent(root)
+            if u is not None:  # joined the active chain: nothing older is left to reach
+                break
+            before = order[root.uuid or ""]
+            cur = next((seq[i] for i in range(before - 1, -1, -1) if seq[i].uuid not in active), None)
+        changed = True
+        while changed:
+            changed = False
+            mids = {nodes[u].message_id for u in active if nodes[u].message_id}
+            calls = {t for u in active for t in nodes[u].tool_uses}
+            for r in seq:
+                if r.uuid not in active and (
+                    (r.message_id and r.message_id in mids)
+                    or any(t in calls for t in r.tool_results)
+                ):
+                    active.add(r.uuid or "")
+                    changed = True
+        for r in seq:
+            if r.uuid not in active and (r.type == "system" or r.meta) and parent(r) in active:
+                active.add(r.uuid or "")
+        return active
+
+    # -- the file's sessions -----------------------------------------------------------
+    def finish(self) -> list[LoadedSession]:
+        try:
+            return self._finish()
+        except Exception:  # noqa: BLE001 - a load never raises; fall back to the flat file
+            log.exception("claude: cannot settle %s", self.path)
+            session = Session(id=_stem(self.path), agent=self.agent, source_format=self.name,
+                              paths=(self.path,), entry_count=len(self._entries),
+                              line_count=self.account.lines, malformed_count=self.account.malformed,
+                              noise_count=self.account.noise, size=_size_of(self.path))
+            return [LoadedSession(session, list(self._entries), list(self._noise), self.account,
+                                  ["could not thread this file; entries shown flat"])]
+
+    def _finish(self) -> list[LoadedSession]:
+        stem = _stem(self.path)
+        is_agent = self._is_agent_file(stem)
+        groups: dict[str, list[_Rec]] = {"": []}
+        for rec in self._recs:
+            if rec.sidechain and not is_agent:
+                parent = self._nodes.get(self._resolve(rec.parent) or "")
+                rec.group = parent.group if parent is not None and parent.sidechain and parent.group \
+                    else rec.uuid or f"L{rec.line}"
+            groups.setdefault(rec.group, []).append(rec)
+        buckets: dict[str, list[Entry]] = {key: [] for key in groups}
+        for entry in self._entries:
+            owner = self._owner.get(entry.id)
+            buckets[owner.group if owner else ""].append(entry)
+
+        if is_agent:
+            main = self._agent_session(stem, groups[""], buckets[""])
+        else:
+            main_id = self._main_id(stem)
+            main = self._build(main_id, SessionKind.MAIN, groups[""], buckets[""], self.account)
+            main.noise = list(self._noise)
+            main.summaries = list(self._summaries)
+            self._apply_title(main, groups[""], with_file_titles=True)
+        out: list[LoadedSession] = [main]
+        taken = {main.session.id}
+        for key, recs in groups.items():
+            if not key:
+                continue
+            child_id = f"{main.session.id}/sidechain-{key[:8]}"
+            while child_id in taken:
+                child_id += "+"
+            taken.add(child_id)
+            lines = {e.locator.line for e in buckets[key]}
+            account = LineAccount(lines=len(lines), conversation=len(lines))
+            child = self._build(child_id, SessionKind.SUBAGENT, recs, buckets[key], account)
+            self._apply_title(child, recs)
+            kind = SessionKind.WARMUP if _is_warmup(recs) else SessionKind.SUBAGENT
+            child.session = replace(child.session, kind=kind, parent_id=main.session.id)
+            out.append(child)
+        if len(out) > 1:
+            main.session = replace(main.session, child_ids=tuple(c.session.id for c in out[1:]))
+        if self._duplicates:
+            main.warnings.append(f"{self._duplicates} records repeat an earlier uuid of this file "
+                                 "(resume copies); kept as noise")
+        return out
+
+    def _is_agent_file(self, stem: str) -> bool:
+        parent_dir = os.path.basename(os.path.dirname(self.path))
+        if stem.startswith("agent-") or parent_dir == "subagents":
+            return True
+        return self._agent_id is not None and self._main_records == 0
+
+    def _main_id(self, stem: str) -> str:
+        if _UUID.fullmatch(stem):
+            return stem
+        if self._session_id or self._any_session_id:
+            return self._session_id or self._any_session_id or stem
+        found = _UUID.search(stem)
+        return found.group(0) if found else stem
+
+    def _agent_session(self, stem: str, recs: list[_Rec], entries: list[Entry]) -> ClaudeLoadedSession:
+        agent_id = self._agent_id or (stem[len("agent-"):] if stem.startswith("agent-") else None)
+        directory = os.path.dirname(self.path)
+        parent_id = self._any_session_id
+        if parent_id is None and os.path.basename(directory) == "subagents":
+            parent_id = os.path.basename(os.path.dirname(directory)) or None
+        sid = f"agent-{agent_id}" if agent_id else stem
+        if parent_id:
+            sid = f"{parent_id}/{sid}"
+        loaded = self._build(sid, SessionKind.SUBAGENT, recs, entries, self.account)
+        loaded.noise = list(self._noise)
+        loaded.summaries = list(self._summaries)
+        loaded.agent_type = _agent_type(self.path)
+        self._apply_title(loaded, recs, with_file_titles=True)
+        if loaded.agent_type and loaded.title_rank <= RANK_PROMPT and loaded.session.title:
+            loaded.session = replace(loaded.session, title=f"{loaded.agent_type}: {loaded.session.title}")
+        if (agent_id or "").startswith("acompact"):
+            kind = SessionKind.COMPACTION
+        else:
+            kind = SessionKind.WARMUP if _is_warmup(recs) else SessionKind.SUBAGENT
+        loaded.session = replace(loaded.session, kind=kind, parent_id=parent_id)
+        return loaded
+
+    def _build(self, sid: str, kind: SessionKind, recs: list[_Rec], entries: list[Entry],
+               account: LineAccount) -> ClaudeLoadedSession:
+        active = self._active_uuids(recs)
+        if active is not None:
+            entries = [
+                replace(e, on_active_branch=False)
+                if (o := self._owner.get(e.id)) is not None and o.uuid and o.uuid not in active
+                and self._nodes.get(o.uuid) is o else e
+                for e in entries
+            ]
+        entries, merged_from = _merge_text(entries)
+        keys = {id(r) for r in recs}
+        usage_by_message: dict[str, TokenUsage] = {}
+        for (mid, _req), (usage, rec) in self._usage.items():
+            if id(rec) in keys:
+                usage_by_message[mid] = usage_by_message.get(mid, TokenUsage()) + usage
+        total = sum(usage_by_message.values(), TokenUsage())
+        models: dict[str, None] = {}
+        for e in entries:
+            if e.model and e.model != _SYNTHETIC:
+                models.setdefault(e.model)
+        first, last = _span(entries)
+        session = Session(
+            id=sid, agent=self.agent, source_format=self.name, paths=(self.path,), kind=kind,
+            project=next((r.cwd for r in recs if r.cwd), None),
+            first_timestamp=first, last_timestamp=last, entry_count=_count(entries),
+            models=tuple(models), git_branch=next((r.branch for r in reversed(recs) if r.branch), None),
+            usage=total, line_count=account.lines, malformed_count=account.malformed,
+            noise_count=account.noise, size=_size_of(self.path),
+        )
+        uuids = {e.id: o.uuid for e in entries if (o := self._owner.get(e.id)) is not None and o.uuid}
+        return ClaudeLoadedSession(session, entries, account=account, record_uuids=uuids,
+                                   merged_from=merged_from, usage_by_message=usage_by_message)
+
+    def _apply_title(self, loaded: ClaudeLoadedSession, recs: list[_Rec],
+                     with_file_titles: bool = False) -> None:
+        candidates: list[tuple[int, str | None]] = []
+        if with_file_titles:
+            own = [text for leaf, text in self._summaries if leaf in self._nodes]
+            summary = own[-1] if own else self._summaries[-1][1] if self._summaries else None
+            candidates += [(RANK_CUSTOM, self._titles.get("custom")), (RANK_AI, self._titles.get("ai")),
+                           (RANK_SUMMARY, summary)]
+        candidates += [(RANK_PROMPT, next((r.prompt for r in recs if r.prompt), None)),
+                       (RANK_COMMAND, next((r.command for r in recs if r.command), None))]
+        for rank, text in candidates:
+            if text and text.strip():
+                loaded.title_rank = rank
+                loaded.session = replace(loaded.session, title=one_line(text))
+                return
+
+
+# -- linking (module functions: they need no adapter state) -----------------------------------
+def _link_children(mine: list[LoadedSession], by_id: dict[str, LoadedSession]) -> None:
+    children: dict[str, list[LoadedSession]] = {}
+    for s in mine:
+        pid = s.session.parent_id
+        parent = by_id.get(pid) if pid else None
+        if parent is not None and parent is not s and s.session.kind is not SessionKind.MAIN:
+            children.setdefault(pid or "", []).append(s)
+    for pid, kids in children.items():
+        parent = by_id[pid]
+        existing = list(parent.session.child_ids)
+        kids.sort(key=lambda k: (_ts_key(k.session.first_timestamp), k.session.id))
+        new = [k.session.id for k in kids if k.session.id not in existing]
+        if new:
+            parent.session = replace(parent.session, child_ids=tuple(existing + new))
+
+
+def _record_uuids(s: LoadedSession) -> dict[str, str]:
+    if isinstance(s, ClaudeLoadedSession):
+        return s.record_uuids
+    return {e.id: e.id.split(".", 1)[0] for e in s.entries
+            if not e.id.startswith("L") and e.kind is not EntryKind.MALFORMED}
+
+
+def _dedupe_resumed(mine: list[LoadedSession]) -> None:
+    by_dir: dict[str, list[LoadedSession]] = {}
+    for s in mine:
+        if s.session.kind is SessionKind.MAIN:
+            by_dir.setdefault(os.path.dirname(s.session.path), []).append(s)
+    for group in by_dir.values():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda s: (_ts_key(s.session.first_timestamp),
+                                  _ts_key(s.session.last_timestamp), s.session.path))
+        owner: dict[str, str] = {}
+        for s in group:
+            uuids = _record_uuids(s)
+            drop: dict[str, str] = {}  # entry id -> session that already shows it
+            for e in s.entries:
+                u = uuids.get(e.id)
+                if u and owner.get(u, s.session.id) != s.session.id:
+                    drop[e.id] = owner[u]
+            for u in uuids.values():
+                owner.setdefault(u, s.session.id)
+            if drop:
+                _drop_duplicates(s, drop)
+
+
+def _drop_duplicates(s: LoadedSession, drop: dict[str, str]) -> None:
+    merged = s.merged_from if isinstance(s, ClaudeLoadedSession) else {}
+    keep = [e for e in s.entries if e.id not in drop]
+    gone = [e for e in s.entries if e.id in drop]
+    kept_lines = {e.locator.line for e in keep} | {
+        loc.line for e in keep for loc in merged.get(e.id, ())}
+    moved: dict[int, Locator] = {}
+    for e in gone:
+        for loc in (e.locator, *merged.get(e.id, ())):
+            if loc.line not in kept_lines:
+                moved.setdefault(loc.line, loc)
+    s.entries = keep
+    s.noise = sorted([*s.noise, *moved.values()], key=lambda loc: loc.line)
+    s.account.conversation -= len(moved)
+    s.account.noise += len(moved)
+    usage = s.session.usage
+    if isinstance(s, ClaudeLoadedSession):
+        s.duplicates_hidden += len(moved)
+        remaining = {e.message_id for e in keep if e.message_id}
+        for mid in {e.message_id for e in gone if e.message_id} - remaining:
+            usage = _minus(usage, s.usage_by_message.pop(mid, TokenUsage()))
+    first, last = _span(keep)
+    s.session = replace(s.session, entry_count=_count(keep), noise_count=s.account.noise,
+                        first_timestamp=first, last_timestamp=last, usage=usage)
+    sources = ", ".join(sorted(set(drop.values())))
+    s.warnings.append(f"{len(moved)} records already shown in {sources} (resumed session) hidden")
+
+
+def _link_summaries(mine: list[LoadedSession]) -> None:
+    uuid_owner: dict[str, LoadedSession] = {}
+    for s in mine:
+        for u in _record_uuids(s).values():
+            uuid_owner.setdefault(u, s)
+    for s in mine:
+        if not isinstance(s, ClaudeLoadedSession):
+            continue
+        for leaf, text in s.summaries:
+            target = uuid_owner.get(leaf)
+            if target is None or target is s:
+                continue
+            s.summary_links[leaf] = target.session.id
+            if isinstance(target, ClaudeLoadedSession) and target.title_rank < RANK_SUMMARY:
+                target.title_rank = RANK_SUMMARY
+                target.session = replace(target.session, title=one_line(text))
+
+
+# -- small helpers ------------------------------------------------------------------------------
+def _s(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value == value and 0 <= value < 1e18:
+        return int(value)
+    return 0
+
+
+def _usage(u: JSON) -> TokenUsage:
+    return TokenUsage(_int(u.get("input_tokens")), _int(u.get("output_tokens")),
+                      _int(u.get("cache_read_input_tokens")), _int(u.get("cache_creation_input_tokens")))
+
+
+def _minus(a: TokenUsage, b: TokenUsage) -> TokenUsage:
+    return TokenUsage(max(a.input - b.input, 0), max(a.output - b.output, 0),
+                      max(a.cache_read - b.cache_read, 0), max(a.cache_creation - b.cache_creation, 0))
+
+
+def _dump(value: Any) -> str:
+    if value is None:
+        return ""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # ints over 64 bits from the slow-path parser
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return _dump(content)
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") in ("image", "document"):
+            parts.append(_media(block, str(block["type"])))
+        else:
+            parts.append(_dump(block))
+    return "\n".join(parts)
+
+
+def _media(block: JSON, btype: str) -> str:
+    """A short placeholder for an image or document block; never its base64 data."""
+    raw_source = block.get("source")
+    source: JSON = raw_source if isinstance(raw_source, dict) else {}
+    desc = btype
+    media = _s(source.get("media_type")) or _s(block.get("media_type"))
+    if media:
+        desc += f" {media}"
+    data = source.get("data")
+    if isinstance(data, str):
+        desc += f", {human_size(len(data) * 3 // 4 - data[-2:].count('='))}"
+    elif _s(source.get("url")):
+        desc += f", {source['url']}"
+    if _s(block.get("title")):
+        desc += f" “{block['title']}”"
+    return f"[{desc}]"
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
+    return truncate(" ".join(text.split()), limit)
+
+
+def _command(text: str) -> str | None:
+    name = _CMD_NAME.search(text)
+    if not name or not name.group(1):
+        return None
+    args = _CMD_ARGS.search(text)
+    return f"{name.group(1)} {args.group(1)}".strip() if args else name.group(1)
+
+
+def _is_warmup(recs: list[_Rec]) -> bool:
+    prompt = next((r.prompt for r in recs if r.prompt), None)
+    return prompt is not None and prompt.strip() == "Warmup"
+
+
+def _merge_text(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[Locator]]]:
+    """Consecutive TEXT blocks of one split assistant reply become one entry (the first's id)."""
+    out: list[Entry] = []
+    merged: dict[str, list[Locator]] = {}
+    for e in entries:
+        prev = out[-1] if out else None
+        if (prev is not None and e.kind is EntryKind.TEXT and prev.kind is EntryKind.TEXT
+                and e.message_id and e.message_id == prev.message_id and e.role == prev.role):
+            parts = [t for t in (prev.text, e.text) if t.strip()]
+            out[-1] = replace(prev, text="\n\n".join(parts) if parts else prev.text + e.text)
+            merged.setdefault(prev.id, []).append(e.locator)
+            continue
+        out.append(e)
+    return out, merged
+
+
+def _count(entries: list[Entry]) -> int:
+    return sum(1 for e in entries if e.kind is not EntryKind.MALFORMED)
+
+
+def _span(entries: list[Entry]) -> tuple[datetime | None, datetime | None]:
+    stamps = [e.timestamp for e in entries if e.timestamp is not None]
+    return (min(stamps), max(stamps)) if stamps else (None, None)
+
+
+def _ts_key(ts: datetime | None) -> tuple[bool, datetime]:
+    return (ts is None, ts or datetime.min.replace(tzinfo=timezone.utc))
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+
+
+def _size_of(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _agent_type(path: str) -> str | None:
+    """`agentType` from the 2.1.x `agent-<id>.meta.json` next to a subagent file."""
+    meta = path[: -len(".jsonl")] + ".meta.json" if path.endswith(".jsonl") else None
+    if not meta or not os.path.isfile(meta):
+        return None
+    try:
+        with open(meta, "rb") as fh:
+            value = orjson.loads(fh.read(65536))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return _s(value.get("agentType")) if isinstance(value, dict) else None
