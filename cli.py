@@ -75,11 +75,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--all-branches", action="store_true",
                    help="include entries on abandoned branches (rewinds, edits)")
 
-    q = sub.add_parser("search", parents=[common], help="search entries (case-insensitive)")
+    q = sub.add_parser(
+        "search", parents=[common], help="full-text search (see the query language in the README)",
+        description="Words (AND), \"phrases\", prefix*, OR, -exclude, filters agent: project: role: "
+        "kind: tool: session: branch: since: until: (ISO dates or 12h/7d/2w/1y). A term that is not "
+        "a plain word (a path, an identifier fragment) matches as a case-insensitive substring.",
+    )
     q.add_argument("query")
     q.add_argument("--limit", type=bounded(1, 500), default=20, help="1-500, default 20")
     q.add_argument("--max-chars", type=bounded(20, 4000), default=200,
                    help="length of each preview (20-4000, default 200)")
+    q.add_argument("--sort", choices=("rank", "recent"), default="rank",
+                   help="rank: BM25 with recency breaking ties (default); recent: newest first")
+    q.add_argument("--group", action="store_true", help="group hits by session")
+
+    x = sub.add_parser("index", parents=[common], help="bring the search index up to date")
+    x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
+    x.add_argument("--status", action="store_true", help="report what the index holds; change nothing")
 
     c = sub.add_parser("recent", parents=[common],
                        help="the last entries of a session (default: the most recently active)")
@@ -296,24 +308,101 @@ def _print_entries(
     return 0
 
 
-def cmd_search(args: argparse.Namespace) -> int:
-    from sessionscope.core.scan_search import scan_search
+def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False) -> Any:
+    """The search index, brought up to date first (with a progress bar on a terminal)."""
+    from sessionscope.core.config import cache_dir, load_config
+    from sessionscope.core.index import SearchIndex
 
-    if not args.query.strip():
-        raise CliError("search: the query is empty")
+    index = SearchIndex(cache_dir() / "index", tool_result_cap=load_config().tool_result_cap)
+    for m in index.messages:
+        print(f"sessionscope: {m}", file=sys.stderr)
+    show = not args.json and sys.stderr.isatty()
+    if not show:
+        report = index.update(lib, rebuild=rebuild)
+    else:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn("indexing {task.fields[files]}"), BarColumn(), DownloadColumn(),
+                      TimeRemainingColumn(), transient=True) as bar:
+            task = bar.add_task("index", total=None, files="")
+
+            def progress(p: Any) -> None:
+                bar.update(task, completed=p.bytes_done, total=p.bytes_total or None,
+                           files=f"{p.files_done}/{p.files_total} files")
+
+            report = index.update(lib, progress, rebuild=rebuild)
+    for m in report.messages:
+        print(f"sessionscope: warning: {m}", file=sys.stderr)
+    return index, report
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from sessionscope.core.query import QueryError, parse
+
+    try:
+        query = parse(args.query)
+    except QueryError as exc:
+        raise CliError(f"search: {exc}") from None
     lib, warnings = open_library(args)
     _warn(warnings, args)
-    hits = scan_search(lib, args.query, limit=args.limit, max_chars=args.max_chars)
+    index, _ = open_index(args, lib)
+    result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
+    hits = result.hits
+    if args.group:
+        order: dict[str, list[Any]] = {}
+        for h in hits:
+            order.setdefault(h.session_id, []).append(h)
+        hits = [h for group in order.values() for h in group]
     if args.json:
-        _emit({"query": args.query, "hits": [h.to_dict() for h in hits]})
+        out: dict[str, Any] = {"query": args.query, "mode": result.mode}
+        if args.group:
+            out["sessions"] = [{"session_id": sid, "hits": [h.to_dict() for h in group]}
+                               for sid, group in order.items()]
+        out["hits"] = [h.to_dict() for h in hits]
+        _emit(out)
         return 0
     from sessionscope.core.text import one_line
 
     if not hits:
         print(f"no matches for {one_line(args.query)!r}")
+    last = None
     for h in hits:
+        if args.group and h.session_id != last:
+            s = lib.get(h.session_id)
+            print(f"== {h.session_id[:8]}  {one_line((s.title if s else None) or '', 80)}")
+            last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
-        print(f"{ts}  {h.session_id[:8]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.preview)}")
+        print(f"{ts}  {h.session_id[:8]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    if args.status:
+        from sessionscope.core.config import cache_dir
+        from sessionscope.core.index import SearchIndex
+
+        status = SearchIndex(cache_dir() / "index").status(lib)
+        if args.json:
+            _emit(status)
+        else:
+            for k, v in status.items():
+                print(f"{k:<14} {v}")
+        return 0
+    index, report = open_index(args, lib, rebuild=args.rebuild)
+    data = {
+        "files_indexed": report.files_indexed, "files_appended": report.files_appended,
+        "files_dropped": report.files_dropped, "documents_added": report.docs_added,
+        "bytes_read": report.bytes_read, "seconds": round(report.seconds, 3),
+        **index.status(lib),
+    }
+    if args.json:
+        _emit(data)
+    else:
+        print(f"indexed {report.files_indexed} new/changed and {report.files_appended} grown file(s), "
+              f"dropped {report.files_dropped}; {report.docs_added} documents in {report.seconds:.2f}s; "
+              f"{data['documents']} documents in all")
     return 0
 
 
@@ -351,6 +440,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "search": cmd_search,
     "recent": cmd_recent,
     "roots": cmd_roots,
+    "index": cmd_index,
 }
 
 
@@ -384,9 +474,9 @@ def _print_sessions(rows: list[tuple[int, Session]]) -> None:
     from sessionscope.core.text import one_line
 
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for col, kw in (("ID", {"no_wrap": True}), ("AGENT", {}), ("PROJECT", {}), ("ACTIVE", {"no_wrap": True}),
-                    ("ENTRIES", {"justify": "right"}), ("TOKENS", {"justify": "right"}), ("TITLE", {})):
-        table.add_column(col, **kw)
+    for col, kw in (("ID", {}), ("AGENT", {}), ("PROJECT", {"max_width": 24}), ("ACTIVE", {}),
+                    ("ENTRIES", {"justify": "right"}), ("TOKENS", {"justify": "right"}), ("TITLE", {"ratio": 1})):
+        table.add_column(col, no_wrap=True, overflow="ellipsis", **kw)
     for depth, s in rows:
         indent = "  " * depth + ("└ " if depth else "")
         project = os.path.basename((s.project or "").rstrip("/")) or "-"
@@ -394,11 +484,11 @@ def _print_sessions(rows: list[tuple[int, Session]]) -> None:
         if depth:
             title = f"[{s.kind.value}] {title}"
         table.add_row(
-            Text(indent + s.id[:8]), Text(s.agent), Text(one_line(project, 24)),
+            Text(indent + (s.id.split("/")[-1][:18] if depth else s.id[:8])), Text(s.agent), Text(one_line(project, 24)),
             Text(relative_time(s.last_timestamp)), Text(str(s.entry_count)),
             Text(human_tokens(s.usage.total)), Text(one_line(title, 60)),
         )
-    console = Console(markup=False, highlight=False, emoji=False)
+    console = Console(markup=False, highlight=False, emoji=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
     if not rows:
         console.print("no sessions")

@@ -58,11 +58,12 @@ class Hit:
 
 
 def searchable_text(e: Entry, tool_result_cap: int | None = None) -> str:
-    """What of an entry is searched: its text, plus the tool name and input of a tool call;
-    a tool result only up to `tool_result_cap` characters (tool output dominates transcripts)."""
-    if e.kind is EntryKind.TOOL_USE and e.tool_input is not None:
-        parts = [e.tool_name or "", e.text, _flatten(e.tool_input)]
-        return "\n".join(p for p in parts if p)
+    """What of an entry is searched: its text; for a tool call its name and the raw values of
+    its input (not their JSON, so quotes and backslashes match as typed); a tool result only up to
+    `tool_result_cap` characters (tool output dominates transcripts)."""
+    if e.kind is EntryKind.TOOL_USE:
+        body = _flatten(e.tool_input) if e.tool_input is not None else e.text
+        return "\n".join(p for p in (e.tool_name or "", body) if p)
     if e.kind is EntryKind.TOOL_RESULT and tool_result_cap is not None:
         return e.text[:tool_result_cap]
     return e.text

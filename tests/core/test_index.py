@@ -1,0 +1,216 @@
+"""The full-text index: incremental ingest, the query language, and agreement with a brute-force scan."""
+from __future__ import annotations
+
+import os
+import random
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.discovery import Root
+from sessionscope.core.index import SearchIndex
+from sessionscope.core.library import Library
+from sessionscope.core.scan_search import scan_search
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def header(sid: str, agent: str = "test-agent", project: str = "/home/dev/alpha") -> dict:
+    return {"session_id": sid, "agent_id": agent, "source_plugin": "session-logs",
+            "started_at": T0.isoformat(), "project": project, "git_branch": "main"}
+
+
+def entry(text: str, i: int, role: str = "user", **kw: object) -> dict:
+    return {"role": role, "content": text, "timestamp": (T0 + timedelta(minutes=i)).isoformat(), **kw}
+
+
+def write_session(path: Path, sid: str, texts: list[str], **hdr: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [header(sid, **hdr)] + [entry(t, i, "user" if i % 2 == 0 else "assistant") for i, t in enumerate(texts)]
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return path
+
+
+class World:
+    """A root, a library over it, and an index, all in tmp_path."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.root = tmp / "root"
+        self.root.mkdir()
+        self.catalog = Catalog(tmp / "catalog.sqlite")
+        self.lib = Library([Root(str(self.root), "--root", explicit=True)], catalog=self.catalog)
+        self.index_dir = tmp / "index"
+        self.index = SearchIndex(self.index_dir)
+
+    def update(self):  # noqa: ANN201
+        self.lib.scan()
+        return self.index.update(self.lib)
+
+    def keys(self, query: str, limit: int = 500) -> list[tuple[str, str]]:
+        return [(h.session_id, h.entry_id) for h in self.index.search(query, limit=limit).hits]
+
+    def count(self, query: str) -> int:
+        return len(self.keys(query))
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path)
+
+
+def test_build_and_find(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["the flaky retry test", "fixed the retry loop", "unrelated"])
+    report = world.update()
+    assert report.files_indexed == 1 and report.docs_added == 3
+    assert world.count("retry") == 2
+    assert world.count("flaky retry") == 1
+    assert world.count('"retry loop"') == 1
+    assert world.count("retr*") == 2
+    assert world.count("retry -flaky") == 1
+
+
+def test_grown_file_reads_only_the_new_lines_and_half_lines_later(world: World) -> None:
+    p = write_session(world.root / "a.jsonl", "s-a", ["alpha one", "alpha two"])
+    world.update()
+    with open(p, "ab") as fh:
+        fh.write(orjson.dumps(entry("alpha three", 5)) + b"\n")
+        fh.write(orjson.dumps(entry("alpha four", 6))[:15])  # a half-written line
+    report = world.update()
+    assert report.files_appended == 1 and report.files_indexed == 0
+    assert report.docs_added == 1  # only the new complete line
+    assert world.count("alpha") == 3
+    with open(p, "ab") as fh:
+        fh.write(orjson.dumps(entry("alpha four", 6))[15:] + b"\n")
+    report = world.update()
+    assert report.docs_added == 1
+    assert world.count("alpha") == 4
+    assert world.count("four") == 1  # no duplicate of the completed line
+    hit = world.index.search("four").hits[0]
+    assert hit.locator.line == 5  # header + 4 entries: line numbers continue across appends
+
+
+def test_unchanged_file_is_not_read_again(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["alpha"])
+    world.update()
+    report = world.update()
+    assert report.files_indexed == report.files_appended == report.docs_added == 0
+
+
+def test_rewritten_and_truncated_files_are_reindexed(world: World) -> None:
+    p = write_session(world.root / "a.jsonl", "s-a", ["alpha one", "alpha two", "alpha three"])
+    world.update()
+    write_session(p, "s-a", ["beta one"])  # shorter, different head
+    report = world.update()
+    assert report.files_indexed == 1
+    assert world.count("alpha") == 0 and world.count("beta") == 1
+
+
+def test_deleted_file_documents_are_removed(world: World) -> None:
+    p = write_session(world.root / "a.jsonl", "s-a", ["alpha"])
+    write_session(world.root / "b.jsonl", "s-b", ["alpha"])
+    world.update()
+    assert world.count("alpha") == 2
+    os.unlink(p)
+    report = world.update()
+    assert report.files_dropped == 1
+    assert world.keys("alpha") == [("s-b", "L2")]
+
+
+def test_interrupted_ingest_leaves_no_duplicates(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["alpha one", "alpha two"])
+    world.update()
+    # A crash after the documents were committed but before the catalog recorded it: the next
+    # update reads the file again from the start.
+    world.catalog.drop_index_states()
+    world.index.update(world.lib)
+    assert world.count("alpha") == 2
+
+
+def test_filters(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-alpha", ["deploy staging", "deploy prod"], project="/home/dev/payments-api")
+    write_session(world.root / "b.jsonl", "s-beta", ["deploy web"], agent="other-agent", project="/home/dev/web")
+    world.update()
+    assert world.count("deploy agent:other") == 1
+    assert world.count("deploy project:payments") == 2
+    assert world.count("deploy role:assistant") == 1
+    assert world.count("session:s-al") == 2
+    assert world.count("deploy branch:main") == 3
+    assert world.count("kind:text") == 3
+    assert world.count("deploy until:2026-10-30") == 0
+    assert world.count("deploy since:2026-11-01") == 3
+
+
+def test_ranking_and_recent_sort(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["cache cache cache invalidation", "cache", "other"])
+    world.update()
+    ranked = world.index.search("cache").hits
+    assert ranked[0].entry_id == "L2"  # the entry that says it three times ranks first
+    recent = world.index.search("cache", sort="recent").hits
+    assert [h.entry_id for h in recent] == ["L3", "L2"]
+    assert ranked[0].snippet and "«cache»" in ranked[0].snippet
+
+
+def test_substring_fragments(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["edit core/jsonl.py now", "the SessionScope app", "snake_case_name here"])
+    world.update()
+    assert world.keys("ssionSco") == [("s-a", "L3")]
+    assert world.keys("core/jsonl.py") == [("s-a", "L2")]
+    assert world.keys("e/json") == [("s-a", "L2")]
+    assert world.keys("case_na") == [("s-a", "L4")]
+
+
+def test_corrupt_index_is_rebuilt_with_a_message(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["alpha"])
+    world.update()
+    world.index.close()
+    for f in (world.index_dir / "tantivy-v1").iterdir():
+        if f.name == "meta.json":
+            f.write_text("{not json")
+    index = SearchIndex(world.index_dir)
+    assert any("rebuilding" in m for m in index.messages)
+    world.index = index
+    world.update()
+    assert world.count("alpha") == 1
+
+
+# -- the index against a brute-force scan ------------------------------------------------------
+WORDS = ["alpha", "beta", "gamma", "delta", "Sessionscope", "core/jsonl.py", "snake_case", "x.y", "über", "naïve"]
+
+
+def _brute_force_matches(tmp: Path, seed: int, pick: int, length: int) -> tuple[list, list, str]:
+    w = World(tmp)
+    rng = random.Random(seed)
+    texts_all: list[str] = []
+    for f in range(3):
+        texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 8))]
+        texts_all += texts
+        write_session(w.root / f"s{f}.jsonl", f"s{f}", texts)
+    w.update()
+    # the fragment: a slice of some entry's text (so it matches at least once), cut anywhere
+    source = texts_all[pick % len(texts_all)]
+    start = (pick * 7919) % len(source)
+    fragment = source[start : start + length].strip()
+    if not fragment or fragment.startswith("-"):
+        fragment = source.split()[0]
+    query = f'"{fragment}"' if " " in fragment else fragment
+    got = sorted(w.keys(query))
+    expected = sorted((h.session_id, h.entry_id) for h in scan_search(w.lib, fragment, limit=500))
+    return got, expected, fragment
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), pick=st.integers(0, 1000), length=st.integers(2, 14))
+def test_fragments_match_a_brute_force_scan(tmp_path_factory: pytest.TempPathFactory, seed: int,
+                                            pick: int, length: int) -> None:
+    """Any slice of the text that is not a whole word is a substring query: the index's answer
+    equals a scan's, none missed and none extra. (Whole words use word semantics; WORDS holds
+    no word inside another, so those agree with the scan too.)"""
+    got, expected, fragment = _brute_force_matches(tmp_path_factory.mktemp("bf"), seed, pick, length)
+    assert expected, fragment
+    assert got == expected, fragment
