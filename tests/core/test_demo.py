@@ -1,0 +1,213 @@
+"""The demo corpus: deterministic, valid JSONL (but for its one broken line), the expected layout."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from sessionscope.core.demo import DemoCorpus, escape_project_dir, generate_demo
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoCorpus:
+    return generate_demo(tmp_path_factory.mktemp("demo"), now=NOW, seed=7)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _records(path: Path) -> list[dict]:
+    """The records of a file, skipping the one deliberately broken line (tested on its own)."""
+    out = []
+    for line in path.read_text("utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def test_same_seed_and_now_give_identical_bytes(tmp_path: Path) -> None:
+    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
+    b = generate_demo(tmp_path / "b", now=NOW, seed=7)
+    ta, tb = _tree(a.root), _tree(b.root)
+    assert ta == tb
+    assert len(ta) == a.files + a.claude_subagents - 1  # + .meta.json files (one subagent has none)
+    mtimes = {p.relative_to(a.root): p.stat().st_mtime for p in a.paths}
+    assert mtimes == {p.relative_to(b.root): p.stat().st_mtime for p in b.paths}
+
+
+def test_other_seed_gives_other_ids(tmp_path: Path) -> None:
+    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
+    b = generate_demo(tmp_path / "b", now=NOW, seed=8)
+    assert {p.name for p in a.paths} != {p.name for p in b.paths}
+
+
+def test_every_line_is_json_except_the_broken_one(demo: DemoCorpus) -> None:
+    bad: list[tuple[Path, int]] = []
+    for path in demo.paths:
+        for n, line in enumerate(path.read_bytes().split(b"\n"), 1):
+            if not line:
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:
+                bad.append((path, n))
+                continue
+            assert isinstance(value, dict)
+        assert path.read_bytes().endswith(b"\n")
+    assert bad == [(demo.broken_file, demo.broken_line)]
+    # valid lines follow the broken one
+    assert len(demo.broken_file.read_bytes().splitlines()) > demo.broken_line + 3
+
+
+def test_counts_and_sizes(demo: DemoCorpus) -> None:
+    assert 10 <= demo.claude_sessions <= 14
+    assert 5 <= demo.codex_sessions <= 7
+    assert demo.claude_subagents >= 1
+    assert demo.files == len(demo.paths) == demo.claude_sessions + demo.claude_subagents \
+        + demo.codex_sessions
+    assert demo.bytes == sum(p.stat().st_size for p in demo.paths)
+    assert 3_000_000 <= demo.big_file.stat().st_size <= 5_000_000
+    assert len(_records(demo.big_file)) > 2000
+
+
+def test_timestamps_lie_in_the_three_weeks_before_now(demo: DemoCorpus) -> None:
+    stamps = []
+    for path in demo.paths:
+        for rec in _records(path):
+            if isinstance(rec.get("timestamp"), str):
+                stamps.append(rec["timestamp"])
+    assert all(len(s) == 24 and s.endswith("Z") and s[19] == "." for s in stamps)
+    assert min(stamps) >= "2026-02-08" and max(stamps) < "2026-03-01T12:00:00.000Z"
+
+
+def test_claude_layout(demo: DemoCorpus) -> None:
+    projects = demo.claude_root / "projects"
+    names = {p.name for p in projects.iterdir()}
+    assert {escape_project_dir(c) for c in (
+        "/home/dev/projects/payments-api", "/home/dev/projects/web-dashboard",
+        "/home/dev/projects/infra", "/home/dev/work/ml_experiments.v2")} == names
+    assert "-home-dev-work-ml-experiments-v2" in names
+    for path in projects.glob("*/*.jsonl"):
+        recs = [r for r in _records(path) if "sessionId" in r]
+        assert {r["sessionId"] for r in recs} == {path.stem}
+
+
+def test_subagent_with_meta_and_parent_task(demo: DemoCorpus) -> None:
+    agents = sorted(demo.claude_root.glob("projects/*/*/subagents/agent-*.jsonl"))
+    explore = [p for p in agents if not p.name.startswith("agent-acompact-")]
+    assert len(explore) == 1
+    sub = explore[0]
+    meta = json.loads(sub.with_name(sub.stem + ".meta.json").read_text())
+    assert meta["agentType"] == "Explore"
+    parent_sid = sub.parent.parent.name
+    parent = sub.parent.parent.parent / f"{parent_sid}.jsonl"
+    sub_recs = _records(sub)
+    agent_id = sub.stem.removeprefix("agent-")
+    assert all(r["isSidechain"] and r["agentId"] == agent_id and r["sessionId"] == parent_sid
+               for r in sub_recs)
+    assert sub_recs[0]["parentUuid"] is None
+    recs = _records(parent)
+    task_ids = [b["id"] for r in recs if r.get("type") == "assistant"
+                for b in r["message"]["content"] if b.get("type") == "tool_use"
+                and b["name"] == "Task"]
+    assert len(task_ids) == 1
+    progress = [r for r in recs if r.get("type") == "progress"
+                and r["data"].get("type") == "agent_progress"]
+    assert progress and all(r["parentToolUseID"] == task_ids[0]
+                            and r["data"]["agentId"] == agent_id for r in progress)
+    results = [r for r in recs if r.get("type") == "user"
+               and isinstance(r["toolUseResult"] if "toolUseResult" in r else None, dict)
+               and r["toolUseResult"].get("agentId") == agent_id]
+    assert len(results) == 1
+
+
+def test_split_replies_share_message_id(demo: DemoCorpus) -> None:
+    by_id: dict[str, int] = {}
+    for path in demo.paths:
+        if demo.codex_root in path.parents:
+            continue
+        for rec in _records(path):
+            if rec.get("type") == "assistant":
+                assert len(rec["message"]["content"]) == 1
+                by_id[rec["message"]["id"]] = by_id.get(rec["message"]["id"], 0) + 1
+    assert max(by_id.values()) >= 3
+
+
+def test_compaction(demo: DemoCorpus) -> None:
+    found = []
+    for path in demo.claude_root.glob("projects/*/*.jsonl"):
+        recs = _records(path)
+        for i, rec in enumerate(recs):
+            if rec.get("subtype") == "compact_boundary":
+                assert rec["parentUuid"] is None and rec["logicalParentUuid"]
+                nxt = recs[i + 1]
+                assert nxt["isCompactSummary"] is True
+                assert nxt["message"]["content"].startswith("This session is being continued")
+                found.append(path)
+    assert len(found) == 1
+    assert list(found[0].with_suffix("").glob("subagents/agent-acompact-*.jsonl"))
+
+
+def test_tool_calls_and_failing_run(demo: DemoCorpus) -> None:
+    names: set[str] = set()
+    errors = 0
+    for path in demo.claude_root.glob("projects/*/*.jsonl"):
+        for rec in _records(path):
+            content = rec.get("message", {}).get("content")
+            if not isinstance(content, list):
+                continue
+            for b in content:
+                if b.get("type") == "tool_use":
+                    names.add(b["name"])
+                if b.get("type") == "tool_result" and b.get("is_error"):
+                    errors += 1
+    assert {"Bash", "Read", "Edit", "Write", "Grep", "Task"} <= names
+    assert errors >= 2
+
+
+def test_codex_layout_and_exec_run(demo: DemoCorpus) -> None:
+    rollouts = sorted(demo.codex_root.glob("sessions/*/*/*/rollout-*.jsonl"))
+    assert len(rollouts) == demo.codex_sessions
+    originators = set()
+    for path in rollouts:
+        recs = _records(path)
+        assert all(set(r) == {"timestamp", "type", "payload"} for r in recs)
+        meta = recs[0]
+        assert meta["type"] == "session_meta"
+        originators.add(meta["payload"]["originator"])
+        assert path.name.endswith(meta["payload"]["id"] + ".jsonl")
+        yyyy, mm, dd = path.parts[-4:-1]
+        assert path.name.startswith(f"rollout-{yyyy}-{mm}-{dd}T")
+        types = {(r["type"], r["payload"].get("type")) for r in recs}
+        assert ("event_msg", "token_count") in types
+        assert any(r["type"] == "turn_context" and r["payload"].get("model") for r in recs)
+    assert "codex_exec" in originators
+    exec_meta = _records(demo.exec_file)[0]["payload"]
+    assert exec_meta["originator"] == "codex_exec" and exec_meta["source"] == "exec"
+    calls = {r["payload"].get("name") for p in rollouts for r in _records(p)
+             if r["payload"].get("type") in ("function_call", "custom_tool_call")}
+    assert {"shell", "exec_command", "apply_patch", "update_plan"} <= calls
+
+
+def test_markup_and_escape_survive_json(demo: DemoCorpus) -> None:
+    raw = demo.markup_file.read_bytes()
+    assert b"\\u001b[31m" in raw and b"\x1b" not in raw
+    text = "\n".join(json.dumps(r, ensure_ascii=False) for r in _records(demo.markup_file))
+    assert "[bold]x[/bold]" in text
+    assert "\x1b[31m" in "".join(
+        r["message"]["content"] for r in _records(demo.markup_file)
+        if r.get("type") == "user" and isinstance(r["message"]["content"], str))
+
+
+def test_mining_phrases_present(demo: DemoCorpus) -> None:
+    text = b"".join(p.read_bytes() for p in demo.paths).decode("utf-8")
+    for phrase in ("instead of", "didn't work, reverting", "tests pass", "Still open:"):
+        assert phrase.lower() in text.lower(), phrase
