@@ -293,7 +293,8 @@ class RecordFile:
     def tail(self, n: int, *, line_numbers: bool = True) -> list[RawLine]:
         """The last `n` lines, found by scanning backward from the end.
 
-        With `line_numbers`, lines before the tail are counted (no parsing, no index built)."""
+        Without `line_numbers` nothing before the tail is touched (lines are numbered 0:
+        unknown); with them, the newline index is built first (a memchr-speed pass, no parsing)."""
         buf = self.buffer
         end = self.size
         if end == 0:
@@ -312,10 +313,7 @@ class RecordFile:
         starts.reverse()
         first_line = 0
         if line_numbers:
-            if self._scanned_to >= self.size:
-                first_line = len(self._starts) - len(starts) + 1
-            else:
-                first_line = _count_newlines(buf, starts[0]) + 1
+            first_line = len(self.build_index()) - len(starts) + 1
         out: list[RawLine] = []
         for i, start in enumerate(starts):
             line_end = starts[i + 1] - 1 if i + 1 < len(starts) else stop
@@ -329,15 +327,6 @@ class RecordFile:
                 )
             )
         return out
-
-
-def _count_newlines(buf: bytes | mmap.mmap, end: int) -> int:
-    count, pos = 0, 0
-    while pos < end:
-        chunk_end = min(pos + (16 << 20), end)
-        count += buf[pos:chunk_end].count(b"\n")
-        pos = chunk_end
-    return count
 
 
 def _read_zst(path: str) -> bytes:

@@ -58,6 +58,13 @@ class Library:
         self.rows: dict[str, FileRow] = {}  # the files of the last scan, by path
 
     # -- scanning -----------------------------------------------------------------------
+    def load_cached(self) -> int:
+        """Sessions as the catalog last saw them, without touching the files (for a first paint
+        before `scan()` confirms them). Returns how many sessions are known."""
+        rows = [r for r in self.catalog.all() if _under_any(r.path, self.roots)]
+        self._sessions = _link([s for r in rows for s in r.sessions])
+        return len(self._sessions)
+
     def scan(self, progress: ProgressFn | None = None) -> ScanReport:
         report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
         self.catalog.messages.clear()

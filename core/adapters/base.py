@@ -239,20 +239,32 @@ def read_head(path: str, nbytes: int = 65536) -> bytes:
         return b""
 
 
+_memo: tuple[bytes, int, list[dict]] | None = None
+
+
 def first_json_lines(head: bytes, n: int = 5) -> list[dict]:
-    """Up to `n` JSON objects from the complete lines of a file's head (for sniffing)."""
+    """Up to `n` JSON objects from the complete lines of a file's head (for sniffing).
+
+    The registry hands the same head to every adapter's `sniff`, so the last answer is kept
+    (by identity of the head) and each head is parsed once, only as far as needed."""
+    global _memo
+    memo = _memo
+    if memo is not None and memo[0] is head and memo[1] >= n:
+        return memo[2][:n]
     from ..jsonl import loads_lenient
 
     out: list[dict] = []
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
+    start = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    end = len(head)
     # A last line cut off by the head's size simply fails to parse and is skipped.
-    for line in head.split(b"\n"):
-        if not line.strip():
-            continue
-        value = loads_lenient(line)
-        if isinstance(value, dict):
-            out.append(value)
-        if len(out) >= n:
-            break
+    while start < end and len(out) < n:
+        nl = head.find(b"\n", start)
+        stop = end if nl < 0 else nl
+        line = head[start:stop]
+        if line.strip():
+            value = loads_lenient(line)
+            if isinstance(value, dict):
+                out.append(value)
+        start = stop + 1
+    _memo = (head, n, out)
     return out

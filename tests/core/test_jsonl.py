@@ -44,10 +44,10 @@ def test_head_and_tail_without_full_index(tmp_path: Path) -> None:
     with RecordFile(p) as rf:
         head = rf.head(5)
         assert [orjson.loads(r.data)["i"] for r in head] == [0, 1, 2, 3, 4]
-        tail = rf.tail(3)
+        tail = rf.tail(3, line_numbers=False)
         assert [orjson.loads(r.data)["i"] for r in tail] == [997, 998, 999]
-        assert [r.line for r in tail] == [998, 999, 1000]
         assert len(rf._starts) < 10  # the forward index was not built to answer the tail
+        assert [r.line for r in rf.tail(3)] == [998, 999, 1000]  # numbered: index built first
 
 
 def test_tail_of_unterminated_file(tmp_path: Path) -> None:
