@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
+
+from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
     from sessionscope.core.library import Library
@@ -445,27 +446,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 # -- tables ---------------------------------------------------------------------------------
-def relative_time(ts: datetime | None, now: datetime | None = None) -> str:
-    if ts is None:
-        return "-"
-    now = now or datetime.now(timezone.utc)
-    secs = (now - ts).total_seconds()
-    if secs < 0:
-        return "just now"
-    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
-        if secs >= size:
-            return f"{int(secs // size)}{unit} ago"
-    return "just now"
-
-
-def human_tokens(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(n)
-
-
 def _print_sessions(rows: list[tuple[int, Session]]) -> None:
     from rich.console import Console
     from rich.table import Table

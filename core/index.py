@@ -477,7 +477,7 @@ class SearchIndex:
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file()) if self.directory else 0
         return {
             "documents": self.index.searcher().num_docs,
-            "files_indexed": len(states),
+            "files_in_index": len(states),
             "files_stale": stale,
             "index_bytes": size,
             "directory": str(self.directory) if self.directory else None,

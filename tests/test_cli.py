@@ -1,0 +1,189 @@
+"""The command line: JSON shapes, limits, errors and exit codes, on the project's own demo corpus
+and on the real-agent corpus."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, NO_CORPUS
+
+from sessionscope.cli import main
+from sessionscope.core.demo import generate_demo
+
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    root = tmp_path_factory.mktemp("demo")
+    corpus = generate_demo(root, now=NOW)
+    return ["--root", str(corpus.claude_root), "--root", str(corpus.codex_root)]
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_sessions_json_shape(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    data = run_json(capsys, "sessions", *demo)
+    sessions = data["sessions"]
+    assert sessions
+    for key in ("session_id", "agent_id", "source_plugin", "entry_count", "first_timestamp", "last_timestamp"):
+        assert key in sessions[0]
+    stamps = [s["last_timestamp"] for s in sessions]
+    assert stamps == sorted(stamps, reverse=True)  # most recent first
+    assert {s["agent_id"] for s in sessions} == {"claude-code", "codex"}
+    assert all(s["kind"] == "main" and s["parent_session_id"] is None for s in sessions)
+
+
+def test_sessions_all_nests_children(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    top = run_json(capsys, "sessions", *demo)["sessions"]
+    every = run_json(capsys, "sessions", "--all", *demo)["sessions"]
+    children = [s for s in every if s["depth"] > 0]
+    assert children and len(every) == len(top) + len(children)
+    for i, s in enumerate(every):
+        if s["depth"] > 0:  # listed right under its parent (or a sibling of it)
+            parents = [p for p in every[:i] if p["session_id"] == s["parent_session_id"]]
+            assert parents
+
+
+def test_sessions_limit_agent_project(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    assert len(run_json(capsys, "sessions", "--limit", "2", *demo)["sessions"]) == 2
+    codex = run_json(capsys, "sessions", "--agent", "codex", *demo)["sessions"]
+    assert codex and all(s["agent_id"] == "codex" for s in codex)
+    pay = run_json(capsys, "sessions", "--project", "payments", *demo)["sessions"]
+    assert pay and all("payments" in s["project"] for s in pay)
+
+
+@pytest.mark.parametrize(("args", "allowed"), [
+    (["sessions", "--limit", "0"], "between 1 and 500"),
+    (["sessions", "--limit", "501"], "between 1 and 500"),
+    (["read", "x", "--max-chars", "19"], "between 20 and 4000"),
+    (["search", "x", "--limit", "abc"], "expected an integer between 1 and 500"),
+])
+def test_out_of_range_values_are_refused_with_the_range(
+    capsys: pytest.CaptureFixture[str], demo: list[str], args: list[str], allowed: str
+) -> None:
+    code, out, err = run(capsys, *args, *demo)
+    assert code == 2 and allowed in err and len(err.strip().splitlines()) == 1
+
+
+def test_errors_with_json(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    code, out, err = run(capsys, "read", "no-such-id", *demo, "--json")
+    assert code == 2
+    assert json.loads(out) == {"ok": False, "error": "no session matches id 'no-such-id'"}
+    assert err.strip() == "sessionscope: no session matches id 'no-such-id'"
+
+
+def test_missing_root(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "sessions", "--root", str(tmp_path / "nope"))
+    assert code == 2 and "root not found" in err
+
+
+def test_no_history_at_all_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "sessions")
+    assert code == 2 and "no agent history found" in err and "--demo" in err
+
+
+def test_read_shape_prefix_and_max_chars(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    sid = run_json(capsys, "sessions", *demo)["sessions"][0]["session_id"]
+    data = run_json(capsys, "read", sid[:8], "--limit", "5", "--max-chars", "20", *demo)
+    assert set(data) >= {"header", "total_entries", "returned", "truncated", "entries"}
+    assert data["header"]["session_id"] == sid
+    assert data["returned"] == len(data["entries"]) == min(5, data["total_entries"])
+    assert data["truncated"] == (data["total_entries"] > 5)
+    assert all(len(e["content"]) <= 20 for e in data["entries"])
+    first = data["entries"][0]
+    assert {"entry_id", "role", "kind", "timestamp", "content", "locator"} <= set(first)
+
+
+def test_read_at_entry(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    sid = run_json(capsys, "sessions", *demo)["sessions"][0]["session_id"]
+    entries = run_json(capsys, "read", sid, "--limit", "10", *demo)["entries"]
+    target = entries[3]["entry_id"]
+    data = run_json(capsys, "read", f"{sid}#{target}", "--limit", "2", *demo)
+    assert data["entries"][0]["entry_id"] == target
+    code, out, err = run(capsys, "read", f"{sid}#nope", *demo)
+    assert code == 2 and "has no entry 'nope'" in err
+
+
+def test_ambiguous_prefix(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    code, out, err = run(capsys, "read", "", *demo)
+    assert code == 2
+
+
+def test_recent(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    newest = run_json(capsys, "sessions", *demo)["sessions"][0]
+    data = run_json(capsys, "recent", "--limit", "3", *demo)
+    assert data["header"]["session_id"] == newest["session_id"]
+    assert data["returned"] == 3
+    full = run_json(capsys, "read", newest["session_id"], "--limit", "1000", *demo)
+    assert [e["entry_id"] for e in data["entries"]] == [e["entry_id"] for e in full["entries"][-3:]]
+
+
+def test_search_json_contract(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    data = run_json(capsys, "search", "pytest", "--limit", "5", *demo)
+    hits = data["hits"]
+    assert 0 < len(hits) <= 5
+    for key in ("session_id", "timestamp", "role", "source_plugin", "preview", "rank", "snippet", "locator"):
+        assert key in hits[0]
+    assert "«" in hits[0]["snippet"]
+    recent = run_json(capsys, "search", "pytest", "--sort", "recent", *demo)["hits"]
+    stamps = [h["timestamp"] for h in recent]
+    assert stamps == sorted(stamps, reverse=True)
+
+
+def test_search_hit_opens_with_read(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    hit = run_json(capsys, "search", "pytest", "--limit", "1", *demo)["hits"][0]
+    data = run_json(capsys, "read", f"{hit['session_id']}#{hit['entry_id']}", "--limit", "1",
+                    "--max-chars", "4000", "--all-branches", *demo)
+    entry = data["entries"][0]
+    assert entry["entry_id"] == hit["entry_id"] and entry["locator"] == hit["locator"]
+
+
+def test_malformed_query_says_where(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    code, out, err = run(capsys, "search", 'deploy "staging', *demo, "--json")
+    assert code == 2
+    assert json.loads(out)["error"] == "search: unclosed quote (at column 8)"
+
+
+def test_index_status_and_rebuild(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    built = run_json(capsys, "index", *demo)
+    assert built["documents"] > 0 and built["files_indexed"] > 0
+    again = run_json(capsys, "index", *demo)
+    assert again["files_indexed"] == 0 and again["documents_added"] == 0
+    status = run_json(capsys, "index", "--status", *demo)
+    assert status["files_stale"] == 0 and status["documents"] == built["documents"]
+    rebuilt = run_json(capsys, "index", "--rebuild", *demo)
+    assert rebuilt["documents"] == built["documents"]
+
+
+def test_table_output_is_escaped(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    code, out, err = run(capsys, "search", "bold", "--limit", "50", *demo)
+    assert code == 0
+    assert "\x1b" not in out  # escape sequences from transcripts never reach the terminal
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+def test_real_corpus_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    sessions = run_json(capsys, "sessions", "--all", "--root", str(CORPUS))["sessions"]
+    agents = {s["agent_id"] for s in sessions}
+    assert {"claude-code", "codex"} <= agents
+    assert any(s["kind"] == "subagent" for s in sessions)
