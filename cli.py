@@ -102,6 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="truncate each entry's content (20-4000, default 200)")
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
+
+    w = sub.add_parser("watch", parents=[common],
+                       help="print session events as they happen (JSON lines with --json)")
+    w.add_argument("--poll", action="store_true", help="poll instead of inotify (network file systems)")
+    w.add_argument("--no-index", action="store_true", help="do not keep the search index current")
     return p
 
 
@@ -424,6 +429,39 @@ def cmd_roots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_watch(args: argparse.Namespace) -> int:
+    import orjson
+
+    from sessionscope.core.config import load_config
+    from sessionscope.core.watch import Watcher
+
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    index = None if args.no_index else open_index(args, lib)[0]
+    watcher = Watcher(lib, poll=args.poll or load_config().poll)
+    if not args.json:
+        print(f"watching {len(watcher.paths)} root(s); ctrl+c to stop", file=sys.stderr)
+    try:
+        for batch in watcher.batches():
+            if index is not None:
+                index.update(lib)
+            for event in batch:
+                if args.json:
+                    sys.stdout.write(orjson.dumps(event.to_dict()).decode() + "\n")
+                else:
+                    from sessionscope.core.text import printable
+
+                    sys.stdout.write(printable(event.line()) + "\n")
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.stop.set()
+        if index is not None:
+            index.close()
+    return 0
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("the app has no --json output; use a command (sessionscope --help)")
@@ -442,6 +480,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "recent": cmd_recent,
     "roots": cmd_roots,
     "index": cmd_index,
+    "watch": cmd_watch,
 }
 
 

@@ -132,6 +132,33 @@ class Library:
         self.catalog.put(row)
         return row
 
+    # -- single files (live updates) -----------------------------------------------------
+    def read_file(self, path: str) -> FileRow:
+        """Read (or re-read) one file whole and make its sessions current."""
+        row = self._read_file(path, os.stat(path))
+        self.put_row(row)
+        return row
+
+    def put_row(self, row: FileRow) -> None:
+        """Make a file's row current in the catalog and the session map."""
+        self.catalog.put(row)
+        self.rows[row.path] = row
+        self._relink()
+
+    def drop_file(self, path: str) -> FileRow | None:
+        """Forget a deleted file; its row as it was, if it was known."""
+        row = self.rows.pop(path, None)
+        self.catalog.remove([path])
+        self._relink()
+        return row
+
+    def _relink(self) -> None:
+        self._file_errors = {r.path: r.error for r in self.rows.values() if r.error}
+        self._sessions = _link([s for r in self.rows.values() for s in r.sessions])
+
+    def covers(self, path: str) -> bool:
+        return _under_any(path, self.roots)
+
     # -- lookups ------------------------------------------------------------------------
     @property
     def file_errors(self) -> dict[str, str]:

@@ -1,0 +1,192 @@
+"""Live updates: turn raw file-system changes under the roots into typed session events.
+
+Why a layer of our own over watchfiles: the app, the index and `sessionscope watch` need to know
+*what* happened to a session, not that an inode changed: a session was created, grew (with its
+new entries, read from the last complete line, never by re-reading the file), was rewritten or
+truncated (re-read whole), was deleted; or a memory file changed. A burst of writes to one file
+becomes one event, because watchfiles batches changes (its debounce is tuned down from 1.6 s so a
+change reaches the app well within 300 ms) and each batch is reduced to one event per path.
+Waiting uses inotify, so an idle watcher costs no CPU; `poll=True` is for file systems without it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any, Iterable, Iterator
+
+from .catalog import FileRow, Fingerprint
+from .jsonl import RecordFile, ReaderError
+from .library import Library
+from .model import Entry, EntryKind, Session, iso
+
+DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
+STEP_MS = 30  # a batch closes after this long without a new change
+
+
+class Change(str, Enum):
+    CREATED = "created"
+    GREW = "grew"
+    REWRITTEN = "rewritten"
+    DELETED = "deleted"
+    MEMORY = "memory_changed"
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    kind: Change
+    path: str
+    sessions: tuple[Session, ...] = ()  # the file's sessions after the change (before, if deleted)
+    entries: tuple[Entry, ...] = ()  # the new entries of a session that grew
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.kind.value,
+            "path": self.path,
+            "session_ids": [s.id for s in self.sessions],
+            "new_entries": len(self.entries),
+            "last_timestamp": iso(max((s.last_timestamp for s in self.sessions if s.last_timestamp), default=None)),
+            "entries": [e.to_dict(200) for e in self.entries],
+        }
+
+    def line(self) -> str:
+        ids = ",".join(s.id[:8] for s in self.sessions) or "-"
+        extra = f" +{len(self.entries)} entries" if self.kind is Change.GREW else ""
+        return f"{self.kind.value:<15} {ids}{extra}  {self.path}"
+
+
+def is_memory_file(path: str) -> bool:
+    parts = path.split(os.sep)
+    name = parts[-1]
+    return name.endswith(".md") and ("memory" in parts[:-1] or name in {"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CLAUDE.local.md"})
+
+
+class Tracker:
+    """Applies changed paths to a library (and so to its catalog), returning one event per path."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self._suffixes = tuple({s for a in library.registry.adapters for s in a.suffixes})
+        self._tails: dict[str, tuple[int, int, int, Any]] = {}  # path -> (inode, offset, line, parser)
+
+    def apply(self, paths: Iterable[str]) -> list[SessionEvent]:
+        events = []
+        for path in sorted(set(paths)):
+            try:
+                event = self._apply_one(path)
+            except (OSError, ReaderError):
+                event = None  # vanished or unreadable between the change and now: next change tells
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _apply_one(self, path: str) -> SessionEvent | None:
+        if is_memory_file(path):
+            return SessionEvent(Change.MEMORY, path)
+        if not path.endswith(self._suffixes) or os.sep + "tool-results" + os.sep in path:
+            return None
+        lib = self.library
+        row = lib.rows.get(path)
+        if not os.path.exists(path):
+            self._tails.pop(path, None)
+            if row is None:
+                return None
+            lib.drop_file(path)
+            return SessionEvent(Change.DELETED, path, tuple(row.sessions))
+        if row is None:
+            new = lib.read_file(path)
+            return SessionEvent(Change.CREATED, path, tuple(new.sessions)) if new.adapter else None
+        st = os.stat(path)
+        fp = row.fingerprint
+        if (st.st_size, st.st_mtime_ns, st.st_ino) == (fp.size, fp.mtime_ns, fp.ino):
+            return None
+        if row.adapter and st.st_ino == fp.ino and st.st_size >= fp.size and _head_unchanged(path, fp):
+            return self._grew(row, st)
+        self._tails.pop(path, None)
+        new = lib.read_file(path)
+        return SessionEvent(Change.REWRITTEN, path, tuple(new.sessions))
+
+    def _grew(self, row: FileRow, st: os.stat_result) -> SessionEvent | None:
+        lib = self.library
+        adapter = lib.registry.by_name(row.adapter or "")
+        if adapter is None or not row.sessions:
+            return None
+        with RecordFile(row.path) as rf:
+            tail = self._tails.get(row.path)
+            if tail is None or tail[0] != st.st_ino:
+                # Resume after the last newline the catalog's reading of the file had seen.
+                offset = rf.buffer.rfind(b"\n", 0, row.fingerprint.size) + 1
+                line = rf.buffer[:offset].count(b"\n") + 1
+                parser = adapter.parser(row.path)
+            else:
+                _, offset, line, parser = tail
+            end = rf.complete_end
+            new: list[Entry] = []
+            for parsed in rf.iter_parsed(offset, line):
+                if parsed.raw.offset >= end:
+                    break  # the unterminated last line: read when it completes
+                new.extend(parser.feed(parsed))
+            next_line = line + rf.buffer[offset:end].count(b"\n")
+        self._tails[row.path] = (st.st_ino, end, next_line, parser)
+        main = row.sessions[0]
+        fresh = [e for e in new if e.on_active_branch and e.kind is not EntryKind.MALFORMED]
+        stamps = [e.timestamp for e in new if e.timestamp]
+        updated = replace(
+            main,
+            entry_count=main.entry_count + len(fresh),
+            malformed_count=main.malformed_count + sum(e.kind is EntryKind.MALFORMED for e in new),
+            last_timestamp=max([*stamps, *([main.last_timestamp] if main.last_timestamp else [])], default=None),
+            size=st.st_size,
+            line_count=main.line_count + (next_line - line),
+        )
+        lib.put_row(FileRow(row.path, Fingerprint.of(row.path, st), row.adapter, [updated, *row.sessions[1:]], None))
+        if not new:
+            return None
+        return SessionEvent(Change.GREW, row.path, (updated,), tuple(new))
+
+
+def _head_unchanged(path: str, fp: Fingerprint) -> bool:
+    """The bytes the fingerprint hashed (the first 4 KB, or the whole file if it was smaller)
+    are still the same: the file was appended to, not rewritten."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(min(4096, fp.size))
+    except OSError:
+        return False
+    return hashlib.sha1(head).hexdigest() == fp.head_hash
+
+
+class Watcher:
+    """Watches a library's roots (and extra paths, e.g. memory folders) and yields event batches."""
+
+    def __init__(self, library: Library, *, poll: bool = False, extra: Iterable[str] = (),
+                 debounce_ms: int = DEBOUNCE_MS) -> None:
+        self.library = library
+        self.tracker = Tracker(library)
+        self.poll = poll
+        self.debounce_ms = debounce_ms
+        self.paths = [r.path for r in library.roots if r.error is None] + [p for p in extra if os.path.isdir(p)]
+        self.stop = threading.Event()
+
+    def batches(self) -> Iterator[list[SessionEvent]]:
+        """Blocking: one list of events per batch of changes, until `stop` is set."""
+        import watchfiles
+
+        if not self.paths:
+            return
+        for changes in watchfiles.watch(
+            *self.paths,
+            watch_filter=None,
+            debounce=self.debounce_ms,
+            step=STEP_MS,
+            stop_event=self.stop,
+            force_polling=self.poll,
+            poll_delay_ms=100,
+            raise_interrupt=False,
+            ignore_permission_denied=True,
+        ):
+            events = self.tracker.apply(path for _, path in changes)
+            if events:
+                yield events

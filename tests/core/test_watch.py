@@ -1,0 +1,153 @@
+"""Live updates: raw changes become typed events; the catalog and the index follow incrementally."""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.discovery import Root
+from sessionscope.core.index import SearchIndex
+from sessionscope.core.library import Library
+from sessionscope.core.watch import Change, Tracker, Watcher
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def head(sid: str) -> bytes:
+    return orjson.dumps({"session_id": sid, "agent_id": "a", "started_at": T0.isoformat()}) + b"\n"
+
+
+def line(text: str, i: int) -> bytes:
+    return orjson.dumps({"role": "user", "content": text, "timestamp": (T0 + timedelta(minutes=i)).isoformat()}) + b"\n"
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> tuple[Path, Library, Tracker, SearchIndex]:
+    root = tmp_path / "root"
+    root.mkdir()
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    return root, lib, Tracker(lib), SearchIndex(tmp_path / "index")
+
+
+def test_created_grew_and_half_lines(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, index = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1") + line("first words", 0))
+    (ev,) = tracker.apply([str(p)])
+    assert ev.kind is Change.CREATED and ev.sessions[0].id == "s1"
+    assert lib.get("s1").entry_count == 1
+    index.update(lib)
+    with open(p, "ab") as fh:
+        fh.write(line("second words", 1) + line("third words", 2)[:20])
+    (ev,) = tracker.apply([str(p)])
+    assert ev.kind is Change.GREW and [e.text for e in ev.entries] == ["second words"]
+    assert lib.get("s1").entry_count == 2
+    index.update(lib)
+    assert len(index.search("words").hits) == 2
+    with open(p, "ab") as fh:
+        fh.write(line("third words", 2)[20:])
+    (ev,) = tracker.apply([str(p)])
+    assert [e.text for e in ev.entries] == ["third words"] and ev.entries[0].locator.line == 4
+    assert lib.get("s1").entry_count == 3
+    assert lib.get("s1").last_timestamp == T0 + timedelta(minutes=2)
+    report = index.update(lib)
+    assert report.files_appended == 1 and report.docs_added == 1  # only the new line was read
+    assert len(index.search("words").hits) == 3
+
+
+def test_truncated_and_rewritten(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, index = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1") + line("alpha", 0) + line("alpha", 1))
+    tracker.apply([str(p)])
+    index.update(lib)
+    p.write_bytes(head("s1") + line("beta", 0))
+    (ev,) = tracker.apply([str(p)])
+    assert ev.kind is Change.REWRITTEN and lib.get("s1").entry_count == 1
+    index.update(lib)
+    assert index.search("alpha").hits == [] and len(index.search("beta").hits) == 1
+
+
+def test_rename_and_delete(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, index = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1") + line("gamma", 0))
+    tracker.apply([str(p)])
+    index.update(lib)
+    q = root / "moved.jsonl"
+    os.rename(p, q)
+    events = {e.kind: e for e in tracker.apply([str(p), str(q)])}
+    assert set(events) == {Change.DELETED, Change.CREATED}
+    assert lib.get("s1") is not None and lib.get("s1").path == str(q)
+    index.update(lib)
+    hits = index.search("gamma").hits
+    assert [h.locator.path for h in hits] == [str(q)]
+    os.unlink(q)
+    (ev,) = tracker.apply([str(q)])
+    assert ev.kind is Change.DELETED and lib.get("s1") is None
+    index.update(lib)
+    assert index.search("gamma").hits == []
+
+
+def test_unchanged_and_foreign_files_are_quiet(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, _ = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1"))
+    tracker.apply([str(p)])
+    assert tracker.apply([str(p)]) == []
+    (root / "notes.txt").write_text("x")
+    assert tracker.apply([str(root / "notes.txt")]) == []
+
+
+def test_memory_files(setup) -> None:  # noqa: ANN001
+    root, _, tracker, _ = setup
+    mem = root / "proj" / "memory"
+    mem.mkdir(parents=True)
+    (mem / "2026-11-01-09-00-foo.md").write_text("---\nstatus: paused\n---\n")
+    (ev,) = tracker.apply([str(mem / "2026-11-01-09-00-foo.md")])
+    assert ev.kind is Change.MEMORY
+
+
+def test_watcher_reports_a_burst_as_one_event(setup) -> None:  # noqa: ANN001
+    root, lib, _, _ = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1"))
+    lib.scan()
+    watcher = Watcher(lib)
+    got: queue.Queue = queue.Queue()
+    ready = threading.Event()
+
+    def run() -> None:
+        ready.set()
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    ready.wait(5)
+    try:
+        # the watcher may need a moment to arm: write until the first event arrives
+        for attempt in range(50):
+            with open(p, "ab") as fh:
+                for i in range(5):  # a burst of writes
+                    fh.write(line(f"burst {attempt} {i}", i))
+                    fh.flush()
+            try:
+                batch = got.get(timeout=0.5)
+                break
+            except queue.Empty:
+                continue
+        else:
+            pytest.fail("no event within 25 s")
+        grew = [e for e in batch if e.kind is Change.GREW]
+        assert len(grew) == 1 and len(grew[0].entries) >= 5
+    finally:
+        watcher.stop.set()
+        thread.join(10)
