@@ -1,0 +1,66 @@
+"""Short human forms of times, counts and paths, shared by the CLI tables and the app.
+
+Why here and not in the CLI: the app must not import the command line (it would pull argparse
+and the CLI's rendering in), and both should say "3d ago" and "12.3k" the same way. Every
+function takes `now` explicitly where time matters, so tests and snapshots can freeze it.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+_UNITS = (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60))
+
+
+def relative_time(ts: datetime | None, now: datetime | None = None) -> str:
+    """`ts` as an age relative to `now`: "just now", "5m ago", "3d ago", "2mo ago"; "-" for None."""
+    if ts is None:
+        return "-"
+    now = now or datetime.now(timezone.utc)
+    secs = (now - ts).total_seconds()
+    if secs < 0:
+        return "just now"
+    for unit, size in _UNITS:
+        if secs >= size:
+            return f"{int(secs // size)}{unit} ago"
+    return "just now"
+
+
+def human_tokens(n: int) -> str:
+    """A token count in at most six characters: 950, 12.3k, 4.1M."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def short_time(ts: datetime | None, now: datetime) -> str:
+    """A timestamp as short as its distance from `now` allows, in `now`'s time zone:
+    "14:22" today, "Feb 14 14:22" this year, "2025-11-03" before; "" for None.
+
+    Taking the zone from `now` keeps output deterministic: a frozen UTC `now` shows UTC, the
+    app's `datetime.now().astimezone()` shows local time.
+    """
+    if ts is None:
+        return ""
+    local = ts.astimezone(now.tzinfo) if now.tzinfo else ts
+    if local.date() == now.date():
+        return local.strftime("%H:%M")
+    if local.year == now.year:
+        return local.strftime("%b %d %H:%M")
+    return local.strftime("%Y-%m-%d")
+
+
+def project_name(project: str | None) -> str:
+    """The last component of a project directory ("/home/dev/payments-api/" -> "payments-api")."""
+    if not project:
+        return ""
+    stripped = project.rstrip("/\\")
+    # Both separators: a Windows agent's cwd ("C:\\work\\infra") is read on POSIX too.
+    return re.split(r"[\\/]", stripped)[-1] or project
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` with thousands separators and the noun in the right number: "1 session", "1,234 sessions"."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

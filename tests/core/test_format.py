@@ -1,0 +1,46 @@
+"""Short human forms shared by the CLI and the app: ages, token counts, times, project names."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from sessionscope.core.format import count, human_tokens, project_name, relative_time, short_time
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def test_relative_time_picks_the_largest_unit() -> None:
+    assert relative_time(None, NOW) == "-"
+    assert relative_time(NOW, NOW) == "just now"
+    assert relative_time(NOW + timedelta(minutes=5), NOW) == "just now"  # clock skew: never "-5m"
+    assert relative_time(NOW - timedelta(seconds=59), NOW) == "just now"
+    assert relative_time(NOW - timedelta(minutes=5), NOW) == "5m ago"
+    assert relative_time(NOW - timedelta(hours=3, minutes=59), NOW) == "3h ago"
+    assert relative_time(NOW - timedelta(days=3), NOW) == "3d ago"
+    assert relative_time(NOW - timedelta(days=65), NOW) == "2mo ago"
+    assert relative_time(NOW - timedelta(days=800), NOW) == "2y ago"
+
+
+def test_human_tokens() -> None:
+    assert human_tokens(0) == "0"
+    assert human_tokens(999) == "999"
+    assert human_tokens(12_345) == "12.3k"
+    assert human_tokens(4_100_000) == "4.1M"
+
+
+def test_short_time_shrinks_with_distance_and_uses_nows_zone() -> None:
+    assert short_time(None, NOW) == ""
+    assert short_time(NOW - timedelta(hours=2), NOW) == "10:00"
+    assert short_time(datetime(2026, 2, 14, 14, 22, tzinfo=timezone.utc), NOW) == "Feb 14 14:22"
+    assert short_time(datetime(2025, 11, 3, 8, 0, tzinfo=timezone.utc), NOW) == "2025-11-03"
+    plus2 = NOW.astimezone(timezone(timedelta(hours=2)))
+    assert short_time(NOW - timedelta(hours=2), plus2) == "12:00"
+
+
+def test_project_name_and_count() -> None:
+    assert project_name("/home/dev/projects/payments-api/") == "payments-api"
+    assert project_name("C:\\work\\infra") == "infra"
+    assert project_name(None) == "" and project_name("") == ""
+    assert project_name("/") == "/"
+    assert count(1, "session") == "1 session"
+    assert count(1234, "session") == "1,234 sessions"
+    assert count(2, "entry", "entries") == "2 entries"
