@@ -1,0 +1,577 @@
+"""The session list: a virtualised (Line API) table of sessions, sortable and filterable, with the
+subagent/compaction/exec runs of a session nested under it on demand.
+
+Keys (for the keyboard first; every one also in the footer or the docstring below):
+
+    up/down, k/j        move the cursor          pageup/pagedown, home/end, g/G   jump
+    enter               open the session         click: highlight; click again or double-click: open
+    s / S               next sort column / reverse (also: click a column header)
+    a / A               cycle the agent filter (all -> each agent present -> all) / backwards
+    p / P               cycle the project filter, most recently active project first / backwards
+    f, /, ctrl+f        type to filter by title and project (fzf-like: arrows keep moving the
+                        cursor, enter opens, esc stops typing, backspace on empty stops too)
+    c                   show/hide child runs (subagents, compactions, exec) nested under parents
+    escape              clear all filters
+
+Why type-to-filter rather than a project picker: a project or a session is found fastest by
+typing a few letters of either, and the list narrows while you type; `a`/`p` cycle for the
+common "only this agent/project" case without typing. Only the rows in the viewport are ever
+rendered (and cached), so 20,000 sessions paint as fast as 20.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, ClassVar, NamedTuple
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from sessionscope.core.format import human_tokens, project_name, relative_time
+from sessionscope.core.model import Session, SessionKind
+from sessionscope.core.text import one_line
+
+from ._cells import fit, foreground
+from ._session_rows import SORTS, Row, SessionRows
+
+__all__ = ["HEADER_LINES", "SORTS", "Row", "SessionList"]
+
+HEADER_LINES = 2  # the counts line and the column header stay put while the rows scroll
+
+
+class _Column(NamedTuple):
+    key: str
+    label: str
+    width: int
+    right: bool
+
+
+# Fixed columns after the (flexible) title, in display order; dropped in `_DROP_ORDER` when
+# the title would get narrower than `_MIN_TITLE`.
+_COLUMNS = (
+    _Column("agent", "Agent", 11, False),
+    _Column("project", "Project", 18, False),
+    _Column("active", "Active", 9, True),
+    _Column("entries", "Entries", 9, True),
+    _Column("tokens", "Tokens", 8, True),
+)
+_DROP_ORDER = ("entries", "agent", "tokens", "project")
+_MIN_TITLE = 24
+_GAP = 2
+
+
+class SessionList(ScrollView, can_focus=True):
+    """Sessions as a table; `set_sessions()` fills it, the messages report the cursor and picks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Open", id="session-list.open"),
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
+        Binding("s", "cycle_sort", "Sort", id="session-list.sort"),
+        Binding("S", "reverse_sort", "Reverse", id="session-list.reverse"),
+        Binding("a", "cycle_agent(1)", "Agent", id="session-list.agent"),
+        Binding("A", "cycle_agent(-1)", "Agent back", show=False),
+        Binding("p", "cycle_project(1)", "Project", id="session-list.project"),
+        Binding("P", "cycle_project(-1)", "Project back", show=False),
+        Binding("f", "edit_filter", "Filter", id="session-list.filter"),
+        Binding("slash", "edit_filter", "Filter", show=False),
+        Binding("ctrl+f", "edit_filter", "Filter", show=False),
+        Binding("c", "toggle_children", "Subagents", id="session-list.children"),
+        Binding("escape", "escape", "Clear filters", id="session-list.clear"),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-list--counts",
+        "session-list--filter",
+        "session-list--column",
+        "session-list--sorted",
+        "session-list--cursor",
+        "session-list--hover",
+        "session-list--muted",
+        "session-list--kind",
+        "session-list--child",
+        "session-list--empty",
+    }
+
+    # Only what the widget needs to be usable anywhere (a visible cursor, no x-scrolling);
+    # the app's look lives in styles/lists.tcss.
+    DEFAULT_CSS = """
+    SessionList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        & > .session-list--counts { color: $foreground-muted; }
+        & > .session-list--filter { color: $text-accent; text-style: bold; }
+        & > .session-list--column { color: $foreground-muted; text-style: bold; }
+        & > .session-list--sorted { color: $text-accent; text-style: bold; }
+        & > .session-list--cursor {
+            color: $block-cursor-blurred-foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .session-list--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        & > .session-list--hover { background: $block-hover-background; }
+        & > .session-list--muted { color: $foreground-muted; }
+        & > .session-list--kind { color: $text-secondary; }
+        & > .session-list--child { color: $foreground-muted; }
+        & > .session-list--empty { color: $foreground-muted; text-style: italic; }
+    }
+    """
+
+    @dataclass
+    class SessionHighlighted(Message):
+        """The cursor moved to another session."""
+
+        session_list: SessionList
+        session: Session
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
+
+    @dataclass
+    class SessionSelected(Message):
+        """A session was opened (enter, double-click, or a click on the highlighted row)."""
+
+        session_list: SessionList
+        session: Session
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
+
+    def __init__(
+        self,
+        *,
+        now: datetime | Callable[[], datetime] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`now` fixes the clock that "3d ago" is measured from (tests, snapshots); a callable is
+        asked again every minute, so the ages stay right in a long-running app."""
+        super().__init__(name=name, id=id, classes=classes)
+        if now is None:
+            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
+        elif isinstance(now, datetime):
+            self._clock = lambda: now
+        else:
+            self._clock = now
+        self._now = self._clock()
+        self.model = SessionRows()
+        self._cursor = 0
+        self._hover: int | None = None
+        self.editing_filter = False
+        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+
+    # -- public API ---------------------------------------------------------------------------
+    def set_sessions(self, sessions: list[Session]) -> None:
+        """Show these sessions (children included: nesting comes from parent_id/child_ids).
+
+        The highlighted session stays highlighted when it is still there."""
+        keep = self.highlighted_session
+        self.model.set_sessions(list(sessions))
+        self._rows_changed(keep)
+
+    @property
+    def highlighted_session(self) -> Session | None:
+        """The session under the cursor (None when the list is empty)."""
+        rows = self.model.rows
+        return rows[self._cursor].session if rows else None
+
+    @property
+    def rows(self) -> list[Row]:
+        """The visible rows, in order (a copy)."""
+        return list(self.model.rows)
+
+    @property
+    def agents(self) -> list[str]:
+        return list(self.model.agents)
+
+    # The view's settings, read-only here: they change through the actions and setters below.
+    @property
+    def sort(self) -> str:
+        return self.model.sort
+
+    @property
+    def reversed(self) -> bool:
+        return self.model.reversed
+
+    @property
+    def descending(self) -> bool:
+        return self.model.descending
+
+    @property
+    def agent_filter(self) -> str | None:
+        return self.model.agent_filter
+
+    @property
+    def project_filter(self) -> str | None:
+        return self.model.project_filter
+
+    @property
+    def text_filter(self) -> str:
+        return self.model.text_filter
+
+    @property
+    def show_children(self) -> bool:
+        return self.model.show_children
+
+    @property
+    def filtered(self) -> bool:
+        return self.model.filtered
+
+    def _rows_changed(self, keep: Session | None) -> None:
+        """After the model rebuilt its rows: resize, repaint, keep the cursor on its session."""
+        rows = self.model.rows
+        self._cache.clear()
+        self._hover = None
+        self.virtual_size = Size(1, len(rows) + HEADER_LINES)
+        index = 0
+        if keep is not None:
+            index = next((i for i, r in enumerate(rows) if r.session.id == keep.id), 0)
+        self._cursor = -1  # nothing to refresh in the old rows: everything is repainted below
+        self._set_cursor(index, announce=bool(rows) and (keep is None or rows[index].session.id != keep.id))
+        self.refresh()
+        self.refresh_bindings()  # "Clear filters" comes and goes with the filters
+
+    def _change(self, apply: Callable[[], None]) -> None:
+        keep = self.highlighted_session
+        apply()
+        self._rows_changed(keep)
+
+    # -- cursor ---------------------------------------------------------------------------------
+    @property
+    def cursor(self) -> int:
+        return self._cursor
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+
+    def _set_cursor(self, index: int, *, announce: bool = True) -> None:
+        old = self._cursor
+        self._cursor = max(0, min(index, len(self.model.rows) - 1))
+        if old >= 0:
+            self.refresh_line(old + HEADER_LINES)
+            self.refresh_line(self._cursor + HEADER_LINES)
+        self._scroll_to_cursor()
+        if announce and self.model.rows:
+            self.post_message(self.SessionHighlighted(self, self.model.rows[self._cursor].session))
+
+    def _scroll_to_cursor(self) -> None:
+        page, top = self._page(), round(self.scroll_y)
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False)
+        elif self._cursor >= top + page:
+            self.scroll_to(y=self._cursor - page + 1, animate=False)
+
+    def _move(self, index: int) -> None:
+        index = max(0, min(index, len(self.model.rows) - 1))
+        if index != self._cursor:
+            self._set_cursor(index)
+
+    def action_cursor(self, delta: int) -> None:
+        self._move(self._cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        page = self._page()
+        self._move(self._cursor + direction * page)
+        # Keep the cursor at the same screen line, as a pager does (no animation: a jump).
+        self.scroll_to(y=self.scroll_y + direction * page, animate=False)
+        self._scroll_to_cursor()
+
+    def action_first(self) -> None:
+        self._move(0)
+
+    def action_last(self) -> None:
+        self._move(len(self.model.rows) - 1)
+
+    def action_select(self) -> None:
+        self._set_editing(False)
+        if self.model.rows:
+            self.post_message(self.SessionSelected(self, self.model.rows[self._cursor].session))
+
+    # -- sort, filters, nesting ------------------------------------------------------------------
+    def set_sort(self, sort: str, reverse: bool = False) -> None:
+        """Sort by one of SORTS in its natural direction (newest/biggest first, A-Z), or reversed."""
+        self._change(lambda: self.model.set_sort(sort, reverse))
+
+    def set_text_filter(self, text: str) -> None:
+        def apply() -> None:
+            self.model.text_filter = text
+            self.model.rebuild()
+        self._change(apply)
+
+    def clear_filters(self) -> None:
+        self._set_editing(False)
+        self._change(self.model.clear_filters)
+
+    def action_cycle_sort(self) -> None:
+        self.set_sort(SORTS[(SORTS.index(self.model.sort) + 1) % len(SORTS)])
+
+    def action_reverse_sort(self) -> None:
+        self.set_sort(self.model.sort, not self.model.reversed)
+
+    def action_cycle_agent(self, step: int) -> None:
+        self._change(lambda: self.model.cycle_agent(step))
+
+    def action_cycle_project(self, step: int) -> None:
+        self._change(lambda: self.model.cycle_project(step))
+
+    def action_toggle_children(self) -> None:
+        def apply() -> None:
+            self.model.show_children = not self.model.show_children
+            self.model.rebuild()
+        self._change(apply)
+
+    def _set_editing(self, editing: bool) -> None:
+        if editing != self.editing_filter:
+            self.editing_filter = editing
+            self.refresh_line(0)
+            self.refresh_bindings()
+
+    def action_edit_filter(self) -> None:
+        self._set_editing(True)
+
+    def action_escape(self) -> None:
+        if self.editing_filter:
+            self._set_editing(False)
+        else:
+            self.clear_filters()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Escape is only ours while there is something to stop or clear: otherwise it goes on
+        # to the screen (which may use it to go back).
+        if action == "escape":
+            return self.editing_filter or self.filtered
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """While typing a filter, characters and backspace edit it instead of running bindings."""
+        if not self.editing_filter:
+            return
+        if event.key == "backspace":
+            if self.text_filter:
+                self.set_text_filter(self.text_filter[:-1])
+            else:
+                self._set_editing(False)
+        elif event.key == "ctrl+u":
+            self.set_text_filter("")
+        elif event.is_printable and event.character:
+            self.set_text_filter(self.text_filter + event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.editing_filter:
+            event.stop()
+            self.set_text_filter(self.text_filter + " ".join(event.text.split()))
+
+    # -- mouse ----------------------------------------------------------------------------------
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < HEADER_LINES:
+            return None
+        index = round(self.scroll_y) + offset.y - HEADER_LINES
+        return index if 0 <= index < len(self.model.rows) else None
+
+    def _column_at(self, x: int) -> str | None:
+        title_width, columns = self._layout(self.scrollable_content_region.width)
+        pos = 1
+        if x < pos + title_width + _GAP:
+            return "title"
+        pos += title_width
+        for col in columns:
+            pos += _GAP
+            if x < pos + col.width:
+                return col.key
+            pos += col.width
+        return None
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y == 1:  # the column header: sort by that column
+            key = self._column_at(offset.x)
+            if key in SORTS:
+                self.set_sort(key, not self.reversed if key == self.sort else False)  # type: ignore[arg-type]
+            return
+        index = self._row_at(event)
+        if index is None:
+            return
+        if index == self._cursor or event.chain >= 2:
+            self._move(index)
+            self.action_select()
+        else:
+            self._move(index)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        index = self._row_at(event)
+        if index != self._hover:
+            for old in (self._hover, index):
+                if old is not None:
+                    self.refresh_line(old + HEADER_LINES)
+            self._hover = index
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self.refresh_line(self._hover + HEADER_LINES)
+            self._hover = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        # Ages ("3m ago") go stale in a long-running app: re-read the clock once a minute.
+        self.set_interval(60, self._tick)
+
+    def _tick(self) -> None:
+        now = self._clock()
+        if now != self._now:
+            self._now = now
+            self._cache.clear()
+            self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()  # theme change: every cached strip has stale colours
+
+    def on_focus(self, event: events.Focus) -> None:
+        self.refresh_line(self._cursor + HEADER_LINES)
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.refresh_line(self._cursor + HEADER_LINES)
+
+    # -- rendering ------------------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        """A component's text style without its background, to lay over a row's background.
+
+        (Not `partial=True`: that drops the blending of translucent colours such as
+        `$foreground-muted`, which then come out at full strength.)"""
+        return foreground(self.get_component_rich_style(name))
+
+    def _layout(self, width: int) -> tuple[int, list[_Column]]:
+        columns = list(_COLUMNS)
+        fixed = lambda: sum(c.width + _GAP for c in columns) + 2  # noqa: E731 - a leading and a trailing space
+        for key in _DROP_ORDER:
+            if width - fixed() >= _MIN_TITLE:
+                break
+            columns = [c for c in columns if c.key != key]
+        return max(1, width - fixed()), columns
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y == 0:
+            return self._render_counts(width)
+        if y == 1:
+            return self._render_header(width)
+        index = round(self.scroll_y) + y - HEADER_LINES
+        if not self.model.rows:
+            if y == HEADER_LINES:
+                message = ("No session matches the filters · esc clears them" if self.filtered
+                           else "No sessions")
+                return self._strip(Text(" " + message, style=self._style("session-list--empty")), width)
+            return Strip.blank(width, self.rich_style)
+        if index >= len(self.model.rows):
+            return Strip.blank(width, self.rich_style)
+        cursor, hover = index == self._cursor, index == self._hover
+        row = self.model.rows[index]
+        key = (row.session.id, row.depth, row.last, width, cursor, cursor and self.has_focus, hover)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(row, width, cursor, hover)
+            self._cache[key] = strip
+        return strip
+
+    def _strip(self, text: Text, width: int, base: Style | None = None) -> Strip:
+        text.truncate(width, overflow="ellipsis", pad=True)
+        style = self.rich_style + base if base is not None else self.rich_style
+        return Strip(text.render(self.app.console), width).apply_style(style)
+
+    def _render_counts(self, width: int) -> Strip:
+        filters = Text(no_wrap=True, end="")
+        style = self._style("session-list--filter")
+        if self.agent_filter:
+            filters.append(f"  agent:{one_line(self.agent_filter)}", style)
+        if self.project_filter:
+            filters.append(f"  project:{one_line(project_name(self.project_filter))}", style)
+        if self.editing_filter or self.text_filter:
+            filters.append(f"  filter:{one_line(self.text_filter)}", style)
+            if self.editing_filter:
+                filters.append("▏", style)
+        full, short = self.model.summary
+        # The filters are what the user is acting on: when room is short, the counts give way.
+        counts = full if len(full) + filters.cell_len <= width else short
+        text = Text(counts, style=self._style("session-list--counts"), no_wrap=True, end="")
+        text.append_text(filters)
+        return self._strip(text, width)
+
+    def _render_header(self, width: int) -> Strip:
+        title_width, columns = self._layout(width)
+        arrow = "▼" if self.descending else "▲"
+        plain, sorted_ = self._style("session-list--column"), self._style("session-list--sorted")
+        text = Text(" ", no_wrap=True, end="")
+        cells = [_Column("title", "Title", title_width, False), *columns]
+        for i, col in enumerate(cells):
+            if i:
+                text.append(" " * _GAP)
+            label = col.label
+            if col.key == self.sort:
+                label = f"{arrow} {label}" if col.right else f"{label} {arrow}"
+            text.append_text(fit(label, col.width, col.right, sorted_ if col.key == self.sort else plain))
+        return self._strip(text, width)
+
+    def _render_row(self, row: Row, width: int, cursor: bool, hover: bool) -> Strip:
+        s = row.session
+        title_width, columns = self._layout(width)
+        # On the cursor row the cursor style alone decides colours (muted text on a highlighted
+        # background would lose its contrast).
+        muted = Style() if cursor else self._style("session-list--muted")
+        title = Text(no_wrap=True, end="")
+        if row.depth:
+            title.append("   " * (row.depth - 1) + (" └─ " if row.last else " ├─ "), muted)
+            title.append(s.kind.value, Style() if cursor else self._style("session-list--kind"))
+            title.append(" · ", muted)
+        elif s.kind is not SessionKind.MAIN:  # a child run whose parent is not in the list
+            title.append(f"{s.kind.value} · ", Style() if cursor else self._style("session-list--kind"))
+        title.append(one_line(s.title or "(untitled)"),
+                     Style() if cursor or not row.depth else self._style("session-list--child"))
+        title.truncate(title_width, overflow="ellipsis", pad=True)
+        text = Text(" ", no_wrap=True, end="")
+        text.append_text(title)
+        values = {
+            "agent": one_line(s.agent),
+            "project": one_line(project_name(s.project)) or "-",
+            "active": relative_time(s.last_timestamp or s.first_timestamp, self._now),
+            "entries": f"{s.entry_count:,}",
+            "tokens": human_tokens(s.usage.total),
+        }
+        for col in columns:
+            text.append(" " * _GAP)
+            text.append_text(fit(values[col.key], col.width, col.right,
+                                  None if col.key in ("entries", "tokens") else muted))
+        base = None
+        if cursor:
+            base = self.get_component_rich_style("session-list--cursor")
+        elif hover:
+            base = self.get_component_rich_style("session-list--hover")
+        return self._strip(text, width, base)
+
