@@ -1,0 +1,398 @@
+"""Search hits grouped by session, as a Line API view: a header row per session, then its hits.
+
+The cursor moves over hits only (headers and gaps are skipped); enter or a click on the
+highlighted hit posts `HitSelected`. Snippets are transcript text: they are never parsed as
+markup, control characters are made visible, and the query's terms are highlighted from the
+spans `core.index.highlight_spans` finds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, ClassVar, NamedTuple
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from sessionscope.core.format import count, project_name, short_time
+from sessionscope.core.index import SearchResult, highlight_spans
+from sessionscope.core.model import Session, SessionKind
+from sessionscope.core.query import Query
+from sessionscope.core.scan_search import Hit
+from sessionscope.core.text import one_line, printable
+
+from ._cells import fit, foreground
+
+Lookup = Callable[[str], "Session | None"]
+
+_KIND_LABELS = {
+    "tool_use": "tool call",
+    "tool_result": "tool output",
+    "thinking": "thinking",
+    "summary": "summary",
+    "compaction": "compaction",
+    "system": "system",
+    "meta": "meta",
+    "malformed": "malformed",
+    "unknown": "unknown",
+}
+_INDENT, _LABEL, _TIME, _GAP = 3, 11, 12, 2
+_AGENT, _PROJECT, _COUNT = 11, 18, 8
+
+
+class Row(NamedTuple):
+    kind: str  # "header" | "hit" | "gap" | "message"
+    hit: Hit | None = None
+    session_id: str = ""
+    hits: int = 0  # header rows: how many hits the group holds
+    text: Text | None = None  # message rows
+
+
+def hit_label(hit: Hit) -> str:
+    """What a hit is, in a word or two: the role for plain text, else the kind ("tool call")."""
+    return hit.role if hit.kind == "text" else _KIND_LABELS.get(hit.kind, hit.kind)
+
+
+def snippet_text(preview: str, query: Query | None, match: Style) -> Text:
+    """The preview on one line with the query's terms in `match` style.
+
+    Spans are found on the raw preview, then each piece is made printable on its own: the
+    stand-ins for control characters are longer than the characters, so doing it first would
+    shift every span after one."""
+    flat = preview.replace("\n", " ").replace("\t", " ").replace("\r", " ").strip()
+    spans = highlight_spans(flat, query) if query is not None else []
+    text = Text(no_wrap=True, end="")
+    pos = 0
+    for start, end in spans:
+        if start < pos:
+            continue
+        text.append(printable(flat[pos:start]))
+        text.append(printable(flat[start:end]), match)
+        pos = end
+    text.append(printable(flat[pos:]))
+    return text
+
+
+class SearchResults(ScrollView, can_focus=True):
+    """Hits of one search, grouped by session in the order of their best hit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Open hit", id="search-results.open"),
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "search-results--header",
+        "search-results--meta",
+        "search-results--label",
+        "search-results--match",
+        "search-results--cursor",
+        "search-results--hover",
+        "search-results--message",
+        "search-results--error",
+    }
+
+    DEFAULT_CSS = """
+    SearchResults {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        & > .search-results--header { text-style: bold; }
+        & > .search-results--meta { color: $foreground-muted; }
+        & > .search-results--label { color: $text-secondary; }
+        & > .search-results--match { color: $text-warning; text-style: bold underline; }
+        & > .search-results--cursor {
+            color: $block-cursor-blurred-foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .search-results--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        & > .search-results--hover { background: $block-hover-background; }
+        & > .search-results--message { color: $foreground-muted; }
+        & > .search-results--error { color: $text-error; text-style: bold; }
+    }
+    """
+
+    @dataclass
+    class HitSelected(Message):
+        """A hit was opened (enter, double-click, or a click on the highlighted hit)."""
+
+        search_results: SearchResults
+        hit: Hit
+
+        @property
+        def control(self) -> SearchResults:
+            return self.search_results
+
+    def __init__(
+        self,
+        *,
+        lookup: Lookup | None = None,
+        now: datetime | Callable[[], datetime] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`lookup` finds a hit's session (for its title); `now` fixes the clock of the dates."""
+        super().__init__(name=name, id=id, classes=classes)
+        self._lookup = lookup
+        if now is None:
+            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
+        elif isinstance(now, datetime):
+            self._clock = lambda: now
+        else:
+            self._clock = now
+        self._rows: list[Row] = []
+        self._hit_rows: list[int] = []  # indices into _rows of the selectable rows
+        self._cursor = 0  # index into _hit_rows
+        self._hover: int | None = None  # index into _rows
+        self._query: Query | None = None
+        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+
+    # -- content ---------------------------------------------------------------------------------
+    def show_result(self, result: SearchResult, *, keep_cursor: bool = False) -> None:
+        """Show these hits, grouped by session; the cursor goes to the first hit, or with
+        `keep_cursor` stays on the same hit if it is still there (a refreshed result)."""
+        keep = self.highlighted_hit if keep_cursor else None
+        groups: dict[str, list[Hit]] = {}
+        for hit in result.hits:
+            groups.setdefault(hit.session_id, []).append(hit)
+        rows: list[Row] = []
+        for session_id, hits in groups.items():
+            if rows:
+                rows.append(Row("gap"))
+            rows.append(Row("header", hits[0], session_id, len(hits)))
+            rows.extend(Row("hit", h, session_id) for h in hits)
+        self._query = result.query
+        top = round(self.scroll_y)
+        self._set_rows(rows)
+        if keep is not None:
+            where = (keep.session_id, keep.entry_id)
+            position = next((p for p, i in enumerate(self._hit_rows)
+                             if (rows[i].hit.session_id, rows[i].hit.entry_id) == where), None)  # type: ignore[union-attr]
+            if position is not None:
+                self.scroll_to(y=top, animate=False)
+                self._move(position)
+
+    def show_message(self, *lines: Text) -> None:
+        """Show lines of text instead of hits (a hint, "no hits", an error)."""
+        self._query = None
+        self._set_rows([Row("message", text=line) for line in lines])
+
+    def _set_rows(self, rows: list[Row]) -> None:
+        self._rows = rows
+        self._hit_rows = [i for i, r in enumerate(rows) if r.kind == "hit"]
+        self._cursor = 0
+        self._hover = None
+        self._cache.clear()
+        self.virtual_size = Size(1, len(rows))
+        self.scroll_to(y=0, animate=False)
+        self.refresh()
+
+    @property
+    def hits(self) -> list[Hit]:
+        return [self._rows[i].hit for i in self._hit_rows]  # type: ignore[misc]
+
+    @property
+    def highlighted_hit(self) -> Hit | None:
+        return self._rows[self._hit_rows[self._cursor]].hit if self._hit_rows else None
+
+    @property
+    def rows(self) -> list[Row]:
+        return list(self._rows)
+
+    # -- cursor ----------------------------------------------------------------------------------
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height)
+
+    def _move(self, position: int) -> None:
+        if not self._hit_rows:
+            return
+        position = max(0, min(position, len(self._hit_rows) - 1))
+        old = self._hit_rows[self._cursor]
+        self._cursor = position
+        row = self._hit_rows[position]
+        self.refresh_line(old)
+        self.refresh_line(row)
+        self._scroll_to_row(row)
+
+    def _scroll_to_row(self, row: int) -> None:
+        page, top = self._page(), round(self.scroll_y)
+        # Moving up onto a group's first hit also brings its session header into view.
+        header = row
+        while header > 0 and self._rows[header - 1].kind in ("header", "gap") and row - header < 2:
+            header -= 1
+        if header < top:
+            self.scroll_to(y=header if row - header < page else row, animate=False)
+        elif row >= top + page:
+            self.scroll_to(y=row - page + 1, animate=False)
+
+    def action_cursor(self, delta: int) -> None:
+        self._move(self._cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        if not self._hit_rows:
+            return
+        target = self._hit_rows[self._cursor] + direction * self._page()
+        # The first hit at or past the target row (in the direction of travel).
+        positions = range(len(self._hit_rows)) if direction > 0 else range(len(self._hit_rows) - 1, -1, -1)
+        fallback = len(self._hit_rows) - 1 if direction > 0 else 0
+        self._move(next((p for p in positions
+                         if (self._hit_rows[p] >= target if direction > 0 else self._hit_rows[p] <= target)),
+                        fallback))
+
+    def action_first(self) -> None:
+        self._move(0)
+        self.scroll_to(y=0, animate=False)
+
+    def action_last(self) -> None:
+        self._move(len(self._hit_rows) - 1)
+
+    def action_select(self) -> None:
+        hit = self.highlighted_hit
+        if hit is not None:
+            self.post_message(self.HitSelected(self, hit))
+
+    def _refresh_cursor(self) -> None:
+        if self._hit_rows:
+            self.refresh_line(self._hit_rows[self._cursor])
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._refresh_cursor()
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._refresh_cursor()
+
+    # -- mouse -----------------------------------------------------------------------------------
+    def _row_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        index = round(self.scroll_y) + offset.y
+        return index if 0 <= index < len(self._rows) else None
+
+    def on_click(self, event: events.Click) -> None:
+        index = self._row_at(event)
+        if index is None or self._rows[index].kind != "hit":
+            return
+        position = self._hit_rows.index(index)
+        if position == self._cursor or event.chain >= 2:
+            self._move(position)
+            self.action_select()
+        else:
+            self._move(position)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        index = self._row_at(event)
+        if index is not None and self._rows[index].kind != "hit":
+            index = None
+        if index != self._hover:
+            for old in (self._hover, index):
+                if old is not None:
+                    self.refresh_line(old)
+            self._hover = index
+
+    def on_leave(self, event: events.Leave) -> None:
+        if self._hover is not None:
+            self.refresh_line(self._hover)
+            self._hover = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    # -- rendering -------------------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        """A component's text style without its background, to lay over a row's background.
+
+        (Not `partial=True`: that drops the blending of translucent colours such as
+        `$foreground-muted`, which then come out at full strength.)"""
+        return foreground(self.get_component_rich_style(name))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = round(self.scroll_y) + y
+        if index >= len(self._rows):
+            return Strip.blank(width, self.rich_style)
+        row = self._rows[index]
+        cursor = bool(self._hit_rows) and index == self._hit_rows[self._cursor]
+        hover = index == self._hover
+        key = (index, width, cursor, cursor and self.has_focus, hover)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._render_row(row, width, cursor, hover)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: Row, width: int, cursor: bool, hover: bool) -> Strip:
+        base: Style | None = None
+        if row.kind == "gap":
+            text = Text()
+        elif row.kind == "message":
+            text = Text(" ", end="") + (row.text or Text())
+        elif row.kind == "header":
+            text = self._header_text(row, width)
+        else:
+            text = self._hit_text(row, width, cursor)
+            if cursor:
+                base = self.get_component_rich_style("search-results--cursor")
+            elif hover:
+                base = self.get_component_rich_style("search-results--hover")
+        text.no_wrap, text.end = True, ""
+        text.truncate(width, overflow="ellipsis", pad=True)
+        style = self.rich_style + base if base is not None else self.rich_style
+        return Strip(text.render(self.app.console), width).apply_style(style)
+
+    def _header_text(self, row: Row, width: int) -> Text:
+        hit = row.hit
+        assert hit is not None
+        session = self._lookup(row.session_id) if self._lookup else None
+        title = one_line(session.title) if session and session.title else f"session {row.session_id}"
+        if session is not None and session.kind is not SessionKind.MAIN:
+            title = f"{session.kind.value} · {title}"  # a subagent's hits apart from its parent's
+        when = (session.last_timestamp or session.first_timestamp) if session else hit.timestamp
+        meta = self._style("search-results--meta")
+        project = one_line(project_name(session.project if session else hit.project)) or "-"
+        right = Text(no_wrap=True, end="")
+        for value, w, align_right in ((one_line(hit.agent), _AGENT, False), (project, _PROJECT, False),
+                                      (short_time(when, self._clock()), _TIME, False),
+                                      (count(row.hits, "hit"), _COUNT, True)):
+            right.append(" " * _GAP)
+            right.append_text(fit(value, w, align_right, meta))
+        head = fit(title, max(8, width - 2 - right.cell_len), False, self._style("search-results--header"))
+        return Text(" ", end="") + head + right
+
+    def _hit_text(self, row: Row, width: int, cursor: bool) -> Text:
+        hit = row.hit
+        assert hit is not None
+        # On the cursor row the cursor style alone decides colours (contrast).
+        label = fit(hit_label(hit), _LABEL, False, None if cursor else self._style("search-results--label"))
+        when = fit(short_time(hit.timestamp, self._clock()), _TIME, False,
+                    None if cursor else self._style("search-results--meta"))
+        snippet = snippet_text(hit.preview, self._query, self._style("search-results--match"))
+        text = Text(" " * _INDENT, no_wrap=True, end="")
+        text.append_text(label)
+        text.append(" " * _GAP)
+        text.append_text(when)
+        text.append(" " * _GAP)
+        text.append_text(snippet)
+        return text
+
