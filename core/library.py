@@ -21,6 +21,9 @@ from .model import Entry, EntryKind, Session, SessionKind
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
+LINK_GROUP_BYTES = 64 << 20  # most file bytes of one directory held together for linking
+
+
 class LookupFailed(Exception):
     """An unknown or ambiguous session id (the message says which)."""
 
@@ -91,18 +94,55 @@ class Library:
         total_bytes = sum(st.st_size for _, st in todo)
         done_bytes = 0
         rows: list[FileRow] = []
+        group: list[tuple[FileRow, list[LoadedSession]]] = []
+        group_dir, group_bytes = "", 0
+
+        def flush() -> None:
+            # Cross-file linking (resumed-session duplicates, summaries of other files) needs the
+            # entries of a directory's sessions together; it is done for the files read in this
+            # scan, a directory at a time, while that stays small enough to hold in memory.
+            nonlocal group_bytes
+            if group_bytes <= LINK_GROUP_BYTES:
+                by_adapter: dict[str, list[LoadedSession]] = {}
+                for row, loaded in group:
+                    by_adapter.setdefault(row.adapter or "", []).extend(loaded)
+                for name, loaded in by_adapter.items():
+                    adapter = self.registry.by_name(name)
+                    if adapter is not None and len(loaded) > 1:
+                        try:
+                            adapter.link(loaded)
+                        except Exception as exc:  # noqa: BLE001 - linking is a refinement
+                            report.notes.append(f"linking sessions in {group_dir} failed: {exc}")
+            with self.catalog.transaction():  # one commit per directory, not per file
+                for row, loaded in group:
+                    if loaded:
+                        row.sessions = [ls.session for ls in loaded]
+                    self.catalog.put(row)
+            group.clear()
+            group_bytes = 0
+
+        todo.sort(key=lambda item: item[0])  # files of one directory together
         gc_was = gc.isenabled()
         gc.disable()  # parsing allocates many long-lived objects: GC passes halve throughput
         try:
             for i, (path, st) in enumerate(todo):
                 row = known.get(path)
                 if row is None or not _stat_matches(row.fingerprint, st):
-                    row = self._read_file(path, st)
+                    directory = os.path.dirname(path)
+                    if directory != group_dir:
+                        flush()
+                        group_dir = directory
+                    row, loaded = self._load_file(path, st)
+                    group.append((row, loaded))
+                    group_bytes += st.st_size
+                    if group_bytes > LINK_GROUP_BYTES:
+                        flush()
                     report.reread += 1
                 rows.append(row)
                 done_bytes += st.st_size
                 if progress:
                     progress(i + 1, len(todo), done_bytes, total_bytes)
+            flush()
         finally:
             if gc_was:
                 gc.enable()
@@ -112,23 +152,28 @@ class Library:
         self._sessions = _link([s for r in rows for s in r.sessions])
         return report
 
-    def _read_file(self, path: str, st: os.stat_result) -> FileRow:
+    def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
+        """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
         try:
             fp = Fingerprint.of(path, st)
         except OSError as exc:
             fp = Fingerprint(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, "")
-            row = FileRow(path, fp, None, [], f"unreadable: {exc.strerror}")
-            self.catalog.put(row)
-            return row
+            return FileRow(path, fp, None, [], f"unreadable: {exc.strerror}"), []
         adapter = self.registry.sniff(path)
         row = FileRow(path, fp, adapter.name if adapter else None, [], None)
+        loaded: list[LoadedSession] = []
         if adapter is not None:
             try:
-                row.sessions = [ls.session for ls in adapter.load(path)]
+                loaded = adapter.load(path)
+                row.sessions = [ls.session for ls in loaded]
             except ReaderError as exc:
                 row.error = str(exc)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
                 row.error = f"could not be read ({type(exc).__name__}: {exc})"
+        return row, loaded
+
+    def _read_file(self, path: str, st: os.stat_result) -> FileRow:
+        row, _ = self._load_file(path, st)
         self.catalog.put(row)
         return row
 

@@ -596,13 +596,17 @@ class ClaudeParser(RecordParser):
     def _apply_title(self, loaded: ClaudeLoadedSession, recs: list[_Rec],
                      with_file_titles: bool = False) -> None:
         candidates: list[tuple[int, str | None]] = []
+        foreign: str | None = None
         if with_file_titles:
             own = [text for leaf, text in self._summaries if leaf in self._nodes]
-            summary = own[-1] if own else self._summaries[-1][1] if self._summaries else None
+            # A summary whose leaf is in another file describes that conversation (link() titles
+            # it there); here it is only a last resort, for a file holding nothing else.
+            foreign = self._summaries[-1][1] if self._summaries and not own else None
             candidates += [(RANK_CUSTOM, self._titles.get("custom")), (RANK_AI, self._titles.get("ai")),
-                           (RANK_SUMMARY, summary)]
+                           (RANK_SUMMARY, own[-1] if own else None)]
         candidates += [(RANK_PROMPT, next((r.prompt for r in recs if r.prompt), None)),
-                       (RANK_COMMAND, next((r.command for r in recs if r.command), None))]
+                       (RANK_COMMAND, next((r.command for r in recs if r.command), None)),
+                       (RANK_COMMAND, foreign)]
         for rank, text in candidates:
             if text and text.strip():
                 loaded.title_rank = rank

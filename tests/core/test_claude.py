@@ -486,3 +486,18 @@ def test_discover_skips_tool_results(tmp_path: Path) -> None:
     write_jsonl(tmp_path / "p" / "s" / "tool-results" / "t.jsonl", [user("u2", None, "y")])
     assert [Path(p).name for p in adapter.discover(str(tmp_path))] == ["s.jsonl"]
 
+
+
+def test_summary_of_another_file_does_not_title_this_one(tmp_path: Path) -> None:
+    proj = tmp_path / "proj"
+    old = write_jsonl(proj / "aaaaaaaa-0000-4000-8000-000000000001.jsonl", [
+        user("u-old", None, "set up the nightly backup", ts=0, sessionId="aaaaaaaa-0000-4000-8000-000000000001"),
+    ])
+    new = write_jsonl(proj / "bbbbbbbb-0000-4000-8000-000000000002.jsonl", [
+        {"type": "summary", "summary": "Nightly backup CronJob", "leafUuid": "u-old"},
+        user("u-new", None, "renew the TLS certificate", ts=10, sessionId="bbbbbbbb-0000-4000-8000-000000000002"),
+    ])
+    sessions = load_root(proj)
+    by_path = {s.session.path: s.session for s in sessions.values()}
+    assert by_path[str(new)].title == "renew the TLS certificate"
+    assert by_path[str(old)].title in ("Nightly backup CronJob", "set up the nightly backup")
