@@ -1,0 +1,632 @@
+"""The transcript reader: Pilot tests for behaviour, snapshots for looks, and safety of untrusted
+text, over a small Claude-shaped transcript written here (plus one over the demo corpus)."""
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from textual.app import App
+from textual.widgets import Input
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.discovery import Root
+from sessionscope.core.library import Library
+from sessionscope.core.model import Session
+from sessionscope.core.transcript import Display
+from sessionscope.tui.screens.raw_record import RawRecordScreen
+from sessionscope.tui.screens.transcript import TranscriptScreen, external_command
+from sessionscope.tui.widgets.find_bar import FindBar
+from sessionscope.tui.widgets.transcript_view import TranscriptView
+
+STYLES = Path(__file__).resolve().parents[2] / "styles"
+PROJECT = "/home/dev/projects/payments-api"
+SESSION = "5f0c7a52-3d1e-4c55-9a0b-2f4e8c1d9a77"
+AGENT = "a1b2c3d"
+T0 = datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc)
+SIZE = (120, 36)
+EVIL = ("Why does reconcile print [bold]x[/bold] and [link=https://evil.example]x[/link]? "
+        "The log also had \x1b]52;c;SGVsbG8=\x07 and \x1b[2J in it.")
+
+
+# -- fixture transcript -----------------------------------------------------------------------------
+
+
+class _Writer:
+    """Claude Code 2.1-shaped records, one content block per line, threaded by parentUuid."""
+
+    def __init__(self, *, agent_id: str | None = None) -> None:
+        self.lines: list[bytes] = []
+        self.parent: str | None = None
+        self.t = T0 if agent_id is None else T0 + timedelta(minutes=3)
+        self.n = 0
+        self.agent_id = agent_id
+
+    def _uuid(self) -> str:
+        self.n += 1
+        prefix = "b" if self.agent_id else "a"
+        return f"{prefix}{self.n:07d}-0000-4000-8000-000000000000"
+
+    def _rec(self, type_: str, message: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+        self.t += timedelta(seconds=2)
+        rec: dict[str, Any] = {"parentUuid": self.parent, "isSidechain": self.agent_id is not None,
+                               "userType": "external", "cwd": PROJECT, "sessionId": SESSION,
+                               "version": "2.1.38", "gitBranch": "main", "type": type_,
+                               "uuid": self._uuid(), "timestamp": self.t.isoformat().replace("+00:00", "Z")}
+        if self.agent_id:
+            rec["agentId"] = self.agent_id
+        if message is not None:
+            rec["message"] = message
+        rec.update(extra)
+        self.parent = rec["uuid"]
+        self.lines.append(orjson.dumps(rec))
+        return rec
+
+    def user(self, text: str) -> None:
+        self._rec("user", {"role": "user", "content": text})
+
+    def assistant(self, block: dict[str, Any], msg: str) -> None:
+        self._rec("assistant", {"model": "claude-sonnet-4-5", "id": msg, "type": "message",
+                                "role": "assistant", "content": [block],
+                                "usage": {"input_tokens": 3, "output_tokens": 120,
+                                          "cache_read_input_tokens": 1500}})
+
+    def say(self, text: str, msg: str) -> None:
+        self.assistant({"type": "text", "text": text}, msg)
+
+    def think(self, text: str, msg: str) -> None:
+        self.assistant({"type": "thinking", "thinking": text, "signature": "sig"}, msg)
+
+    def tool(self, name: str, inp: dict[str, Any], result: Any, msg: str, *, error: bool = False) -> str:
+        tid = f"toolu_{self.n:04d}{name}"
+        self.assistant({"type": "tool_use", "id": tid, "name": name, "input": inp}, msg)
+        self._rec("user", {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tid, "content": result, "is_error": error}]})
+        return tid
+
+    def raw(self, data: bytes) -> None:
+        self.lines.append(data)
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\n".join(self.lines) + b"\n")
+
+
+def write_fixture(root: Path, *, extra_turns: int = 12) -> Path:
+    w = _Writer()
+    w.user(EVIL)
+    w.think("The user sees literal markup. Rich markup only applies through console.print, so the "
+            "builtin print shows it verbatim. Check the CLI module first.", "msg_01")
+    w.say("## Two problems\n\n1. **`print()`** does not interpret Rich markup.\n2. Colour is forced "
+          "when stdout is not a TTY.\n\n```python\nconsole = Console(force_terminal=None)\n"
+          "console.print(\"[bold red]ERROR[/bold red]\", escape(acct))\n```\n\nI'll run the tests "
+          "first.", "msg_02")
+    w.tool("Bash", {"command": "uv run pytest tests/cli -q", "description": "Run CLI tests"},
+           "Exit code 1\nFAILED tests/cli/test_reconcile.py::test_plain_output - AssertionError\n"
+           "1 failed, 11 passed in 0.42s", "msg_03", error=True)
+    w.tool("Edit", {"file_path": f"{PROJECT}/payments/cli/__init__.py",
+                    "old_string": "from rich.console import Console\n\nconsole = Console(force_terminal=True)",
+                    "new_string": "from rich.console import Console\nfrom rich.markup import escape\n\n"
+                                  "console = Console()"},
+           "The file has been updated.", "msg_04")
+    w.tool("Task", {"description": "Find other print calls", "subagent_type": "Explore",
+                    "prompt": "List every builtin print() call under payments/cli."},
+           [{"type": "text", "text": "Found **2** calls:\n\n- `reconcile.py:40`\n- `export.py:12`"},
+            {"type": "text", "text": f"agentId: {AGENT} (for resuming to continue this agent's work)"}],
+           "msg_05")
+    w.say("Fixed both call sites; the tests pass now.", "msg_06")
+    w._rec("system", None, subtype="compact_boundary", content="Conversation compacted",
+           compactMetadata={"trigger": "auto", "preTokens": 151234}, isMeta=False)
+    w._rec("user", {"role": "user", "content": "This session is being continued from a previous "
+                    "conversation. Summary: fixed markup printing in the reconcile CLI."},
+           isCompactSummary=True, isVisibleInTranscriptOnly=True)
+    w.raw(b'{"type":"assistant","message":{"content":[{"type":"text","text":"cut sho')
+    w._rec("mystery-record", None, payloadish=1)
+    for k in range(extra_turns):
+        w.user(f"Turn {k + 2}: check the ledger export for account acct_{k:03d}.")
+        w.say(f"Looking at account `acct_{k:03d}` now.", f"msg_t{k}a")
+        w.tool("Bash", {"command": f"uv run payments export --account acct_{k:03d}"},
+               f"exported 12 rows for acct_{k:03d}", f"msg_t{k}b")
+        w.say(f"The export for acct_{k:03d} looks right.", f"msg_t{k}c")
+    w.user("Last question: does the needle appear here? It does: needle.")
+    w.say("Yes, the word needle is in this reply too.", "msg_end")
+    project_dir = root / "projects" / "-home-dev-projects-payments-api"
+    path = project_dir / f"{SESSION}.jsonl"
+    w.write(path)
+    sub = _Writer(agent_id=AGENT)
+    sub.user("List every builtin print() call under payments/cli.")
+    sub.tool("Grep", {"pattern": "print\\(", "path": f"{PROJECT}/payments/cli"},
+             "payments/cli/reconcile.py:40\npayments/cli/export.py:12", "msg_s1")
+    sub.say("Found **2** calls.", "msg_s2")
+    sub.write(project_dir / SESSION / "subagents" / f"agent-{AGENT}.jsonl")
+    return path
+
+
+def make_library(root: Path) -> Library:
+    library = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(None))
+    library.scan()
+    return library
+
+
+class Harness(App[None]):
+    """Pushes the transcript screen over a library, as the app does."""
+
+    CSS_PATH = sorted(str(p) for p in STYLES.glob("*.tcss"))
+
+    def __init__(self, library: Library, session: Session, **kwargs: Any) -> None:
+        super().__init__()
+        self.library = library
+        self.session = session
+        self.kwargs = kwargs
+
+    def on_mount(self) -> None:
+        self.push_screen(TranscriptScreen(self.library, self.session, **self.kwargs))
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Times are shown in local time: pin it, so snapshots do not depend on the machine."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    write_fixture(tmp_path / "claude")
+    return make_library(tmp_path / "claude")
+
+
+def harness(library: Library, **kwargs: Any) -> Harness:
+    return Harness(library, library.find(SESSION), **kwargs)
+
+
+async def loaded(pilot: Any) -> TranscriptView:
+    """Wait for the transcript to be read and painted; returns the view."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    view = pilot.app.screen.query_one(TranscriptView)
+    assert view.loaded
+    return view
+
+
+def row_of(view: TranscriptView, predicate: Any) -> int:
+    return next(r for r, item in enumerate(view.rows) if predicate(item))
+
+
+def tool_row(view: TranscriptView, name: str) -> int:
+    return row_of(view, lambda item: item.display is Display.TOOL and item.entry.tool_name == name)
+
+
+async def goto_row(pilot: Any, view: TranscriptView, row: int) -> None:
+    await pilot.press("g")
+    for _ in range(row):
+        await pilot.press("j")
+    assert view.cursor_row == row
+
+
+def screen_text(view: TranscriptView) -> list[str]:
+    """The view's lines as shown, without the two-cell gutter (role bars, cursor)."""
+    return [view.render_line(y).text[2:] for y in range(view.scrollable_content_region.height)]
+
+
+# -- navigation ---------------------------------------------------------------------------------------
+
+
+async def test_j_k_move_between_entries(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view.cursor_row == 0
+        assert view.highlighted_entry is not None and view.highlighted_entry.text == EVIL
+        await pilot.press("j", "j")
+        assert view.cursor_row == 2
+        assert view.highlighted_item is not None and view.highlighted_item.entry.tool_name == "Bash"
+        await pilot.press("k")
+        assert view.cursor_row == 1
+        await pilot.press("down", "down", "up")
+        assert view.cursor_row == 2
+
+
+async def test_turn_jumps_land_on_user_prompts(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("right_square_bracket")
+        item = view.highlighted_item
+        assert item is not None and item.is_user_turn and item.entry.text.startswith("Turn 2:")
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert view.highlighted_entry is not None and view.highlighted_entry.text.startswith("Turn 4:")
+        # the turn is scrolled to the top of the screen (one line of context above it)
+        assert any(line.strip().endswith("account acct_002.") for line in screen_text(view)[:4])
+        await pilot.press("left_square_bracket")
+        assert view.highlighted_entry is not None and view.highlighted_entry.text.startswith("Turn 3:")
+
+
+async def test_g_and_G_jump_to_the_ends_without_animation(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("G")
+        assert view.cursor_row == len(view.rows) - 1
+        assert view.scroll_y == view.max_scroll_y > 0  # at once: no smooth-scroll animation
+        assert "Yes, the word needle is in this reply too." in "\n".join(screen_text(view))
+        await pilot.press("g")
+        assert view.cursor_row == 0 and view.scroll_y == 0
+
+
+async def test_page_down_scrolls_and_brings_the_cursor_along(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("pagedown")
+        assert view.scroll_y > 20
+        top = round(view.scroll_y)
+        row = view.cursor_row
+        assert view._heights.top(row) + view._heights[row] > top  # the cursor is on screen
+        await pilot.press("pageup")
+        assert view.scroll_y < top
+
+
+async def test_paging_up_over_unrendered_entries_keeps_the_screen_steady(tmp_path: Path) -> None:
+    """Heights are guesses until rendered: paging up into them must still move exactly a page."""
+    w = _Writer()
+    for k in range(40):
+        w.user(f"Question {k}: " + "why is it so " * (k * 7 % 23))
+        w.say(f"Answer {k}\n\n" + "\n".join(f"- point {k}.{j}" for j in range(k % 5))
+              + f"\n\n```python\nx = {k}\n```\n\n" + "long words " * (k * 13 % 80), f"m{k}")
+    w.write(tmp_path / "c" / "projects" / "p" / f"{SESSION}.jsonl")
+    library = make_library(tmp_path / "c")
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("G")
+        pages = 0
+        while view.scroll_y > 0:
+            before = screen_text(view)
+            await pilot.press("pageup")
+            after = screen_text(view)
+            if view.scroll_y > 0:
+                assert after[-2:] == before[:2]  # a page is the screen less two lines of overlap
+            pages += 1
+        assert pages > 5
+
+
+async def test_a_resize_keeps_the_highlighted_entry_in_place(library: Library) -> None:
+    def where(view: TranscriptView) -> int:
+        return next(y for y, line in enumerate(screen_text(view)) if "Looking at account acct_001" in line)
+
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("right_square_bracket", "right_square_bracket", "j")
+        entry, y = view.highlighted_entry, where(view)
+        assert entry is not None and entry.text.startswith("Looking at account `acct_001`")
+        await pilot.resize_terminal(70, 30)
+        await pilot.pause()
+        assert view.highlighted_entry is entry and where(view) == y
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
+        assert where(view) == y
+
+
+# -- expanding, thinking --------------------------------------------------------------------------------
+
+
+async def test_enter_space_and_e_E_expand_and_collapse(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        bash = tool_row(view, "Bash")
+        await goto_row(pilot, view, bash)
+        item = view.rows[bash]
+        assert not view.is_expanded(item)
+        await pilot.press("enter")
+        assert view.is_expanded(item)
+        text = "\n".join(screen_text(view))
+        assert "$ uv run pytest tests/cli -q" in text and "1 failed, 11 passed" in text
+        await pilot.press("space")
+        assert not view.is_expanded(item)
+        await pilot.press("e")
+        assert all(view.is_expanded(i) for i in view.rows if i.collapsible)
+        await pilot.press("E")
+        assert not any(view.is_expanded(i) for i in view.rows)
+        assert view.highlighted_item is item  # the cursor stayed on its entry through it all
+
+
+async def test_click_on_a_tool_line_expands_it(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        row = tool_row(view, "Edit")
+        y = view._heights.top(row) + view._gap(row) - round(view.scroll_y)
+        await pilot.click(TranscriptView, offset=(10, y))
+        assert view.cursor_row == row and view.is_expanded(view.rows[row])
+
+
+async def test_t_shows_and_hides_thinking(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert not any(item.display is Display.THINKING for item in view.rows)
+        count = len(view.rows)
+        await pilot.press("t")
+        assert len(view.rows) == count + 1 and view.rows[1].display is Display.THINKING
+        assert any("Thinking" in line for line in screen_text(view))
+        await pilot.press("t")
+        assert len(view.rows) == count
+
+
+async def test_edit_expands_to_a_diff(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await goto_row(pilot, view, tool_row(view, "Edit"))
+        await pilot.press("enter")
+        lines = screen_text(view)
+        assert any(line.strip() == "+ from rich.markup import escape" for line in lines)
+        assert any(line.strip() == "- console = Console(force_terminal=True)" for line in lines)
+
+
+async def test_malformed_and_unknown_records_are_shown_and_marked(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        raw = [item for item in view.rows if item.display is Display.RAW]
+        assert [item.entry.kind.value for item in raw] == ["malformed", "unknown"]
+        text = "\n".join(screen_text(view))
+        assert "⚠ malformed line" in text and "unknown record “mystery-record”" in text
+
+
+# -- find ---------------------------------------------------------------------------------------------
+
+
+async def test_find_with_slash_n_and_N(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        bar = pilot.app.screen.query_one(FindBar)
+        await pilot.press("slash")
+        assert bar.active and isinstance(pilot.app.focused, Input)
+        await pilot.press(*"needle", "enter")
+        assert view.has_focus and view.query == "needle"
+        count = pilot.app.screen.query_one("#find-count")
+        assert str(count.render()).strip() == "1/2"
+        first = view.highlighted_entry
+        assert first is not None and "needle" in first.text and first.role == "user"
+        await pilot.press("n")
+        assert view.highlighted_entry is not None and view.highlighted_entry.role == "assistant"
+        assert str(count.render()).strip() == "2/2"
+        await pilot.press("n")  # wraps around
+        assert view.highlighted_entry is first
+        await pilot.press("N")
+        assert view.highlighted_entry is not None and view.highlighted_entry.role == "assistant"
+        await pilot.press("escape")
+        assert not bar.active and view.query == ""
+        assert pilot.app.screen.is_current  # escape closed the find first, not the screen
+
+
+async def test_find_without_a_match_says_so_even_for_markup_like_queries(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("slash", *"[/zz", "enter", "n")
+        assert view.query == "[/zz" and view.cursor_row == 0
+        assert str(pilot.app.screen.query_one("#find-count").render()).strip() == "no match"
+        assert any("[/zz" in n.message for n in pilot.app._notifications)
+
+
+async def test_find_opens_a_collapsed_tool_whose_output_matches(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("slash", *"11 passed", "enter")
+        item = view.highlighted_item
+        assert item is not None and item.entry.tool_name == "Bash" and view.is_expanded(item)
+
+
+# -- copy, raw, external programs ------------------------------------------------------------------------
+
+
+async def test_y_copies_the_highlighted_message(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("y")
+        assert pilot.app.clipboard == EVIL  # the text as written: OSC 52 base64-encodes it
+        await goto_row(pilot, view, tool_row(view, "Bash"))
+        await pilot.press("y")
+        assert pilot.app.clipboard.startswith("uv run pytest tests/cli -q\n\nExit code 1\n")
+
+
+async def test_r_shows_the_raw_record_pretty_printed(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await goto_row(pilot, view, tool_row(view, "Edit"))
+        await pilot.press("r")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, RawRecordScreen)
+        from textual.widgets import TextArea
+
+        text = screen.query_one(TextArea).text
+        assert '"name": "Edit"' in text and '\n  "type": "assistant",' in text
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, TranscriptScreen)
+
+
+def test_pager_and_editor_commands() -> None:
+    assert external_command("/t/a.jsonl", 7, editor=True, env={"EDITOR": "nvim -u NONE"}) == \
+        ["nvim", "-u", "NONE", "+7", "/t/a.jsonl"]
+    assert external_command("/t/a.jsonl", 7, editor=True, env={}) == ["vi", "+7", "/t/a.jsonl"]
+    assert external_command("/t/a.jsonl", 7, editor=False, env={}) == ["less", "-S", "+7g", "/t/a.jsonl"]
+    assert external_command("/t/a.jsonl", 7, editor=False, env={"PAGER": "most"}) == ["most", "/t/a.jsonl"]
+
+
+async def test_o_and_O_hand_the_file_to_pager_and_editor(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAGER", "less")
+    monkeypatch.setenv("EDITOR", "nano")
+    monkeypatch.delenv("VISUAL", raising=False)
+    ran: list[list[str]] = []
+    monkeypatch.setattr(TranscriptScreen, "run_external", lambda self, argv: ran.append(argv))
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("j", "o", "O")
+        entry = view.highlighted_entry
+        assert entry is not None
+        line = entry.locator.line
+        assert ran == [["less", "-S", f"+{line}g", entry.locator.path], ["nano", f"+{line}", entry.locator.path]]
+
+
+# -- subagents, opening at an entry ------------------------------------------------------------------------
+
+
+async def test_enter_on_a_task_call_opens_the_subagent(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        task = tool_row(view, "Task")
+        assert "↵ open subagent" in view.render_line(view._heights.top(task) + view._gap(task)).text
+        await goto_row(pilot, view, task)
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, TranscriptScreen)
+        assert screen.session.id == f"{SESSION}/agent-{AGENT}"
+        child = screen.query_one(TranscriptView)
+        assert child.loaded and child.rows[0].entry.text.startswith("List every builtin print()")
+        await pilot.press("escape")
+        assert pilot.app.screen.query_one(TranscriptView) is view
+
+
+async def test_opening_at_an_entry_scrolls_to_it_and_highlights_the_query(library: Library) -> None:
+    session = library.find(SESSION)
+    target = next(e for e in library.load(session).entries if e.text.startswith("Turn 9:"))
+    async with harness(library, entry_id=target.id, highlight="acct_007").run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view.highlighted_entry is not None and view.highlighted_entry.id == target.id
+        assert view.scroll_y > 0
+        lines = screen_text(view)
+        assert any("Turn 9: check the ledger export for account acct_007." in line for line in lines)
+        bar = pilot.app.screen.query_one(FindBar)
+        assert bar.active and bar.query_text == "acct_007" and view.query == "acct_007"
+        assert not isinstance(pilot.app.focused, Input)  # keys go to the transcript
+        await pilot.press("n")
+        assert view.highlighted_entry is not None and "acct_007" in view.highlighted_entry.text
+        assert view.highlighted_entry.id != target.id
+
+
+async def test_opening_at_a_tool_result_highlights_its_call(library: Library) -> None:
+    session = library.find(SESSION)
+    result = next(e for e in library.load(session).entries if e.kind.value == "tool_result" and e.is_error)
+    async with harness(library, entry_id=result.id).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        item = view.highlighted_item
+        assert item is not None and item.result is not None and item.result.id == result.id
+
+
+async def test_opening_at_a_thinking_entry_shows_thinking(library: Library) -> None:
+    session = library.find(SESSION)
+    thought = next(e for e in library.load(session).entries if e.kind.value == "thinking")
+    async with harness(library, entry_id=thought.id).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view.show_thinking and view.highlighted_entry is not None
+        assert view.highlighted_entry.id == thought.id
+
+
+# -- untrusted text -----------------------------------------------------------------------------------------
+
+
+def _all_segments(view: TranscriptView) -> list[Any]:
+    segments = []
+    for y in range(view.scrollable_content_region.height):
+        segments.extend(view.render_line(y))
+    return segments
+
+
+async def test_markup_and_escapes_in_transcript_text_never_reach_the_terminal(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("e")  # tool output too
+        text = "\n".join(screen_text(view))
+        assert "[bold]x[/bold]" in text and "[link=https://evil.example]x[/link]" in text
+        assert "␛]52;c;SGVsbG8=␇" in text and "␛[2J" in text
+        segments = _all_segments(view)
+        assert not any("\x1b" in s.text or "\x07" in s.text for s in segments)
+        assert not any(s.style is not None and s.style.link for s in segments)
+        svg = pilot.app.export_screenshot()
+        assert "\x1b" not in svg and "[bold]x[/bold]" in svg
+        # the header shows the title (the first prompt) as written, too
+        title = pilot.app.screen.query_one("#transcript-title")
+        assert "[bold]x[/bold]" in str(title.render())
+
+
+async def test_markdown_keeps_html_like_tags_and_shows_link_targets(tmp_path: Path) -> None:
+    w = _Writer()
+    w.user("<command-name>/review</command-name> and <b>bold?</b>\n\n<div>a block</div>")
+    w.say("See [the docs](https://evil.example/x) and :smile: [bold]y[/bold]", "msg_1")
+    w.write(tmp_path / "c" / "projects" / "p" / f"{SESSION}.jsonl")
+    library = make_library(tmp_path / "c")
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        text = "\n".join(screen_text(view))
+        assert "<command-name>/review</command-name>" in text and "<div>a block</div>" in text
+        assert "the docs (https://evil.example/x)" in text and ":smile: [bold]y[/bold]" in text
+        assert not any(s.style is not None and s.style.link for s in _all_segments(view))
+
+
+async def test_the_demo_markup_session_renders_literally(tmp_path: Path) -> None:
+    from sessionscope.core.demo import generate_demo
+
+    corpus = generate_demo(tmp_path / "demo", now=T0)
+    library = make_library(corpus.claude_root / "projects")
+    session = next(s for s in library.all_sessions() if s.path == str(corpus.markup_file))
+    async with Harness(library, session).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.press("e")
+        segments = _all_segments(view)
+        text = "".join(s.text for s in segments)
+        assert "[bold]x[/bold]" in text and "[bold red]ERROR[/bold red]" in text
+        assert "␛[31m" in text
+        assert not any("\x1b" in s.text for s in segments)
+
+
+# -- big files ---------------------------------------------------------------------------------------------
+
+
+async def test_a_big_file_streams_and_rereads_what_it_cut(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.core.transcript as core
+
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)  # stream even this small file
+    monkeypatch.setattr(core, "OTHER_CAP", 20)  # and cut tool output after 20 characters
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view.streamed
+        facts = str(pilot.app.screen.query_one("#transcript-facts").render())
+        assert "large file" in facts
+        bash = tool_row(view, "Bash")
+        item = view.rows[bash]
+        assert item.result_cut and len(item.result.text) == 20
+        assert sum(1 for i in view.rows if i.display is Display.RAW) == 2  # malformed and unknown
+        await goto_row(pilot, view, bash)
+        await pilot.press("enter")
+        assert not item.result_cut and item.result.text.endswith("1 failed, 11 passed in 0.42s")
+        assert any("1 failed, 11 passed" in line for line in screen_text(view))
+
+
+# -- snapshots ---------------------------------------------------------------------------------------------
+
+
+async def _ready(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_snapshot_tool_calls_collapsed(library: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(library), terminal_size=SIZE, run_before=_ready)
+
+
+def test_snapshot_tool_call_expanded(library: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(library), press=["j", "j", "enter"], terminal_size=SIZE, run_before=_ready)
+
+
+def test_snapshot_thinking_shown(library: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(library), press=["t"], terminal_size=SIZE, run_before=_ready)
+
+
+def test_snapshot_edit_diff(library: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(library), press=["j", "j", "j", "enter"], terminal_size=SIZE,
+                        run_before=_ready)
+
+
+def test_snapshot_find_active(library: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(library), press=["slash", *"acct_010", "enter"], terminal_size=SIZE,
+                        run_before=_ready)

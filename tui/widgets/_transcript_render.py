@@ -1,0 +1,348 @@
+"""Turns transcript items into strips of a given width (and guesses their height unrendered).
+
+Untrusted text never meets a markup parser: every string goes through `printable()` and into
+`Text(...)`/`Text.assemble(...)`, and Markdown is parsed with raw HTML off (so tags are shown, not
+dropped) and links shown as text with their URL (no terminal hyperlinks from transcript text).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from markdown_it import MarkdownIt
+from rich.console import Console, RenderableType
+from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from sessionscope.core.model import Entry
+from sessionscope.core.text import one_line, printable
+from sessionscope.core.transcript import (
+    DiffLine, Display, Item, diff_counts, diff_of, tool_input_text, tool_summary,
+)
+
+GUTTER = 2
+#: rendered lines of a tool result / raw record / long input before "… N more lines"
+BODY_LINES = 400
+#: beyond this, a message is shown as plain text (Markdown and highlighting cost too much)
+MARKDOWN_CHARS = 32 * 1024
+CODE_THEME = "monokai"
+
+COMPONENTS = frozenset({
+    "transcript--user", "transcript--assistant", "transcript--thinking", "transcript--dim",
+    "transcript--tool", "transcript--ok", "transcript--error", "transcript--pending",
+    "transcript--diff-add", "transcript--diff-del", "transcript--diff-header",
+    "transcript--divider", "transcript--raw", "transcript--cursor", "transcript--cursor-bar",
+    "transcript--match", "transcript--match-current", "transcript--link",
+})
+
+
+class SafeMarkdown(Markdown):
+    """rich's Markdown with raw HTML off: `<tag>` text is shown as written, never dropped."""
+
+    def __init__(self, markup: str, **kwargs: object) -> None:
+        super().__init__("", hyperlinks=False, **kwargs)  # type: ignore[arg-type]
+        parser = MarkdownIt("commonmark", {"html": False, "breaks": True})
+        self.markup = markup
+        self.parsed = parser.enable("strikethrough").enable("table").parse(markup)
+
+
+@dataclass
+class Palette:
+    """Rich styles of the view's component classes (theme variables resolved by Textual)."""
+
+    styles: dict[str, Style]
+
+    def __getitem__(self, name: str) -> Style:
+        return self.styles.get(name, Style())
+
+
+def clean(text: str) -> str:
+    """Untrusted text made safe to draw: control characters visible, tabs expanded."""
+    return printable(text).expandtabs(4)
+
+
+def clock(ts: datetime | None) -> str:
+    return ts.astimezone().strftime("%H:%M:%S") if ts else ""
+
+
+def estimate(item: Item, width: int, expanded: bool) -> int:
+    """Lines an item will take, without rendering it (refined once it is rendered)."""
+    w = max(10, width - GUTTER - 1)
+    d = item.display
+    if d is Display.DIVIDER or (item.collapsible and not expanded):
+        return 1
+    if d in (Display.MESSAGE, Display.THINKING):
+        return 1 + _lines(item.entry.text, w)
+    if d is Display.TOOL:
+        n = 1 + min(BODY_LINES, _lines(tool_input_text(item.entry), w))
+        if item.result is not None:
+            n += 1 + min(BODY_LINES, _lines(item.result.text, w))
+        return n
+    return 1 + min(BODY_LINES, _lines(item.entry.text, w))
+
+
+def _lines(text: str, w: int) -> int:
+    # Each source line wraps to about len/w rows plus half a row (measured on generated
+    # transcripts: within 20% in total, where newlines + len/w overshot by 40%).
+    return max(1, round(len(text) / w + 0.5 * (text.count("\n") + 1)))
+
+
+class Painter:
+    """Renders one item's body (without the gutter) into strips `width - GUTTER` wide."""
+
+    def __init__(self, console: Console, palette: Palette, agent: str, project: str | None) -> None:
+        self.console = console
+        self.p = palette
+        self.assistant_label = {"claude-code": "Claude", "codex": "Codex"}.get(agent, "Assistant")
+        self.project = project
+
+    # -- entry points --------------------------------------------------------------------------
+    def render(self, item: Item, width: int, expanded: bool, link: str | None = None) -> list[Strip]:
+        bw = max(10, width - GUTTER)
+        d = item.display
+        if d is Display.MESSAGE:
+            return self._message(item, bw)
+        if d is Display.THINKING:
+            return self._thinking(item, bw)
+        if d is Display.DIVIDER:
+            return [self._divider(item.entry, bw)]
+        head = self._headline(item, bw, expanded, link)
+        if not expanded or not item.collapsible:
+            return [head]
+        if d is Display.TOOL:
+            return [head, *self._tool_body(item, bw, link)]
+        if d is Display.SUMMARY:
+            return [head, *self._markdown(item.entry.text, bw - 2, indent=2)]
+        style = self.p["transcript--raw"] if d is Display.RAW else self.p["transcript--dim"]
+        return [head, *self._plain(item.entry.text, bw - 2, style, indent=2)]
+
+    # -- kinds ---------------------------------------------------------------------------------
+    def _message(self, item: Item, bw: int) -> list[Strip]:
+        e = item.entry
+        user = e.role == "user"
+        role = self.p["transcript--user" if user else "transcript--assistant"]
+        dim = self.p["transcript--dim"]
+        label = Text.assemble(("You" if user else self.assistant_label, role + Style(bold=True)))
+        meta = [clock(e.timestamp)]
+        if e.model and not user:
+            meta.append(e.model)
+        if e.is_sidechain and user:
+            meta.append("subagent prompt")
+        label.append(("  " + "  ".join(m for m in meta if m)) if any(meta) else "", dim)
+        out = [self._line(label, bw)]
+        if len(e.text) > MARKDOWN_CHARS:
+            out += self._plain(e.text, bw - 1, Style(), indent=0)
+        else:
+            out += self._markdown(e.text, bw - 1)
+        if item.cut:
+            out.append(self._line(Text("… cut in memory (large file): enter reads the whole message", dim), bw))
+        return out
+
+    def _thinking(self, item: Item, bw: int) -> list[Strip]:
+        style = self.p["transcript--thinking"]
+        head = Text.assemble(("✻ Thinking", style + Style(bold=True)),
+                             ("  " + clock(item.entry.timestamp), self.p["transcript--dim"]))
+        return [self._line(head, bw), *self._plain(item.entry.text, bw - 1, style, indent=0, cap=False)]
+
+    def _divider(self, e: Entry, bw: int) -> Strip:
+        style = self.p["transcript--divider"]
+        label = f" ⟲ {one_line(e.text, max(10, bw - 12))} "
+        side = max(2, (bw - len(label)) // 2)
+        text = Text.assemble(("─" * side, style), (label, style + Style(bold=True)),
+                             ("─" * max(0, bw - side - len(label)), style))
+        return self._line(text, bw)
+
+    def _headline(self, item: Item, bw: int, expanded: bool, link: str | None) -> Strip:
+        """The one line a collapsible item shows: marker, name, key argument, status."""
+        e, d = item.entry, item.display
+        dim, tool = self.p["transcript--dim"], self.p["transcript--tool"]
+        marker = ("▾ " if expanded else "▸ ") if item.collapsible else "  "
+        right = Text()
+        if d is Display.TOOL:
+            name, arg = e.tool_name or "tool", tool_summary(e, self.project)
+            diff = diff_of(e, self.project)
+            if diff:
+                adds, dels = diff_counts(diff)
+                right.append(f"+{adds}", self.p["transcript--ok"])
+                right.append(f" -{dels}  ", self.p["transcript--error"])
+            if item.is_subagent_call:
+                right.append("↵ open subagent  " if link else "no subagent transcript  ",
+                              self.p["transcript--link"] if link else dim)
+            left = Text.assemble((marker, dim), (name, tool + Style(bold=True)), "  ", (clean(arg), Style()))
+            self._status(item, right)
+        elif d is Display.RESULT:
+            left = Text.assemble((marker, dim), ("result", tool), "  ", (one_line(e.text), dim))
+            self._status(item, right)
+        elif d is Display.RAW:
+            raw = self.p["transcript--raw"]
+            what = (f"malformed line {e.locator.line}" if e.kind.value == "malformed"
+                    else f"unknown record “{one_line(e.raw_type, 40)}”")
+            detail = (e.raw_type.split(": ", 1)[-1] if e.kind.value == "malformed" else one_line(e.text))
+            left = Text.assemble((marker, dim), ("⚠ " + what, raw + Style(bold=True)), "  ",
+                                 (one_line(detail), dim))
+        elif d is Display.SUMMARY:
+            label = "compacted context" if e.kind.value == "compaction" else "summary"
+            left = Text.assemble((marker, dim), ("⟲ " + label, self.p["transcript--divider"]), "  ",
+                                 (one_line(e.text), dim))
+        else:  # NOTE
+            label = _note_label(e)
+            detail = one_line(e.text)
+            if detail in (label, e.raw_type, e.raw_type.rsplit("/", 1)[-1]):
+                detail = ""
+            left = Text.assemble((marker, dim), (one_line(label, 30), dim + Style(bold=True)), "  ",
+                                 (detail, dim))
+        room = max(4, bw - right.cell_len - 1)
+        left.truncate(room, overflow="ellipsis")
+        left.pad_right(bw - left.cell_len - right.cell_len)
+        left.append_text(right)
+        return self._line(left, bw)
+
+    def _status(self, item: Item, right: Text) -> None:
+        status = item.status()
+        if status == "ok":
+            right.append("✓", self.p["transcript--ok"])
+        elif status == "error":
+            right.append("✗ error", self.p["transcript--error"])
+        else:
+            right.append("… no result", self.p["transcript--pending"])
+        seconds = item.duration()
+        if seconds is not None and seconds >= 0.05:
+            right.append(f" {_seconds(seconds)}", self.p["transcript--dim"])
+
+    def _tool_body(self, item: Item, bw: int, link: str | None) -> list[Strip]:
+        e = item.entry
+        dim = self.p["transcript--dim"]
+        w = bw - 2
+        out: list[Strip] = []
+        diff = diff_of(e, self.project)
+        if diff is not None:
+            out += self._diff(diff, w)
+        elif item.is_subagent_call:
+            prompt = e.tool_input.get("prompt") if isinstance(e.tool_input, dict) else None
+            out += self._plain(prompt if isinstance(prompt, str) else tool_input_text(e), w, dim, indent=2)
+        elif e.tool_name in ("Bash", "shell", "local_shell", "exec_command"):
+            out += self._plain("$ " + tool_input_text(e), w, Style(bold=True), indent=2)
+        else:
+            out += self._plain(tool_input_text(e), w, dim, indent=2)
+        if item.cut:
+            out.append(self._line(Text("  … input cut in memory (large file)", dim), bw))
+        r = item.result
+        if r is not None:
+            error = r.is_error
+            label = "error" if error else ("report" if item.is_subagent_call else "output")
+            out.append(self._line(Text.assemble(("  ╶─ ", dim), (label, self.p["transcript--error"] if error else dim),
+                                                (" ─", dim)), bw))
+            if item.is_subagent_call and not error:
+                out += self._markdown(r.text, w, indent=2)
+            else:
+                style = self.p["transcript--error"] if error else Style()
+                out += self._plain(r.text or "(no output)", w, style, indent=2)
+            if item.result_cut:
+                out.append(self._line(Text("  … output cut in memory (large file)", dim), bw))
+        if link:
+            out.append(self._line(Text.assemble(("  ↵ ", self.p["transcript--link"]),
+                                                (f"subagent transcript: {clean(link)}", self.p["transcript--link"])), bw))
+        return out
+
+    def _diff(self, diff: list[DiffLine], w: int) -> list[Strip]:
+        styles = {"+": self.p["transcript--diff-add"], "-": self.p["transcript--diff-del"],
+                  "@": self.p["transcript--diff-header"], "…": self.p["transcript--dim"], " ": Style()}
+        out: list[Strip] = []
+        for d in diff[:BODY_LINES]:
+            style = styles.get(d.tag, Style())
+            prefix = {"@": "", "…": "⋯ ", " ": "  "}.get(d.tag, d.tag + " ")
+            text = Text(prefix + clean(d.text), style=style, overflow="fold")
+            for line in self._render(text, w - 2):
+                out.append(Strip.join([Strip.blank(2), line.apply_style(style).adjust_cell_length(w - 2, style)]))
+        if len(diff) > BODY_LINES:
+            out.append(self._more(len(diff) - BODY_LINES, w + 2))
+        return out
+
+    # -- building blocks -----------------------------------------------------------------------
+    def _markdown(self, text: str, w: int, indent: int = 0) -> list[Strip]:
+        md = SafeMarkdown(clean(text), code_theme=CODE_THEME)
+        return self._indent(self._render(md, w - indent), indent, w)
+
+    def _plain(self, text: str, w: int, style: Style, *, indent: int, cap: bool = True) -> list[Strip]:
+        body = clean(text)
+        more = 0
+        if cap:
+            lines = body.split("\n")
+            if len(lines) > BODY_LINES:
+                more = len(lines) - BODY_LINES
+                body = "\n".join(lines[:BODY_LINES])
+        out = self._indent(self._render(Text(body, style=style, overflow="fold"), w - indent), indent, w)
+        if cap and len(out) > BODY_LINES:
+            more += len(out) - BODY_LINES
+            out = out[:BODY_LINES]
+        if more:
+            out.append(self._more(more, w))
+        return out
+
+    def _more(self, n: int, w: int) -> Strip:
+        return self._line(Text(f"  … {n:,} more lines (r shows the raw record, o opens the file)",
+                               self.p["transcript--dim"]), w)
+
+    def _render(self, renderable: RenderableType, w: int) -> list[Strip]:
+        options = self.console.options.update(width=max(1, w), height=None, highlight=False, markup=False)
+        lines = self.console.render_lines(renderable, options, pad=True)
+        return [Strip(line, w) for line in lines]
+
+    def _indent(self, strips: list[Strip], indent: int, w: int) -> list[Strip]:
+        if not indent:
+            return [s.adjust_cell_length(w) for s in strips]
+        pad = Strip.blank(indent)
+        return [Strip.join([pad, s]).adjust_cell_length(w) for s in strips]
+
+    def _line(self, text: Text, w: int) -> Strip:
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        segments = list(text.render(self.console))
+        return Strip(segments).adjust_cell_length(w)
+
+
+def _note_label(e: Entry) -> str:
+    """What a system or meta record is, in a word or two."""
+    if e.kind.value == "meta":
+        return "context"
+    kind = e.raw_type.rsplit("/", 1)[-1] if e.raw_type else ""
+    return f"system {kind}" if kind and kind != "system" else "system"
+
+
+def _seconds(s: float) -> str:
+    if s < 60:
+        return f"{s:.1f}s"
+    if s < 3600:
+        return f"{int(s // 60)}m{int(s % 60):02d}s"
+    return f"{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
+
+
+def highlight(strip: Strip, needle: str, style: Style) -> Strip:
+    """`strip` with every case-insensitive occurrence of `needle` restyled."""
+    text = strip.text
+    low, n = text.casefold(), needle.casefold()
+    if not n or n not in low or len(low) != len(text):
+        return strip
+    spans: list[tuple[int, int]] = []
+    start = low.find(n)
+    while start >= 0:
+        spans.append((start, start + len(n)))
+        start = low.find(n, start + len(n))
+    out: list[Segment] = []
+    pos = 0
+    for seg in strip:
+        seg_text, seg_style, control = seg
+        if control:
+            out.append(seg)
+            continue
+        end = pos + len(seg_text)
+        cuts = sorted({pos, end, *(c for a, b in spans for c in (a, b) if pos < c < end)})
+        for a, b in zip(cuts, cuts[1:]):
+            piece = seg_text[a - pos:b - pos]
+            hit = any(sa <= a and b <= sb for sa, sb in spans)
+            out.append(Segment(piece, (seg_style + style) if hit and seg_style else style if hit else seg_style))
+        pos = end
+    return Strip(out, strip.cell_length)

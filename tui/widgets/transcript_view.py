@@ -1,0 +1,856 @@
+"""The transcript reader: a Line API view over one session, loaded progressively from the head.
+
+Why it is built this way: a transcript can hold 50k entries and 100 MB, so there is no widget per
+message and no list of every rendered line. Rows (visible items) have heights in a Fenwick tree;
+a row's height is a guess until it first scrolls into view, when it is rendered (and its strips
+cached, a few thousand lines at most) and its real height replaces the guess. When a row above the
+top of the screen changes height that way, the scroll offset moves by the same amount, so what is
+on screen stays put. Entries arrive in batches from a thread worker, so the first screen paints
+while the rest of a big file is still being read, and the scrollbar grows as more is known.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from textual import events, on, work
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from sessionscope.core.library import Library
+from sessionscope.core.model import Entry, Session
+from sessionscope.core.text import printable
+from sessionscope.core.transcript import (
+    Batch, Display, HeightIndex, Item, Transcript, copy_text, load_batches, match_subagent,
+    reread, subagent_children,
+)
+from sessionscope.tui.widgets._transcript_render import (
+    COMPONENTS, GUTTER, Painter, Palette, estimate, highlight,
+)
+
+#: rendered lines kept in the strip cache (whole items, least recently used dropped first)
+CACHE_LINES = 4000
+_TURN = Binding.Group("Turn", compact=True)
+_ENDS = Binding.Group("Top/end", compact=True)
+_MATCH = Binding.Group("Match", compact=True)
+
+
+class _StripCache:
+    """Rendered items by index, bounded by their total number of lines."""
+
+    def __init__(self, max_lines: int) -> None:
+        self.max_lines = max_lines
+        self._items: OrderedDict[int, tuple[tuple[int, bool], list[Strip]]] = OrderedDict()
+        self._lines = 0
+
+    def get(self, index: int, key: tuple[int, bool]) -> list[Strip] | None:
+        found = self._items.get(index)
+        if found is None or found[0] != key:
+            return None
+        self._items.move_to_end(index)
+        return found[1]
+
+    def put(self, index: int, key: tuple[int, bool], strips: list[Strip]) -> None:
+        self.discard(index)
+        self._items[index] = (key, strips)
+        self._lines += len(strips)
+        while self._lines > self.max_lines and len(self._items) > 1:
+            _, (_, old) = self._items.popitem(last=False)
+            self._lines -= len(old)
+
+    def discard(self, index: int) -> None:
+        found = self._items.pop(index, None)
+        if found is not None:
+            self._lines -= len(found[1])
+
+    def clear(self) -> None:
+        self._items.clear()
+        self._lines = 0
+
+
+class TranscriptView(ScrollView, can_focus=True):
+    """A session's entries: messages as Markdown, tool calls folded to one line, a cursor."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(COMPONENTS)
+    DEFAULT_CSS = """
+    TranscriptView {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: scroll;
+        scrollbar-size-vertical: 1;
+        background: $surface;
+        & > .transcript--user { color: $text-accent; }
+        & > .transcript--assistant { color: $text-primary; }
+        & > .transcript--thinking { color: $text-muted; text-style: italic; }
+        & > .transcript--dim { color: $text-muted; }
+        & > .transcript--tool { color: $text-secondary; }
+        & > .transcript--ok { color: $text-success; }
+        & > .transcript--error { color: $text-error; }
+        & > .transcript--pending { color: $text-warning; }
+        & > .transcript--diff-add { background: $success 25%; color: $foreground; }
+        & > .transcript--diff-del { background: $error 25%; color: $foreground; }
+        & > .transcript--diff-header { color: $foreground; text-style: bold; }
+        & > .transcript--divider { color: $text-warning; }
+        & > .transcript--raw { color: $text-error; }
+        & > .transcript--cursor { background: $foreground 5%; }
+        & > .transcript--cursor-bar { color: $accent; text-style: bold; }
+        & > .transcript--match { background: $warning 35%; }
+        & > .transcript--match-current { background: $warning 75%; color: $foreground; text-style: bold; }
+        & > .transcript--link { color: $text-accent; }
+        &:focus > .transcript--cursor { background: $primary 18%; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "cursor_down", "Next entry", show=False, id="transcript.next"),
+        Binding("j", "cursor_down", "Next entry", show=False, id="transcript.next_vim"),
+        Binding("up", "cursor_up", "Previous entry", show=False, id="transcript.previous"),
+        Binding("k", "cursor_up", "Previous entry", show=False, id="transcript.previous_vim"),
+        Binding("enter", "activate", "Expand", id="transcript.activate"),
+        Binding("space", "toggle", "Expand", show=False, id="transcript.toggle"),
+        Binding("e", "expand_all", "Expand all", show=False, id="transcript.expand_all"),
+        Binding("E", "collapse_all", "Collapse all", show=False, id="transcript.collapse_all"),
+        Binding("t", "toggle_thinking", "Thinking", id="transcript.thinking"),
+        Binding("left_square_bracket", "turn(-1)", "Previous turn", group=_TURN,
+                key_display="[", id="transcript.previous_turn"),
+        Binding("right_square_bracket", "turn(1)", "Next turn", group=_TURN,
+                key_display="]", id="transcript.next_turn"),
+        Binding("n", "find_next(1)", "Next match", group=_MATCH, id="transcript.next_match"),
+        Binding("N", "find_next(-1)", "Previous match", group=_MATCH, id="transcript.previous_match"),
+        Binding("g", "first", "Top", show=False, id="transcript.top"),
+        Binding("G", "last", "End", show=False, id="transcript.end"),
+        Binding("home", "first", "Top", show=False, id="transcript.home"),
+        Binding("end", "last", "End", show=False, id="transcript.end_key"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="transcript.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="transcript.page_down"),
+    ]
+
+    @dataclass
+    class EntryHighlighted(Message):
+        """The cursor moved to another entry."""
+
+        view: TranscriptView
+        entry: Entry
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+    @dataclass
+    class LoadProgressed(Message):
+        """More of the file was read (`fraction` of its bytes); `done` once all of it."""
+
+        view: TranscriptView
+        items: int
+        fraction: float
+        done: bool
+        streamed: bool
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, TranscriptView.LoadProgressed) and not message.done
+
+    @dataclass
+    class FindUpdated(Message):
+        """The find query, and which of its matches (1-based; 0 for none) the cursor is on."""
+
+        view: TranscriptView
+        query: str
+        current: int
+        total: int
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+    @dataclass
+    class SubagentRequested(Message):
+        """Enter on a Task/Agent call: open the subagent's transcript (`session` None if unknown)."""
+
+        view: TranscriptView
+        entry: Entry
+        session: Session | None
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+    @dataclass
+    class _Loaded(Message):
+        batch: Batch
+
+    def __init__(
+        self,
+        library: Library,
+        session: Session,
+        *,
+        entry_id: str | None = None,
+        highlight: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.library = library
+        self.session = session
+        self.model = Transcript(session.project)
+        self.show_thinking = False
+        self.loaded = False
+        self.streamed = False
+        self.error: str | None = None
+        self._target = entry_id
+        self._query = highlight or ""
+        self._matches: list[int] = []  # item indices
+        self._rows: list[int] = []  # item index of each visible row
+        self._row_of: list[int] = []  # row of each item, -1 when hidden
+        self._body: list[int] = []  # rendered height of each item at self._width, -1 if unknown
+        self._heights = HeightIndex()
+        self._expand_default = False
+        self._toggled: set[int] = set()  # items whose expansion differs from the default
+        self._cursor = -1  # item index
+        self._width = 0
+        self._strips = _StripCache(CACHE_LINES)
+        self._palette: Palette | None = None
+        self._painter: Painter | None = None
+        self._children: list[Session] | None = None
+        self._settling = False
+        self._painted = threading.Event()
+
+    # -- public API ------------------------------------------------------------------------------
+    @property
+    def highlighted_item(self) -> Item | None:
+        return self.model.items[self._cursor] if 0 <= self._cursor < len(self.model.items) else None
+
+    @property
+    def highlighted_entry(self) -> Entry | None:
+        item = self.highlighted_item
+        return item.entry if item is not None else None
+
+    @property
+    def query(self) -> str:
+        return self._query
+
+    @property
+    def rows(self) -> list[Item]:
+        """The visible items, in order."""
+        return [self.model.items[i] for i in self._rows]
+
+    @property
+    def cursor_row(self) -> int:
+        return self._row_of[self._cursor] if self._cursor >= 0 else -1
+
+    def is_expanded(self, item: Item) -> bool:
+        index = self.model.index_of(item.entry.id)
+        return index is not None and self._expanded(index)
+
+    def full_item(self, index: int | None = None) -> Item | None:
+        """The highlighted (or given) item with any text slimmed in memory read again in full."""
+        index = self._cursor if index is None else index
+        if not 0 <= index < len(self.model.items):
+            return None
+        item = self.model.items[index]
+        if item.cut or item.result_cut:
+            adapter = self.library.registry.by_name(self.session.source_format)
+            if adapter is not None:
+                entry = reread(adapter, item.entry) if item.cut else None
+                result = reread(adapter, item.result) if item.result_cut and item.result else None
+                self.model.update(index, entry, result)
+                self._invalidate(index)
+        return item
+
+    def copy_highlighted(self) -> str | None:
+        """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied."""
+        item = self.full_item()
+        if item is None:
+            return None
+        text = copy_text(item)
+        self.app.copy_to_clipboard(text)
+        return text
+
+    def find(self, query: str, *, jump: bool = True) -> None:
+        """Highlight `query` everywhere and move to its first match at or after the cursor."""
+        self._query = query
+        self._matches = self.model.matches(query, self._rows) if query else []
+        self.refresh()
+        if jump and self._matches:
+            start = self._cursor if self._cursor >= 0 else 0
+            after = [i for i in self._matches if self._row_of[i] >= self._row_of[start]]
+            self._goto_match(after[0] if after else self._matches[0])
+        else:
+            self._post_find()
+
+    def clear_find(self) -> None:
+        self.find("", jump=False)
+
+    # -- loading -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
+    def _load(self) -> None:
+        worker = get_current_worker()
+        first = True
+        for batch in load_batches(self.library, self.session):
+            if worker.is_cancelled:
+                return
+            self.post_message(self._Loaded(batch))
+            if first and not batch.done:
+                # Let the first screen paint before parsing on (the GIL is shared with the UI).
+                self._painted.wait(1.0)
+            first = False
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "transcript-load" and event.state is WorkerState.ERROR:
+            self.error = f"could not read {self.session.path}: {event.worker.error}"
+            self.loaded = True
+            self.notify(printable(self.error), severity="error", timeout=8, markup=False)
+            self.post_message(self.LoadProgressed(self, len(self._rows), 1.0, True, self.streamed))
+            self.refresh()
+
+    @on(_Loaded)
+    def _batch_loaded(self, message: _Loaded) -> None:
+        message.stop()
+        batch = message.batch
+        model = self.model
+        start = len(model.items)
+        changed = model.add(batch.entries, batch.cut)
+        self.streamed = self.streamed or batch.streamed
+        self.loaded = batch.done
+        new = range(start, len(model.items))
+        self._body.extend([-1] * len(new))
+        self._row_of.extend([-1] * len(new))
+        for i in new:
+            if model.visible(i, self.show_thinking):
+                self._append_row(i)
+        for i in changed:
+            self._invalidate(i)
+        if self._query:
+            self._matches += model.matches(self._query, [i for i in new if self._row_of[i] >= 0])
+            for i in changed:
+                if i not in self._matches and model.matches(self._query, [i]):
+                    self._matches = sorted({*self._matches, i})
+        self._sync_size()
+        if self._cursor < 0 and self._rows and self._target is None:
+            self._cursor = self._rows[0]
+            self._post_highlight()
+        if self._target is not None and self._open_target(final=batch.done):
+            self._target = None
+        self._settle()
+        self.refresh()
+        self.post_message(self.LoadProgressed(self, len(self._rows), batch.fraction, batch.done, self.streamed))
+        if self._query:
+            self._post_find()
+        if not self._painted.is_set():
+            self.call_after_refresh(self._painted.set)
+
+    def _open_target(self, *, final: bool) -> bool:
+        """Move to the entry the screen was opened at, once it has been read."""
+        index = self.model.index_of(self._target or "")
+        if index is None:
+            if final and self._rows:
+                self.notify(printable(f"entry {self._target} is not in this transcript"), severity="warning",
+                            markup=False)
+                self._move(self._rows[0])
+            return final
+        if not self.model.visible(index, self.show_thinking):
+            self._set_thinking(True)
+        if self._query:
+            self._matches = self.model.matches(self._query, self._rows)
+        self._goto_match(index) if self._query else self._move(index, align="top")
+        return True
+
+    # -- rows and heights -------------------------------------------------------------------------
+    def _expanded(self, index: int) -> bool:
+        item = self.model.items[index]
+        return item.collapsible and (self._expand_default != (index in self._toggled))
+
+    def _is_block(self, index: int) -> bool:
+        item = self.model.items[index]
+        return not item.collapsible or self._expanded(index)
+
+    def _gap(self, row: int) -> int:
+        if row <= 0:
+            return 1
+        return 1 if self._is_block(self._rows[row - 1]) or self._is_block(self._rows[row]) else 0
+
+    def _body_height(self, index: int) -> int:
+        h = self._body[index]
+        if h >= 0:
+            return h
+        return estimate(self.model.items[index], self._width, self._expanded(index))
+
+    def _row_height(self, row: int) -> int:
+        return self._gap(row) + self._body_height(self._rows[row])
+
+    def _append_row(self, index: int) -> None:
+        row = len(self._rows)
+        self._rows.append(index)
+        self._row_of[index] = row
+        self._heights.append(self._row_height(row))
+
+    def _rebuild_rows(self) -> None:
+        self._rows = [i for i in range(len(self.model.items)) if self.model.visible(i, self.show_thinking)]
+        self._row_of = [-1] * len(self.model.items)
+        for row, i in enumerate(self._rows):
+            self._row_of[i] = row
+        self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
+
+    def _invalidate(self, index: int) -> None:
+        """An item's look changed: drop its strips and re-guess its height (and its neighbour's gap)."""
+        self._strips.discard(index)
+        self._body[index] = -1
+        row = self._row_of[index] if index < len(self._row_of) else -1
+        if row >= 0:
+            self._heights.set(row, self._row_height(row))
+            if row + 1 < len(self._rows):
+                self._heights.set(row + 1, self._row_height(row + 1))
+
+    def _sync_size(self) -> None:
+        self.virtual_size = Size(self._width, self._heights.total)
+
+    def _strips_for(self, index: int) -> list[Strip]:
+        """An item's rendered body, from the cache or rendered now (which measures it)."""
+        key = (self._width, self._expanded(index))
+        strips = self._strips.get(index, key)
+        if strips is None:
+            item = self.model.items[index]
+            strips = self._get_painter().render(item, self._width, key[1], self._link_label(item))
+            self._strips.put(index, key, strips)
+            self._body[index] = len(strips)
+        return strips
+
+    def _measure_row(self, row: int) -> int:
+        """Render a row if its height is a guess; returns the change of its height."""
+        index = self._rows[row]
+        if self._body[index] < 0 or self._strips.get(index, (self._width, self._expanded(index))) is None:
+            self._strips_for(index)
+        return self._heights.set(row, self._row_height(row))
+
+    def _settle(self, anchor: int | None = None) -> None:
+        """Replace guessed heights on screen with real ones, keeping the content on screen still.
+
+        `anchor` is the first row whose place on screen must not move (it was on screen before a
+        scroll of less than a screen); rows above it that change height move the scroll offset
+        by as much. By default it is the first row starting on screen: rows reached by a jump
+        keep their place below a row cut by the top edge."""
+        if not self._rows or self._width <= 0 or self._settling:
+            return
+        self._settling = True
+        try:
+            height = max(1, self.scrollable_content_region.height)
+            if anchor is None:
+                anchor = self._first_row_from(round(self.scroll_y))
+            for _ in range(16):
+                y0 = round(self.scroll_y)
+                row = self._heights.row_at(y0)
+                shift, changed = 0, False
+                while 0 <= row < len(self._rows) and self._heights.top(row) < y0 + height:
+                    delta = self._measure_row(row)
+                    if delta:
+                        changed = True
+                        if row < anchor:
+                            shift += delta
+                    row += 1
+                if not changed:
+                    break
+                self._sync_size()
+                if shift:
+                    self._scroll_y_to(y0 + shift)
+        finally:
+            self._settling = False
+
+    def _first_row_from(self, y: int) -> int:
+        """The first row that starts at or below line `y`."""
+        row = self._heights.row_at(y)
+        if row < 0:
+            return 0
+        return row + 1 if self._heights.top(row) < y else row
+
+    def _scroll_y_to(self, y: float) -> None:
+        self._sync_size()
+        self.scroll_to(y=max(0, y), animate=False, force=True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        if not self._settling:
+            _, height = self._viewport()
+            near = abs(round(new_value) - round(old_value)) < height
+            self._settle(self._first_row_from(round(old_value)) if near else None)
+        super().watch_scroll_y(old_value, self.scroll_y)
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width == self._width:
+            self._settle()
+            return
+        anchor = self._cursor_anchor()
+        self._width = width
+        self._body = [-1] * len(self.model.items)
+        self._strips.clear()
+        self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
+        self._sync_size()
+        self._restore(anchor)
+
+    def _anchor(self) -> tuple[int, int] | None:
+        """The item at the top of the screen and how far into it the screen starts."""
+        if not self._rows:
+            return None
+        y0 = round(self.scroll_y)
+        row = self._heights.row_at(y0)
+        return self._rows[row], y0 - self._heights.top(row)
+
+    def _restore(self, anchor: tuple[int, int] | None) -> None:
+        if anchor is None:
+            self._settle()
+            return
+        index, offset = anchor
+        row = self._row_of[index]
+        if row < 0:  # hidden now: the next visible row
+            row = next((self._row_of[i] for i in range(index, len(self._row_of)) if self._row_of[i] >= 0),
+                       len(self._rows) - 1)
+            offset = 0
+        self._measure_row(row)
+        self._scroll_y_to(self._heights.top(row) + min(offset, max(0, self._heights[row] - 1)))
+        self._settle()
+        self.refresh()
+
+    # -- painting ---------------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette = None
+        self._painter = None
+        self._strips.clear()
+        if self._width:
+            self._body = [-1] * len(self.model.items)
+
+    def _get_palette(self) -> Palette:
+        if self._palette is None:
+            self._palette = Palette({name: self._component_style(name) for name in COMPONENTS})
+        return self._palette
+
+    def _component_style(self, name: str) -> Style:
+        """A component class as a rich style; translucent colours blended over the view's
+        background here (a partial rich style cannot carry alpha)."""
+        styles = self.get_component_styles(name)
+        base = self.background_colors[1]
+        bg = base + styles.background if styles.has_rule("background") else None
+        fg = (bg or base) + styles.color if styles.has_rule("color") else None
+        return Style(color=fg.rich_color if fg else None, bgcolor=bg.rich_color if bg else None) + styles.text_style
+
+    def _get_painter(self) -> Painter:
+        if self._painter is None:
+            self._painter = Painter(self.app.console, self._get_palette(), self.session.agent,
+                                    self.session.project)
+        return self._painter
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        vy = self.scroll_offset.y + y
+        if not self._rows or vy >= self._heights.total:
+            if y == 1 and not self._rows:
+                message = self.error or ("nothing to show in this transcript" if self.loaded else "reading…")
+                note = Strip([_segment(message, self._get_palette()["transcript--dim"])])
+                return Strip.join([Strip.blank(GUTTER), note]).adjust_cell_length(width).apply_style(base)
+            return Strip.blank(width, base)
+        row = self._heights.row_at(vy)
+        k = vy - self._heights.top(row) - self._gap(row)
+        if k < 0:
+            return Strip.blank(width, base)
+        index = self._rows[row]
+        strips = self._strips_for(index)
+        if self._gap(row) + len(strips) != self._heights[row]:
+            self.call_after_refresh(self._resettle)
+        if k >= len(strips):
+            return Strip.blank(width, base)
+        palette = self._get_palette()
+        is_cursor = index == self._cursor
+        line = Strip.join([self._gutter(index, is_cursor, palette), strips[k]])
+        if self._query:
+            style = palette["transcript--match-current" if is_cursor else "transcript--match"]
+            line = highlight(line, self._query, style)
+        line = line.adjust_cell_length(width)
+        if is_cursor:
+            line = line.apply_style(palette["transcript--cursor"])
+        return line.apply_style(base)
+
+    def _resettle(self) -> None:
+        self._settle()
+        self._sync_size()
+        self.refresh()
+
+    def _gutter(self, index: int, is_cursor: bool, palette: Palette) -> Strip:
+        if is_cursor:
+            return Strip([_segment("▌ ", palette["transcript--cursor-bar"])])
+        item = self.model.items[index]
+        if item.display is Display.MESSAGE:
+            role = "transcript--user" if item.entry.role == "user" else "transcript--assistant"
+            return Strip([_segment("▎ ", palette[role])])
+        if item.display is Display.THINKING:
+            return Strip([_segment("┊ ", palette["transcript--thinking"])])
+        return Strip.blank(GUTTER)
+
+    def _link_label(self, item: Item) -> str | None:
+        child = self._subagent(item)
+        return (child.title or child.id) if child is not None else None
+
+    def _subagent(self, item: Item) -> Session | None:
+        if not item.is_subagent_call:
+            return None
+        if self._children is None:
+            self._children = subagent_children(self.library, self.session)
+        return match_subagent(item, self._children)
+
+    # -- cursor and scrolling -----------------------------------------------------------------------
+    def _viewport(self) -> tuple[int, int]:
+        return round(self.scroll_y), max(1, self.scrollable_content_region.height)
+
+    def _row_visible(self, row: int) -> bool:
+        y0, h = self._viewport()
+        top = self._heights.top(row)
+        return top + self._heights[row] > y0 and top < y0 + h
+
+    def _move(self, index: int, *, align: str = "visible", line: int | None = None) -> None:
+        """Put the cursor on an item and scroll it into view."""
+        if index < 0 or self._row_of[index] < 0:
+            return
+        changed = index != self._cursor
+        self._cursor = index
+        self._reveal(self._row_of[index], align=align, line=line)
+        self.refresh()
+        if changed:
+            self._post_highlight()
+
+    def _reveal(self, row: int, *, align: str = "visible", line: int | None = None) -> None:
+        self._measure_row(row)
+        if row > 0:
+            self._measure_row(row - 1)
+        self._sync_size()
+        y0, h = self._viewport()
+        gap = self._gap(row)
+        top = self._heights.top(row) + gap
+        height = self._heights[row] - gap
+        context = 1 if row > 0 else 0
+        if line is not None:
+            target = top + line
+            if target < y0 or target >= y0 + h:
+                self._scroll_y_to(target - min(line + context, max(2, h // 4)))
+        elif align == "top" or height >= h:
+            if align == "top" or top < y0 or top >= y0 + h:
+                self._scroll_y_to(top - context)
+        elif top < y0:
+            self._scroll_y_to(top - context)
+        elif top + height > y0 + h:
+            self._scroll_y_to(top + height - h)
+        self._settle()
+
+    def _post_highlight(self) -> None:
+        item = self.highlighted_item
+        if item is not None:
+            self.post_message(self.EntryHighlighted(self, item.entry))
+
+    def _cursor_on_screen(self) -> bool:
+        row = self.cursor_row
+        return row >= 0 and self._row_visible(row)
+
+    def _first_row_on_screen(self) -> int:
+        y0, _ = self._viewport()
+        row = self._heights.row_at(y0)
+        if self._heights.top(row) + self._gap(row) < y0 and row + 1 < len(self._rows) and self._row_visible(row + 1):
+            return row + 1
+        return row
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+    def _step(self, step: int) -> None:
+        if not self._rows:
+            return
+        if not self._cursor_on_screen():
+            self._move(self._rows[self._first_row_on_screen()])
+            return
+        row = min(max(self.cursor_row + step, 0), len(self._rows) - 1)
+        self._move(self._rows[row])
+
+    def action_first(self) -> None:
+        if self._rows:
+            self._move(self._rows[0], align="top")
+            self._scroll_y_to(0)
+
+    def action_last(self) -> None:
+        if not self._rows:
+            return
+        _, h = self._viewport()
+        row, filled = len(self._rows) - 1, 0
+        while row >= 0 and filled < h:  # measure the last screen, so the end is exact
+            self._measure_row(row)
+            filled += self._heights[row]
+            row -= 1
+        self._sync_size()
+        self._cursor = self._rows[-1]
+        self._scroll_y_to(self.max_scroll_y)
+        self._settle()
+        self._scroll_y_to(self.max_scroll_y)
+        self.refresh()
+        self._post_highlight()
+
+    def action_page(self, direction: int) -> None:
+        if not self._rows:
+            return
+        y0, h = self._viewport()
+        self._scroll_y_to(y0 + direction * max(1, h - 2))
+        if not self._cursor_on_screen():
+            self._cursor = self._rows[self._first_row_on_screen()]
+            self._post_highlight()
+        self.refresh()
+
+    def action_turn(self, direction: int) -> None:
+        if not self._rows:
+            return
+        row = self.cursor_row if self.cursor_row >= 0 else 0
+        rows = range(row + 1, len(self._rows)) if direction > 0 else range(row - 1, -1, -1)
+        for r in rows:
+            if self.model.items[self._rows[r]].is_user_turn:
+                self._move(self._rows[r], align="top")
+                return
+        self.notify("no later user turn" if direction > 0 else "no earlier user turn", timeout=2)
+
+    def on_click(self, event: events.Click) -> None:
+        if not self._rows:
+            return
+        vy = round(self.scroll_y) + event.y
+        if vy >= self._heights.total:
+            return
+        row = self._heights.row_at(vy)
+        index = self._rows[row]
+        header = vy - self._heights.top(row) - self._gap(row) == 0
+        self._move(index)
+        if header and self.model.items[index].collapsible:
+            self._toggle(index)
+
+    # -- expanding ---------------------------------------------------------------------------------
+    def action_activate(self) -> None:
+        item = self.highlighted_item
+        if item is None:
+            return
+        if item.is_subagent_call:
+            self.post_message(self.SubagentRequested(self, item.entry, self._subagent(item)))
+        elif item.cut and not item.collapsible:
+            self.full_item()
+            self._after_layout_change()
+        else:
+            self.action_toggle()
+
+    def action_toggle(self) -> None:
+        if self._cursor >= 0 and self.model.items[self._cursor].collapsible:
+            self._toggle(self._cursor)
+
+    def _toggle(self, index: int) -> None:
+        self._toggled ^= {index}
+        if self._expanded(index):
+            self.full_item(index)
+        self._invalidate(index)
+        self._after_layout_change()
+        self._reveal(self._row_of[index])
+
+    def action_expand_all(self) -> None:
+        self._set_expanded(True)
+
+    def action_collapse_all(self) -> None:
+        self._set_expanded(False)
+
+    def _set_expanded(self, value: bool) -> None:
+        anchor = self._cursor_anchor()
+        self._expand_default = value
+        self._toggled.clear()
+        self._body = [-1] * len(self.model.items)
+        self._strips.clear()
+        self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
+        self._sync_size()
+        self._restore(anchor)
+
+    def action_toggle_thinking(self) -> None:
+        self._set_thinking(not self.show_thinking)
+
+    def _set_thinking(self, value: bool) -> None:
+        anchor = self._cursor_anchor()
+        self.show_thinking = value
+        self._rebuild_rows()
+        if self._cursor >= 0 and self._row_of[self._cursor] < 0:
+            self._cursor = next((i for i in range(self._cursor, len(self._row_of)) if self._row_of[i] >= 0),
+                                self._rows[-1] if self._rows else -1)
+        if self._query:
+            self._matches = self.model.matches(self._query, self._rows)
+        self._sync_size()
+        self._restore(anchor)
+
+    def _cursor_anchor(self) -> tuple[int, int] | None:
+        """Keep the cursor's entry where it is on screen across a relayout (else the top row)."""
+        if self._cursor >= 0 and self._cursor_on_screen():
+            y0, _ = self._viewport()
+            return self._cursor, y0 - self._heights.top(self.cursor_row)
+        return self._anchor()
+
+    def _after_layout_change(self) -> None:
+        self._sync_size()
+        self._settle()
+        self.refresh()
+
+    # -- find -----------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "find_next":
+            return bool(self._query)
+        return True
+
+    def action_find_next(self, step: int) -> None:
+        if not self._matches:
+            if self._query:
+                self.notify(printable(f"“{self._query}” is not in this transcript"), severity="warning",
+                            timeout=3, markup=False)
+            return
+        cur = self.cursor_row
+        ordered = self._matches
+        if step > 0:
+            nxt = next((i for i in ordered if self._row_of[i] > cur), ordered[0])
+        else:
+            nxt = next((i for i in reversed(ordered) if self._row_of[i] < cur), ordered[-1])
+        self._goto_match(nxt)
+
+    def _goto_match(self, index: int) -> None:
+        item = self.model.items[index]
+        if item.collapsible and not self._expanded(index):
+            head = self._strips_for(index)[0].text.casefold()
+            if self._query.casefold() not in head:
+                self._toggled ^= {index}
+                self.full_item(index)
+                self._invalidate(index)
+                self._sync_size()
+        strips = self._strips_for(index)
+        needle = self._query.casefold()
+        line = next((k for k, s in enumerate(strips) if needle and needle in s.text.casefold()), None)
+        self._move(index, align="top", line=line)
+        self._post_find()
+
+    def _post_find(self) -> None:
+        current = 0
+        if self._cursor in self._matches:
+            current = self._matches.index(self._cursor) + 1
+        self.post_message(self.FindUpdated(self, self._query, current, len(self._matches)))
+
+
+def _segment(text: str, style: Style):  # noqa: ANN202 - a rich Segment
+    from rich.segment import Segment
+
+    return Segment(text, style)
