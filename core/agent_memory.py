@@ -1,0 +1,610 @@
+"""Every kind of memory an agent keeps on disk, as one list of `MemoryItem`s for the timeline.
+
+Why one list: a resumed session is shaped by its session notes, by Claude Code's auto-memory
+(`MEMORY.md` index + topic files) and by the instruction files loaded at start (`CLAUDE.md`,
+`AGENTS.md`, `GEMINI.md`, ... with their `@path` imports). Showing them side by side, each with
+its time, project and any problem found, answers "what did the agent know when it started?".
+
+Everything here only reads: nothing is ever written or deleted, and a damaged file becomes an
+item with warnings, never an exception.
+
+Kinds and where they are found (see `discover_memory`):
+  session-note       `<project>/memory/`, `<project>/.claude/memory/`, explicit folders
+  auto-memory-index  `MEMORY.md` in `<claude projects dir>/<escaped project>/memory/` (or in the
+                     repo when `autoMemoryDirectory` points there, e.g. `.claude/memory/`)
+  auto-memory-topic  the other `.md` files of an auto-memory folder (`name`, `description`,
+                     `type` or `metadata.type` frontmatter)
+  instructions       `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`,
+                     `AGENTS.override.md`, `GEMINI.md`, `.claude/rules/*.md`, nested ones, and
+                     the user-level ones under the home directory
+  summary            a user-made `SUMMARY.md` in a Claude projects folder (e.g. claude-summaries)
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from .memory_notes import (
+    NoteCorrupt,
+    jsonable,
+    parse_markdown,
+    parse_note,
+    parse_note_name,
+    read_text,
+    split_sections,
+    stamp_datetime,
+)
+from .model import parse_timestamp
+
+SESSION_NOTE = "session-note"
+AUTO_INDEX = "auto-memory-index"
+AUTO_TOPIC = "auto-memory-topic"
+INSTRUCTIONS = "instructions"
+SUMMARY = "summary"
+KINDS = (SESSION_NOTE, AUTO_INDEX, AUTO_TOPIC, INSTRUCTIONS, SUMMARY)
+USER_PROJECT = "(user)"
+
+TOPIC_TYPES = ("user", "feedback", "project", "reference")
+INDEX_LINES_LOADED = 200  # Claude Code loads about the first 200 lines of MEMORY.md
+MAX_IMPORT_DEPTH = 5
+MAX_IMPORT_NODES = 200
+INSTRUCTION_NAMES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md")
+NESTED_MAX_DEPTH = 4  # how deep below a project root nested instruction files are looked for
+NESTED_MAX_DIRS = 3000
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv", "build", "dist", "target", "vendor", "site-packages"}
+_INDEX_LINE = re.compile(r"^\s*[-*+]\s*\[(?P<title>[^\]]*)\]\((?P<file>[^)\s]+)\)\s*(?:[—–:-]+\s*(?P<hook>.*))?$")
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<ref>[^\s`]+)")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One memory or instruction file, summarised for a list or a timeline.
+
+    `timestamp` comes from the name for session notes, else from `last_session_at` (or a
+    summary's `generated`), else the file's mtime; `timestamp_source` says which."""
+
+    kind: str
+    project: str
+    path: str
+    timestamp: datetime | None
+    name: str = ""
+    status: str | None = None
+    last_checkpoint: str | None = None
+    summary: str = ""
+    schema_version: str | None = None
+    warnings: tuple[str, ...] = ()
+    topic_type: str | None = None
+    link_target: str | None = None  # a symlink's target as written (CLAUDE.md -> AGENTS.md)
+    imports: tuple[str, ...] = ()  # resolved paths of the file's direct `@path` imports
+    timestamp_source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "project": self.project,
+            "path": self.path,
+            "name": self.name,
+            "timestamp": _iso(self.timestamp),
+            "timestamp_source": self.timestamp_source,
+            "status": self.status,
+            "last_checkpoint": self.last_checkpoint,
+            "summary": self.summary,
+            "schema_version": self.schema_version,
+            "topic_type": self.topic_type,
+            "link_target": self.link_target,
+            "imports": list(self.imports),
+            "warnings": list(self.warnings),
+        }
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return None if ts is None else ts.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _mtime(path: str) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
+    except OSError:
+        try:
+            return datetime.fromtimestamp(os.lstat(path).st_mtime, timezone.utc)
+        except OSError:
+            return None
+
+
+def _first_lines(text: str, lines: int = 3, limit: int = 240) -> str:
+    """The first non-blank lines of `text`, joined, without Markdown heading/list markers."""
+    out: list[str] = []
+    for line in text.splitlines():
+        s = line.strip().lstrip("#").strip()
+        if s and s != "---":
+            out.append(s)
+        if len(out) >= lines:
+            break
+    joined = " ".join(out)
+    return joined if len(joined) <= limit else joined[: limit - 1] + "…"
+
+
+def claude_dir_name(project_path: str) -> str:
+    """The folder name Claude Code gives a project under `projects/` (every non-alphanumeric
+    character becomes `-`): `/Users/kim/foo` -> `-Users-kim-foo`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", project_path.rstrip("/\\") or project_path)
+
+
+# -- imports ------------------------------------------------------------------------------------------
+@dataclass
+class ImportRef:
+    """One `@path` import: where it points and whether it was followed."""
+
+    ref: str
+    line: int
+    path: str | None
+    status: str  # ok | missing | cycle | too-deep | unreadable | not-followed
+    children: list[ImportRef] = field(default_factory=list)
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ref": self.ref, "line": self.line, "path": self.path, "status": self.status,
+                               "imports": [c.to_dict() for c in self.children]}
+        if self.text is not None:
+            out["text"] = self.text
+        return out
+
+
+def find_imports(text: str) -> list[tuple[str, int]]:
+    """`@path` references outside code blocks and code spans, as (path, 1-based line).
+
+    Only references that look like paths count (they contain `/` or `.`, or start with `~`), so
+    `@someone` mentions are not taken for imports; trailing punctuation is not part of the path."""
+    found: list[tuple[str, int]] = []
+    fence: str | None = None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _FENCE.match(line)
+        if m:
+            marker = m.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        for im in _IMPORT.finditer(_CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line)):
+            ref = im.group("ref").rstrip(".,;:!?)]}'\"")
+            if ref and ("/" in ref or "." in ref or ref.startswith("~")):
+                found.append((ref, n))
+    return found
+
+
+def resolve_imports(
+    path: str,
+    *,
+    text: str | None = None,
+    with_text: bool = False,
+    home: str | None = None,
+    max_depth: int = MAX_IMPORT_DEPTH,
+) -> tuple[list[ImportRef], list[str]]:
+    """The import tree of an instruction file, followed up to `max_depth` hops (Claude Code's
+    limit), relative paths against the importing file's folder; cycles are detected, not followed.
+    Returns the direct imports (with their children) and warnings."""
+    warnings: list[str] = []
+    budget = [MAX_IMPORT_NODES]
+    home = home or os.path.expanduser("~")
+
+    def walk(file: str, content: str, depth: int, chain: tuple[str, ...]) -> list[ImportRef]:
+        refs: list[ImportRef] = []
+        for ref, line in find_imports(content):
+            budget[0] -= 1
+            if budget[0] < 0:
+                if budget[0] == -1:
+                    warnings.append(f"more than {MAX_IMPORT_NODES} imports; the rest not followed")
+                break
+            target = os.path.join(home, ref[2:]) if ref.startswith("~/") else os.path.join(os.path.dirname(file), ref)
+            target = os.path.normpath(target)
+            where = f"{os.path.basename(file)}:{line}"
+            if not os.path.isfile(target):
+                warnings.append(f"{where}: import @{ref} not found ({target})")
+                refs.append(ImportRef(ref, line, target, "missing"))
+                continue
+            real = os.path.realpath(target)
+            if real in chain:
+                warnings.append(f"{where}: import @{ref} is a cycle (already being imported); not followed")
+                refs.append(ImportRef(ref, line, target, "cycle"))
+                continue
+            if depth >= max_depth:
+                warnings.append(f"{where}: import @{ref} is deeper than {max_depth} levels; not followed")
+                refs.append(ImportRef(ref, line, target, "too-deep"))
+                continue
+            try:
+                sub, _ = read_text(target)
+            except NoteCorrupt as exc:
+                warnings.append(f"{where}: import @{ref} {exc}")
+                refs.append(ImportRef(ref, line, target, "unreadable"))
+                continue
+            node = ImportRef(ref, line, target, "ok", text=sub if with_text else None)
+            node.children = walk(target, sub, depth + 1, (*chain, real))
+            refs.append(node)
+        return refs
+
+    if text is None:
+        try:
+            text, _ = read_text(path)
+        except NoteCorrupt:
+            return [], warnings
+    return walk(path, text, 0, (os.path.realpath(path),)), warnings
+
+
+# -- single files -----------------------------------------------------------------------------------
+def note_item(path: str, project: str) -> MemoryItem:
+    parsed = parse_note_name(os.path.basename(path))
+    stamp = stamp_datetime(parsed[0]) if parsed else None
+    ts, source = (stamp, "name") if stamp else (_mtime(path), "mtime")
+    name = parsed[1] if parsed else os.path.basename(path)
+    try:
+        text, read_warnings = read_text(path)
+        note = parse_note(text, path=path)
+    except NoteCorrupt as exc:
+        return MemoryItem(SESSION_NOTE, project, path, ts, name, warnings=(str(exc),), timestamp_source=source)
+    return MemoryItem(
+        SESSION_NOTE, project, path, ts, name,
+        status=note.status, last_checkpoint=note.last_checkpoint, summary=_first_lines(note.summary),
+        schema_version=note.schema_version, warnings=tuple(read_warnings + note.warnings), timestamp_source=source,
+    )
+
+
+@dataclass
+class IndexEntry:
+    title: str
+    file: str
+    hook: str
+    path: str
+    exists: bool
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "file": self.file, "hook": self.hook, "path": self.path,
+                "exists": self.exists, "line": self.line}
+
+
+def parse_index(text: str, folder: str) -> tuple[list[IndexEntry], list[str]]:
+    """MEMORY.md lines `- [Title](file.md) — hook`; other non-blank lines are warned about."""
+    entries: list[IndexEntry] = []
+    warnings: list[str] = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _INDEX_LINE.match(line)
+        if not m:
+            warnings.append(f"line {n} is not an index entry ('- [Title](file.md) — hook')")
+            continue
+        target = os.path.normpath(os.path.join(folder, m.group("file")))
+        exists = os.path.isfile(target)
+        if not exists:
+            warnings.append(f"line {n}: {m.group('file')} not found")
+        entries.append(IndexEntry(m.group("title").strip(), m.group("file"), (m.group("hook") or "").strip(),
+                                  target, exists, n))
+    if len(lines) > INDEX_LINES_LOADED:
+        warnings.append(f"{len(lines)} lines; Claude Code loads only the first {INDEX_LINES_LOADED}")
+    return entries, warnings
+
+
+def index_item(path: str, project: str) -> MemoryItem:
+    ts = _mtime(path)
+    try:
+        text, warnings = read_text(path)
+    except NoteCorrupt as exc:
+        return MemoryItem(AUTO_INDEX, project, path, ts, "MEMORY.md", warnings=(str(exc),), timestamp_source="mtime")
+    doc = parse_markdown(text)
+    if doc.metadata:
+        warnings.append("MEMORY.md is an index and should have no frontmatter")
+    entries, index_warnings = parse_index(doc.body, os.path.dirname(path))
+    titles = ", ".join(e.title for e in entries)
+    summary = f"{len(entries)} {'memory' if len(entries) == 1 else 'memories'}" + (f": {titles}" if titles else "")
+    return MemoryItem(AUTO_INDEX, project, path, ts, "MEMORY.md",
+                      summary=summary if len(summary) <= 240 else summary[:239] + "…",
+                      warnings=tuple(warnings + index_warnings), timestamp_source="mtime")
+
+
+def _meta_time(meta: dict[str, Any] | None, keys: Iterable[str]) -> tuple[datetime | None, str]:
+    for key in keys:
+        value = (meta or {}).get(key)
+        if isinstance(value, datetime):
+            return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)), key
+        ts = parse_timestamp(value) if isinstance(value, str) else None
+        if ts is not None:
+            return ts, key
+    return None, ""
+
+
+def topic_type(meta: dict[str, Any]) -> Any:
+    nested = meta.get("metadata")
+    return meta.get("type") if meta.get("type") is not None else (nested.get("type") if isinstance(nested, dict) else None)
+
+
+def topic_item(path: str, project: str, doc: Any = None, warnings: list[str] | None = None) -> MemoryItem:
+    warns = list(warnings or [])
+    if doc is None:
+        try:
+            text, read_warnings = read_text(path)
+        except NoteCorrupt as exc:
+            return MemoryItem(AUTO_TOPIC, project, path, _mtime(path), os.path.basename(path)[:-3],
+                              warnings=(str(exc),), timestamp_source="mtime")
+        warns += read_warnings
+        doc = parse_markdown(text)
+    warns += doc.warnings
+    meta = doc.metadata or {}
+    if doc.fatal:
+        warns.append(doc.fatal)
+    elif doc.metadata is None:
+        warns.append("no frontmatter (a topic file has name, description and type)")
+    name, description, kind = meta.get("name"), meta.get("description"), topic_type(meta)
+    for key, value in (("name", name), ("description", description), ("type", kind)):
+        if doc.metadata is not None and value is None:
+            warns.append(f"missing field {key!r}")
+        elif value is not None and not isinstance(value, str):
+            warns.append(f"field {key!r} should be text, got {jsonable(value)!r}")
+    if isinstance(kind, str) and kind not in TOPIC_TYPES:
+        warns.append(f"unknown type {kind!r} (expected {', '.join(TOPIC_TYPES)})")
+    ts, source = _meta_time(meta, ("last_session_at",))
+    if ts is None:
+        ts, source = _mtime(path), "mtime"
+    summary = description if isinstance(description, str) else _first_lines(doc.body, 2)
+    return MemoryItem(
+        AUTO_TOPIC, project, path, ts, name if isinstance(name, str) else os.path.basename(path)[:-3],
+        summary=_first_lines(summary, 3), warnings=tuple(warns),
+        topic_type=kind if isinstance(kind, str) else None, timestamp_source=source,
+    )
+
+
+def instructions_item(path: str, project: str, home: str | None = None) -> MemoryItem:
+    warnings: list[str] = []
+    link = None
+    if os.path.islink(path):
+        try:
+            link = os.readlink(path)
+        except OSError as exc:
+            warnings.append(f"symlink cannot be read ({exc.strerror})")
+        if not os.path.exists(path):
+            warnings.append(f"symlink to {link}, which does not exist")
+            return MemoryItem(INSTRUCTIONS, project, path, _mtime(path), os.path.basename(path),
+                              warnings=tuple(warnings), link_target=link, timestamp_source="mtime")
+    ts = _mtime(path)
+    try:
+        text, read_warnings = read_text(path)
+    except NoteCorrupt as exc:
+        return MemoryItem(INSTRUCTIONS, project, path, ts, os.path.basename(path), warnings=(*warnings, str(exc)),
+                          link_target=link, timestamp_source="mtime")
+    warnings += read_warnings
+    doc = parse_markdown(text)
+    if doc.fatal:
+        warnings.append(doc.fatal)
+    refs, import_warnings = resolve_imports(path, text=doc.body, home=home)
+    warnings += import_warnings
+    summary = _first_lines(doc.body, 1, 160)
+    if link:
+        summary = f"→ {link}" + (f": {summary}" if summary else "")
+    return MemoryItem(INSTRUCTIONS, project, path, ts, os.path.basename(path), summary=summary,
+                      warnings=tuple(warnings), link_target=link,
+                      imports=tuple(r.path for r in refs if r.path), timestamp_source="mtime")
+
+
+def summary_item(path: str, project: str) -> MemoryItem:
+    try:
+        text, warnings = read_text(path)
+    except NoteCorrupt as exc:
+        return MemoryItem(SUMMARY, project, path, _mtime(path), os.path.basename(path), warnings=(str(exc),),
+                          timestamp_source="mtime")
+    doc = parse_markdown(text)
+    if doc.fatal:
+        warnings.append(doc.fatal)
+    meta = doc.metadata or {}
+    ts, source = _meta_time(meta, ("last_session_at", "generated"))
+    if ts is None:
+        ts, source = _mtime(path), "mtime"
+    preamble, sections = split_sections(doc.body)
+    overview = next((t for title, t in sections if title.strip().lower() == "overview"), None)
+    status = meta.get("status")
+    return MemoryItem(SUMMARY, project, path, ts, os.path.basename(path),
+                      status=str(status) if status is not None else None,
+                      summary=_first_lines(overview if overview is not None else doc.body),
+                      warnings=tuple(warnings), timestamp_source=source)
+
+
+# -- folders --------------------------------------------------------------------------------------------
+def scan_memory_dir(folder: str, project: str) -> list[MemoryItem]:
+    """The session notes and auto-memory files of one memory folder. Other `.md` files count as
+    topic files only when the folder has a MEMORY.md or they carry topic frontmatter."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".md") and not n.startswith("."))
+    except OSError:
+        return []
+    has_index = "MEMORY.md" in names
+    items: list[MemoryItem] = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path):
+            continue
+        if name == "MEMORY.md":
+            items.append(index_item(path, project))
+        elif parse_note_name(name):
+            items.append(note_item(path, project))
+        else:
+            try:
+                text, warnings = read_text(path)
+            except NoteCorrupt as exc:
+                if has_index:
+                    items.append(MemoryItem(AUTO_TOPIC, project, path, _mtime(path), name[:-3],
+                                            warnings=(str(exc),), timestamp_source="mtime"))
+                continue
+            doc = parse_markdown(text)
+            meta = doc.metadata or {}
+            if has_index or any(k in meta for k in ("name", "description", "type")) or topic_type(meta):
+                items.append(topic_item(path, project, doc, warnings))
+    return items
+
+
+def instruction_files(project: str) -> list[str]:
+    """The instruction files of a project: the root ones, `.claude/CLAUDE.md`, `.claude/rules/*.md`
+    and nested ones (up to NESTED_MAX_DEPTH folders deep; hidden, dependency and build folders
+    skipped, symlinked folders not followed)."""
+    out: list[str] = []
+    for sub in ("", ".claude"):
+        base = os.path.join(project, sub) if sub else project
+        for name in INSTRUCTION_NAMES if not sub else ("CLAUDE.md",):
+            p = os.path.join(base, name)
+            if os.path.isfile(p) or os.path.islink(p):
+                out.append(p)
+    rules = os.path.join(project, ".claude", "rules")
+    try:
+        out += [os.path.join(rules, n) for n in sorted(os.listdir(rules)) if n.endswith(".md")]
+    except OSError:
+        pass
+    visited = 0
+    stack: list[tuple[str, int]] = [(project, 0)]
+    while stack and visited < NESTED_MAX_DIRS:
+        d, depth = stack.pop()
+        visited += 1
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if depth < NESTED_MAX_DEPTH and not e.name.startswith(".") and e.name not in _SKIP_DIRS:
+                        stack.append((e.path, depth + 1))
+                elif depth > 0 and e.name in INSTRUCTION_NAMES:
+                    out.append(e.path)
+            except OSError:
+                continue
+    return out
+
+
+def user_instruction_files(home: str) -> list[str]:
+    out = []
+    for rel in (".claude/CLAUDE.md", ".codex/AGENTS.md", ".codex/AGENTS.override.md", ".gemini/GEMINI.md"):
+        p = os.path.join(home, rel)
+        if os.path.isfile(p) or os.path.islink(p):
+            out.append(p)
+    rules = os.path.join(home, ".claude", "rules")
+    try:
+        out += [os.path.join(rules, n) for n in sorted(os.listdir(rules)) if n.endswith(".md")]
+    except OSError:
+        pass
+    return out
+
+
+def project_memory_dirs(project: str) -> list[str]:
+    """Where a project keeps session notes: `<project>/memory/` and `<project>/.claude/memory/`."""
+    return [os.path.join(project, "memory"), os.path.join(project, ".claude", "memory")]
+
+
+def memory_dir_owner(folder: str) -> str:
+    """The project a memory folder belongs to: `<p>/memory` and `<p>/.claude/memory` -> `<p>`."""
+    parent = os.path.dirname(os.path.abspath(folder).rstrip(os.sep))
+    return os.path.dirname(parent) if os.path.basename(parent) == ".claude" else parent
+
+
+def discover_memory(
+    project_paths: Iterable[str],
+    claude_projects_dirs: Iterable[str],
+    *,
+    memory_dirs: Iterable[str] = (),
+    home: str | None = None,
+) -> list[MemoryItem]:
+    """Every memory and instruction file of the given projects, newest first.
+
+    `project_paths` are project directories (the cwd of sessions); `claude_projects_dirs` are
+    Claude Code `projects/` folders, whose `<escaped project>/memory/` hold auto-memory (mapped
+    back to a project path when one of `project_paths` escapes to that name); `memory_dirs` are
+    extra memory folders; `home`, when given, adds the user-level instruction files. Each file is
+    listed once, under the most specific project that holds it."""
+    items: list[MemoryItem] = []
+    seen: set[str] = set()
+
+    def add(new: Iterable[MemoryItem]) -> None:
+        for it in new:
+            key = os.path.abspath(it.path)
+            if key not in seen:
+                seen.add(key)
+                items.append(it)
+
+    for folder in memory_dirs:
+        add(scan_memory_dir(folder, memory_dir_owner(folder)))
+    projects = sorted({os.path.abspath(p) for p in project_paths if p and os.path.isdir(p)}, key=len, reverse=True)
+    by_escaped = {claude_dir_name(p): p for p in projects}
+    for p in projects:
+        for folder in project_memory_dirs(p):
+            add(scan_memory_dir(folder, p))
+        add(instructions_item(f, p, home) for f in instruction_files(p) if os.path.abspath(f) not in seen)
+    for cdir in claude_projects_dirs:
+        try:
+            with os.scandir(cdir) as it:
+                subdirs = sorted(e.path for e in it if e.is_dir())
+        except OSError:
+            continue
+        for sub in subdirs:
+            project = by_escaped.get(os.path.basename(sub), os.path.basename(sub))
+            add(scan_memory_dir(os.path.join(sub, "memory"), project))
+            summary = os.path.join(sub, "SUMMARY.md")
+            if os.path.isfile(summary):
+                add([summary_item(summary, project)])
+    if home:
+        add(instructions_item(f, USER_PROJECT, home) for f in user_instruction_files(home))
+    items.sort(key=_newest_first)
+    return items
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _newest_first(item: MemoryItem) -> tuple[float, str]:
+    return (-(item.timestamp or _EPOCH).timestamp(), item.path)
+
+
+def group_by_project(items: Iterable[MemoryItem]) -> list[tuple[str, list[MemoryItem]]]:
+    """Items grouped by project, groups ordered by their newest item, items newest first."""
+    groups: dict[str, list[MemoryItem]] = {}
+    for it in sorted(items, key=_newest_first):
+        groups.setdefault(it.project, []).append(it)
+    return list(groups.items())
+
+
+# -- display ------------------------------------------------------------------------------------------
+def render_note(item: MemoryItem, *, home: str | None = None) -> dict[str, Any]:
+    """What a viewer shows for an item, read from disk now: the frontmatter (JSON-safe) and the
+    body, the body's `## ` sections, and per kind the typed note, the index entries or the import
+    tree (with each imported file's text). Never raises: problems are in `warnings`."""
+    out: dict[str, Any] = {**item.to_dict(), "frontmatter": {}, "body": "", "sections": []}
+    warnings = list(item.warnings)
+    try:
+        text, _ = read_text(item.path)
+    except NoteCorrupt as exc:
+        out["warnings"] = list(dict.fromkeys([*warnings, str(exc)]))
+        return out
+    doc = parse_markdown(text)
+    out["frontmatter"] = jsonable(doc.metadata or {})
+    out["body"] = doc.body
+    preamble, sections = split_sections(doc.body)
+    out["sections"] = ([{"title": "", "text": preamble}] if preamble else []) + [
+        {"title": t, "text": s} for t, s in sections
+    ]
+    if item.kind == SESSION_NOTE and not doc.fatal and doc.metadata is not None:
+        try:
+            out["note"] = parse_note(text, path=item.path).to_dict()
+        except NoteCorrupt:
+            pass
+    elif item.kind == AUTO_INDEX:
+        entries, _ = parse_index(doc.body, os.path.dirname(item.path))
+        out["entries"] = [e.to_dict() for e in entries]
+    elif item.kind == INSTRUCTIONS:
+        refs, _ = resolve_imports(item.path, text=doc.body, with_text=True, home=home)
+        out["imports"] = [r.to_dict() for r in refs]
+    out["warnings"] = warnings
+    return out

@@ -1,0 +1,54 @@
+"""The memory manager's public API in one import: session notes and agent memory files.
+
+Why a facade: the CLI and the app's timeline pane should not care that notes (read/write,
+`memory_notes`) and the agent's other memory (read-only, `agent_memory`) live in two modules.
+"""
+from __future__ import annotations
+
+from .agent_memory import (
+    AUTO_INDEX,
+    AUTO_TOPIC,
+    INSTRUCTIONS,
+    KINDS,
+    SESSION_NOTE,
+    SUMMARY,
+    ImportRef,
+    MemoryItem,
+    claude_dir_name,
+    discover_memory,
+    find_imports,
+    group_by_project,
+    project_memory_dirs,
+    render_note,
+    resolve_imports,
+)
+from .memory_notes import (
+    SCHEMA_VERSION,
+    STATUSES,
+    Decision,
+    LoadResult,
+    NoteCorrupt,
+    NoteError,
+    NoteUpdate,
+    SaveResult,
+    SessionNote,
+    ago,
+    find_notes,
+    load_last,
+    normalize_stamp,
+    note_from_json,
+    note_from_source,
+    parse_note,
+    read_note,
+    resume_line,
+    save_note,
+)
+
+__all__ = [
+    "AUTO_INDEX", "AUTO_TOPIC", "INSTRUCTIONS", "KINDS", "SESSION_NOTE", "SUMMARY", "ImportRef",
+    "MemoryItem", "claude_dir_name", "discover_memory", "find_imports", "group_by_project",
+    "project_memory_dirs", "render_note", "resolve_imports", "SCHEMA_VERSION", "STATUSES",
+    "Decision", "LoadResult", "NoteCorrupt", "NoteError", "NoteUpdate", "SaveResult", "SessionNote",
+    "ago", "find_notes", "load_last", "normalize_stamp", "note_from_json", "note_from_source",
+    "parse_note", "read_note", "resume_line", "save_note",
+]

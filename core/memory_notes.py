@@ -1,0 +1,954 @@
+"""Session memory notes: the condensed per-session files in a project's `memory/` folder.
+
+Why: an agent that stops mid-task (context limit, a paused plan, a new day) leaves one small
+note per session so the next session can resume where it stopped. Those notes are the project's
+memory, so writing them must never cost the previous version (atomic replace), reading them must
+survive a damaged one (skip it and take the next newest), and sessionscope never deletes them.
+
+A note is `{YYYY-MM-DD-HH-MM}-{project_name}.md`: YAML frontmatter plus a Markdown body.
+
+```markdown
+---
+schema_version: 1.1
+project-name: foo-system
+session: 2026-11-17-09-30
+mode: guided
+status: in-progress            # in-progress | paused | completed
+last-checkpoint: CP-S2
+checkpoints-approved: [CP-S1]
+checkpoint_decisions:
+  CP-S1: {option: b, note: keep the v1 API, regenerated_count: 1}
+target-dir: /home/dev/foo
+last_session_at: '2026-11-17T10:02:11Z'   # set by every save
+---
+## Session summary
+## Steps completed        (one line per step id)
+## Active state
+## Key decisions
+```
+
+Schema versions. A note without `schema_version` is 1.0: it is read, reported as 1.0, and
+migrated to 1.1 by its next save. Version 1.1 added the underscore fields (`schema_version`,
+`checkpoint_decisions`, `last_session_at`); migration therefore
+  1. adds `schema_version: 1.1` and sets `last_session_at` to the save time;
+  2. renames fields to their 1.1 spelling (`project_name` -> `project-name`, `last_checkpoint`
+     -> `last-checkpoint`, `checkpoints_approved` -> `checkpoints-approved`, `target_dir` ->
+     `target-dir`, `checkpoint-decisions` -> `checkpoint_decisions`, ...);
+  3. turns a plain-text decision (`CP-S1: b`) into `{option: b, note: '', regenerated_count: 0}`
+     and a comma-separated `checkpoints-approved` string into a list; a missing
+     `checkpoint_decisions` becomes `{}`;
+  4. keeps every other field and the whole body (unknown sections, text above the first
+     section) as they were.
+It is back-compatible: every 1.0 field keeps its name and meaning, so a 1.0 reader that ignores
+unknown keys still reads a migrated note. A note with a newer schema than 1.1 is read
+best-effort with a warning and is not merged into by a save (that could drop what it added).
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import frontmatter
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from .model import parse_timestamp
+
+SCHEMA_VERSION = "1.1"
+LEGACY_VERSION = "1.0"
+STATUSES = ("in-progress", "paused", "completed")
+NOTE_NAME = re.compile(r"^(?P<stamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2})-(?P<project>.+)\.md$")
+STAMP_FORMAT = "%Y-%m-%d-%H-%M"
+MAX_READ_BYTES = 2 * 1024 * 1024  # memory and instruction files are small; a bigger one is cut
+CONDENSED_BYTES = 4096  # notes are meant to be about 1-2 KB; past this a save warns
+
+# Canonical 1.1 keys, in the order a save writes them.
+FIELD_ORDER = (
+    "schema_version", "project-name", "session", "mode", "status", "last-checkpoint",
+    "checkpoints-approved", "checkpoint_decisions", "target-dir", "last_session_at",
+)
+REQUIRED = ("project-name", "session", "status")
+_ALIASES = {
+    alias: key
+    for key in FIELD_ORDER
+    for alias in {key.replace("-", "_"), key.replace("_", "-")} - {key}
+}
+SECTIONS = {  # body field -> heading
+    "summary": "Session summary",
+    "steps": "Steps completed",
+    "active_state": "Active state",
+    "key_decisions": "Key decisions",
+}
+_SECTION_KEYS = {title.lower(): key for key, title in SECTIONS.items()}
+_HEADING = re.compile(r"^##[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_OPEN_FM = re.compile(r"-{3,}[ \t]*\r?")
+
+
+class NoteError(Exception):
+    """A note cannot be saved (the message says why; nothing was written)."""
+
+
+class NoteCorrupt(Exception):
+    """A note's file cannot be used at all: unreadable, binary, or its frontmatter is broken."""
+
+
+# -- reading Markdown with frontmatter ------------------------------------------------------------
+@dataclass
+class MarkdownDoc:
+    """A Markdown file split into its frontmatter mapping and body.
+
+    `metadata` is None when the file has no frontmatter; `fatal` says why the frontmatter (or the
+    file) could not be used, in which case `body` is the whole text."""
+
+    metadata: dict[str, Any] | None
+    body: str
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    fatal: str | None = None
+
+
+def read_text(path: str | os.PathLike[str], max_bytes: int = MAX_READ_BYTES) -> tuple[str, list[str]]:
+    """A small text file as UTF-8 (bad bytes replaced, with a warning). Raises NoteCorrupt when it
+    cannot be read or holds binary data."""
+    warnings: list[str] = []
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise NoteCorrupt(f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        data = data[:max_bytes]
+        warnings.append(f"only the first {max_bytes // 1024} KB were read")
+    if b"\x00" in data:
+        raise NoteCorrupt("holds binary data (NUL bytes), not text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", "replace")
+        warnings.append(f"not valid UTF-8 (first bad byte at offset {exc.start}); shown with replacements")
+    return text.lstrip("\ufeff"), warnings
+
+
+def parse_markdown(text: str) -> MarkdownDoc:
+    """Split frontmatter (python-frontmatter's YAML handler) from the body; never raises.
+
+    Only a first non-blank line of `---` opens frontmatter, so a body that merely contains `---`
+    lines (horizontal rules) is never mistaken for one."""
+    text = text.lstrip("\ufeff")
+    lead = len(text) - len(text.lstrip())
+    rest = text[lead:]
+    first = rest.split("\n", 1)[0]
+    if not _OPEN_FM.fullmatch(first):
+        return MarkdownDoc(None, text, text)
+    handler = YAMLHandler()
+    try:
+        fm, body = handler.split(rest)
+    except ValueError:
+        return MarkdownDoc(None, text, text, fatal="frontmatter is not closed (no second '---' line)")
+    body = body.lstrip("\r\n")
+    line_offset = text[:lead].count("\n")
+    try:
+        data = handler.load(fm)
+    except yaml.YAMLError as exc:
+        return MarkdownDoc(None, body, text, fatal=f"frontmatter is not valid YAML ({_yaml_problem(exc, line_offset)})")
+    except Exception as exc:  # noqa: BLE001 - PyYAML raises ValueError etc. for e.g. `2026-13-45`
+        return MarkdownDoc(None, body, text, fatal=f"frontmatter could not be read ({type(exc).__name__}: {exc})")
+    if data is None:
+        return MarkdownDoc({}, body, text, ["frontmatter is empty"])
+    if not isinstance(data, dict):
+        return MarkdownDoc(None, body, text, fatal=f"frontmatter is a {_type_name(data)}, not a mapping of fields")
+    meta = {k if isinstance(k, str) else str(k): v for k, v in data.items()}
+    return MarkdownDoc(meta, body, text)
+
+
+def _yaml_problem(exc: yaml.YAMLError, line_offset: int) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
+    if mark is None:
+        return problem
+    # The YAML text starts right after the opening `---` (on that same line), so its 0-based line
+    # numbers are the file's 1-based ones (plus any blank lines before the frontmatter).
+    where = f"line {mark.line + 1 + line_offset}, column {mark.column + 1}"
+    hint = "; YAML does not allow tabs for indentation" if "\t" in problem or "cannot start any token" in problem else ""
+    return f"{where}: {problem}{hint}"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "mapping", list: "list", str: "text", int: "number", float: "number", bool: "true/false"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def jsonable(value: Any, budget: list[int] | None = None) -> Any:
+    """YAML values as JSON-safe data (dates as ISO text, keys as text). A node budget stops YAML
+    alias bombs (a few lines that expand to billions of nodes) from hanging the caller."""
+    budget = [20000] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:
+        return "…"
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v, budget) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, budget) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(v, budget) for v in value), key=str)
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return str(value)
+
+
+# -- sections of the body ---------------------------------------------------------------------------
+def split_sections(body: str) -> tuple[str, list[tuple[str, str]]]:
+    """The text before the first `## ` heading, and (heading, text) pairs; headings inside fenced
+    code blocks do not count."""
+    preamble: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    fence: str | None = None
+    for line in body.splitlines():
+        m = _FENCE.match(line)
+        if m:
+            marker = m.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+        heading = None if fence is not None or m else _HEADING.match(line)
+        if heading:
+            sections.append((heading.group(1), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            preamble.append(line)
+    return "\n".join(preamble).strip(), [(t, "\n".join(lines).strip()) for t, lines in sections]
+
+
+def list_lines(text: str) -> list[str]:
+    """One item per non-blank line, list markers (`- `, `1. `, `- [x] `) removed."""
+    return [_BULLET.sub("", line, count=1).strip() for line in text.splitlines() if line.strip()]
+
+
+# -- the note -----------------------------------------------------------------------------------------
+@dataclass
+class Decision:
+    option: str
+    note: str = ""
+    regenerated_count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"option": self.option, "note": self.note, "regenerated_count": self.regenerated_count}
+
+
+@dataclass
+class SessionNote:
+    """One session's memory note, as typed fields. `extra_meta`, `preamble` and `extra_sections`
+    hold whatever the file had beyond the schema, so a save never drops it."""
+
+    project: str
+    session: str  # YYYY-MM-DD-HH-MM
+    mode: str | None = None
+    status: str | None = None
+    last_checkpoint: str | None = None
+    checkpoints_approved: list[str] = field(default_factory=list)
+    checkpoint_decisions: dict[str, Decision] = field(default_factory=dict)
+    target_dir: str | None = None
+    last_session_at: datetime | None = None
+    summary: str = ""
+    steps: list[str] = field(default_factory=list)
+    active_state: str = ""
+    key_decisions: list[str] = field(default_factory=list)
+    preamble: str = ""
+    extra_sections: list[tuple[str, str]] = field(default_factory=list)
+    extra_meta: dict[str, Any] = field(default_factory=dict)
+    schema_version: str = SCHEMA_VERSION
+    path: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    source_meta: dict[str, Any] | None = None  # the frontmatter as read (None for a new note)
+    source_body: str | None = None
+
+    # -- writing --
+    def frontmatter(self) -> dict[str, Any]:
+        """The 1.1 frontmatter, every schema field present (null / empty when unknown)."""
+        meta: dict[str, Any] = {
+            "schema_version": float(SCHEMA_VERSION),  # written as the YAML number `1.1`
+            "project-name": self.project,
+            "session": self.session,
+            "mode": self.mode,
+            "status": self.status,
+            "last-checkpoint": self.last_checkpoint,
+            "checkpoints-approved": list(self.checkpoints_approved),
+            "checkpoint_decisions": {cp: d.to_dict() for cp, d in self.checkpoint_decisions.items()},
+            "target-dir": self.target_dir,
+            "last_session_at": _iso_z(self.last_session_at),
+        }
+        for k, v in self.extra_meta.items():
+            meta.setdefault(k, v)
+        return meta
+
+    def body(self) -> str:
+        parts = [self.preamble] if self.preamble else []
+        for key, title in SECTIONS.items():
+            value = getattr(self, key)
+            text = "\n".join(f"- {item}" for item in value) if isinstance(value, list) else value
+            parts.append(f"## {title}\n\n{text}".rstrip())
+        parts += [f"## {title}\n\n{text}".rstrip() for title, text in self.extra_sections]
+        return "\n\n".join(parts)
+
+    def to_text(self) -> str:
+        post = frontmatter.Post(self.body(), handler=YAMLHandler(), **self.frontmatter())
+        return frontmatter.dumps(post, sort_keys=False) + "\n"
+
+    # -- display --
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "session": self.session,
+            "schema_version": self.schema_version,
+            "mode": self.mode,
+            "status": self.status,
+            "last_checkpoint": self.last_checkpoint,
+            "checkpoints_approved": list(self.checkpoints_approved),
+            "checkpoint_decisions": {cp: d.to_dict() for cp, d in self.checkpoint_decisions.items()},
+            "target_dir": self.target_dir,
+            "last_session_at": _iso_z(self.last_session_at),
+            "summary": self.summary,
+            "steps": list(self.steps),
+            "active_state": self.active_state,
+            "key_decisions": list(self.key_decisions),
+            "path": self.path,
+            "warnings": list(self.warnings),
+        }
+
+    @property
+    def stamp_time(self) -> datetime | None:
+        """The session time from the name, as local wall-clock time (the name has no zone)."""
+        return stamp_datetime(self.session)
+
+    @property
+    def touched(self) -> datetime | None:
+        """When the note was last saved: `last_session_at`, else the name's time."""
+        return self.last_session_at or self.stamp_time
+
+
+def _iso_z(ts: datetime | None) -> str | None:
+    if ts is None:
+        return None
+    return ts.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# -- names and timestamps -------------------------------------------------------------------------------
+_PROJECT_NAME = re.compile(r"^\w[\w.+-]*$")
+_ISO_MINUTES = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+def check_project_name(name: str) -> str:
+    """A project name usable in a file name: letters, digits, `.`, `_`, `+`, `-`; no path parts."""
+    name = name.strip()
+    if not _PROJECT_NAME.match(name) or name.endswith(".md"):
+        raise NoteError(
+            f"project name {name!r} cannot be used in a note's file name "
+            "(use letters, digits, '.', '_', '+' or '-', starting with a letter or digit)"
+        )
+    return name
+
+
+def normalize_stamp(value: str) -> str:
+    """A session timestamp as `YYYY-MM-DD-HH-MM`, from that form or from ISO 8601.
+
+    The name holds wall-clock minutes and no zone: an ISO value keeps the clock time as written
+    (its offset and seconds are dropped), so `date -Iminutes` and `date +%Y-%m-%d-%H-%M` agree."""
+    raw = value.strip()
+    problem = (
+        f"session timestamp must be YYYY-MM-DD-HH-MM or ISO 8601 (e.g. 2026-11-20-14-05 or "
+        f"2026-11-20T14:05), got {value!r}"
+    )
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}-\d{2}-\d{2}", raw):
+            return datetime.strptime(raw, STAMP_FORMAT).strftime(STAMP_FORMAT)
+        if _ISO_MINUTES.match(raw):
+            text = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+            return datetime.fromisoformat(text).strftime(STAMP_FORMAT)
+    except ValueError:
+        pass
+    raise NoteError(problem)
+
+
+def stamp_datetime(stamp: str) -> datetime | None:
+    try:
+        return datetime.strptime(stamp, STAMP_FORMAT).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def note_filename(stamp: str, project: str) -> str:
+    return f"{stamp}-{project}.md"
+
+
+def parse_note_name(name: str) -> tuple[str, str] | None:
+    """(stamp, project) of a note's file name, or None when it is not a note's name."""
+    m = NOTE_NAME.match(name)
+    if not m or name.startswith("."):
+        return None
+    return m.group("stamp"), m.group("project")
+
+
+def version_text(value: Any) -> str | None:
+    """`schema_version` as text ("1.1"); None when the value is not a version."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return f"{value}.0"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)*", value.strip()):
+        return value.strip()
+    return None
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in v.split("."))
+
+
+# -- parsing a note --------------------------------------------------------------------------------------
+def parse_note(text: str, *, path: str | None = None) -> SessionNote:
+    """A note from its text. Raises NoteCorrupt when the frontmatter cannot be used at all;
+    anything milder (missing fields, wrong types, unknown status) becomes a warning."""
+    doc = parse_markdown(text)
+    if doc.fatal:
+        raise NoteCorrupt(doc.fatal)
+    if doc.metadata is None:
+        raise NoteCorrupt("has no frontmatter (a note starts with a '---' block of fields)")
+    name = parse_note_name(os.path.basename(path)) if path else None
+    note = note_from_fields(doc.metadata, doc.body, name=name, warnings=list(doc.warnings))
+    note.path = path
+    return note
+
+
+def read_note(path: str | os.PathLike[str]) -> SessionNote:
+    text, warnings = read_text(path)
+    note = parse_note(text, path=str(path))
+    note.warnings[:0] = warnings
+    return note
+
+
+def note_from_fields(
+    meta: dict[str, Any],
+    body: str | None = None,
+    *,
+    name: tuple[str, str] | None = None,
+    warnings: list[str] | None = None,
+) -> SessionNote:
+    """A note from a frontmatter mapping and a Markdown body (either key spelling accepted).
+
+    `name` is the (stamp, project) of the file name, which wins over the frontmatter's
+    `session` / `project-name` (it is what finds the file)."""
+    warn = warnings if warnings is not None else []
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in meta.items():
+        canon = _ALIASES.get(key, key)
+        if canon in FIELD_ORDER:
+            if canon in fields and canon != key:
+                warn.append(f"both {key!r} and {canon!r} are set; using {canon!r}")
+                continue
+            fields[canon] = value
+        else:
+            extra[key] = value
+
+    version = LEGACY_VERSION
+    if "schema_version" in fields:
+        v = version_text(fields["schema_version"])
+        if v is None:
+            warn.append(f"schema_version {fields['schema_version']!r} is not a version number; read as {SCHEMA_VERSION}")
+            version = SCHEMA_VERSION
+        else:
+            version = v
+            if _version_key(v) > _version_key(SCHEMA_VERSION):
+                warn.append(f"schema_version {v} is newer than this sessionscope reads ({SCHEMA_VERSION}); read best-effort")
+    legacy = version == LEGACY_VERSION
+    required = REQUIRED if legacy else (*REQUIRED, "last_session_at")
+    for key in required:
+        if fields.get(key) in (None, ""):
+            warn.append(f"missing field {key!r}")
+
+    project = _text(fields, "project-name", warn)
+    session = _text(fields, "session", warn)
+    if name is not None:
+        stamp, file_project = name
+        if project and project != file_project:
+            warn.append(f"project-name {project!r} differs from the file name's {file_project!r}; using the file name")
+        if session and _loose_stamp(session) != stamp:
+            warn.append(f"session {session!r} differs from the file name's {stamp}; using the file name")
+        project, session = file_project, stamp
+    elif session:
+        try:
+            session = normalize_stamp(session)
+        except NoteError:
+            warn.append(f"session {session!r} is not a YYYY-MM-DD-HH-MM timestamp")
+
+    note = SessionNote(project=project or "", session=session or "")
+    note.schema_version = version
+    note.mode = _text(fields, "mode", warn)
+    note.status = _text(fields, "status", warn)
+    if note.status is not None and note.status not in STATUSES:
+        warn.append(f"unknown status {note.status!r} (expected {', '.join(STATUSES)})")
+    note.last_checkpoint = _text(fields, "last-checkpoint", warn)
+    note.target_dir = _text(fields, "target-dir", warn)
+    note.checkpoints_approved = _text_list(fields.get("checkpoints-approved"), "checkpoints-approved", warn, legacy)
+    note.checkpoint_decisions = _decisions(fields.get("checkpoint_decisions"), warn, legacy)
+    note.last_session_at = _when(fields.get("last_session_at"), warn)
+    note.extra_meta = extra
+    note.source_meta = dict(meta)
+
+    if body is not None:
+        note.source_body = body
+        preamble, sections = split_sections(body)
+        note.preamble = preamble
+        seen: set[str] = set()
+        for title, text in sections:
+            key = _SECTION_KEYS.get(title.strip().rstrip(":").strip().lower())
+            if key is None:
+                note.extra_sections.append((title, text))
+                continue
+            if key in seen:
+                warn.append(f"section '## {SECTIONS[key]}' appears twice; both kept, joined")
+            seen.add(key)
+            current = getattr(note, key)
+            if isinstance(current, list):
+                current.extend(list_lines(text))
+            else:
+                setattr(note, key, f"{current}\n\n{text}".strip() if current else text)
+    note.warnings = warn
+    return note
+
+
+def _loose_stamp(value: str) -> str | None:
+    try:
+        return normalize_stamp(value)
+    except NoteError:
+        return None
+
+
+def _text(fields: dict[str, Any], key: str, warn: list[str]) -> str | None:
+    value = fields.get(key)
+    if value is None or isinstance(value, str):
+        return value.strip() if isinstance(value, str) else None
+    if isinstance(value, datetime):
+        return value.strftime(STAMP_FORMAT) if key == "session" else value.isoformat()
+    if isinstance(value, (int, float, date)) and not isinstance(value, bool):
+        warn.append(f"field {key!r} should be text, got the {_type_name(value)} {value!r}; read as text")
+        return str(value)
+    warn.append(f"field {key!r} should be text, got a {_type_name(value)}; ignored")
+    return None
+
+
+def _text_list(value: Any, key: str, warn: list[str], legacy: bool) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        if not legacy:
+            warn.append(f"field {key!r} should be a list, got text; split on commas")
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                out.append(str(item).strip())
+            else:
+                warn.append(f"field {key!r} holds a {_type_name(item)} item; skipped")
+        return out
+    warn.append(f"field {key!r} should be a list, got a {_type_name(value)}; ignored")
+    return []
+
+
+def _decisions(value: Any, warn: list[str], legacy: bool) -> dict[str, Decision]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        warn.append(f"field 'checkpoint_decisions' should map checkpoint ids to decisions, got a {_type_name(value)}; ignored")
+        return {}
+    out: dict[str, Decision] = {}
+    for cp, d in value.items():
+        cp = str(cp)
+        if isinstance(d, (str, int, float)) and not isinstance(d, bool):
+            if not legacy:
+                warn.append(f"decision {cp!r} is plain text; read as its option")
+            out[cp] = Decision(str(d))
+            continue
+        if not isinstance(d, dict):
+            warn.append(f"decision {cp!r} should be {{option, note, regenerated_count}}, got a {_type_name(d)}; skipped")
+            continue
+        option, note, count = d.get("option"), d.get("note"), d.get("regenerated_count", 0)
+        if option is None or isinstance(option, (dict, list)):
+            warn.append(f"decision {cp!r} has no option")
+            option = ""
+        if note is not None and not isinstance(note, str):
+            note = str(note)
+        if count is None:
+            count = 0
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            warn.append(f"decision {cp!r}: regenerated_count should be a whole number >= 0, got {count!r}; read as 0")
+            count = 0
+        out[cp] = Decision(str(option), note or "", count)
+    return out
+
+
+def _when(value: Any, warn: list[str]) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    ts = parse_timestamp(value) if isinstance(value, str) else None
+    if ts is None:
+        warn.append(f"last_session_at {value!r} is not an ISO 8601 time; ignored")
+    return ts
+
+
+def note_from_json(obj: Any) -> SessionNote:
+    """A note from a JSON object: either `{"frontmatter": {...}, "body": "..."}` (the shape
+    `load-last --json` prints under `note_file`) or flat fields (frontmatter keys in either
+    spelling, plus `summary`, `steps`, `active_state`, `key_decisions`, optionally `body`)."""
+    if not isinstance(obj, dict):
+        raise NoteError(f"the JSON must be an object of note fields, got a {_type_name(obj)}")
+    if isinstance(obj.get("frontmatter"), dict):
+        return note_from_fields(obj["frontmatter"], _str_or_none(obj.get("body")))
+    meta = {k: v for k, v in obj.items() if k not in (*SECTIONS, "body", "active-state", "key-decisions")}
+    note = note_from_fields(meta, _str_or_none(obj.get("body")))
+    for key in SECTIONS:
+        value = obj.get(key, obj.get(key.replace("_", "-")))
+        if value is None:
+            continue
+        if key in ("steps", "key_decisions"):
+            if isinstance(value, str):
+                value = list_lines(value)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise NoteError(f"{key!r} must be a list of text lines")
+            setattr(note, key, [v.strip() for v in value if v.strip()])
+        else:
+            if not isinstance(value, str):
+                raise NoteError(f"{key!r} must be text")
+            setattr(note, key, value.strip())
+    return note
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def note_from_source(text: str) -> SessionNote:
+    """A note given whole (`save --from`): a JSON object, or a Markdown note with frontmatter."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise NoteError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return note_from_json(obj)
+    try:
+        return parse_note(text)
+    except NoteCorrupt as exc:
+        raise NoteError(f"not a note: {exc}") from None
+
+
+# -- saving ----------------------------------------------------------------------------------------------
+@dataclass
+class NoteUpdate:
+    """Fields to set on a note. None / empty means "not given": the note keeps what it had.
+    Lists add to what the note holds (no duplicates); a decision replaces that checkpoint's."""
+
+    mode: str | None = None
+    status: str | None = None
+    last_checkpoint: str | None = None
+    target_dir: str | None = None
+    summary: str | None = None
+    active_state: str | None = None
+    approve: list[str] = field(default_factory=list)
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    steps: list[str] = field(default_factory=list)
+    key_decisions: list[str] = field(default_factory=list)
+
+    def apply(self, note: SessionNote) -> None:
+        if self.status is not None:
+            note.status = check_status(self.status)
+        for key in ("mode", "last_checkpoint", "target_dir", "summary", "active_state"):
+            value = getattr(self, key)
+            if value is not None:
+                setattr(note, key, value.strip())
+        note.checkpoints_approved = _union(note.checkpoints_approved, self.approve)
+        note.steps = _union(note.steps, self.steps)
+        note.key_decisions = _union(note.key_decisions, self.key_decisions)
+        for cp, d in self.decisions.items():
+            old = note.checkpoint_decisions.get(cp)
+            if old is not None and d.regenerated_count == 0:
+                d = Decision(d.option, d.note, old.regenerated_count)
+            note.checkpoint_decisions[cp] = d
+
+
+def _union(old: Iterable[str], new: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*old, *(n.strip() for n in new if n.strip())]))
+
+
+def check_status(value: str) -> str:
+    v = value.strip()
+    if v not in STATUSES:
+        raise NoteError(f"status must be one of {', '.join(STATUSES)}; got {value!r}")
+    return v
+
+
+@dataclass
+class SaveResult:
+    path: str
+    created: bool
+    migrated_from: str | None  # "1.0" when an older note was migrated by this save
+    note: SessionNote
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "created": self.created,
+            "schema_version": SCHEMA_VERSION,
+            "migrated_from": self.migrated_from,
+            "note": self.note.to_dict(),
+            "warnings": list(self.warnings),
+        }
+
+
+def save_note(
+    memory_dir: str | os.PathLike[str],
+    project: str,
+    session: str,
+    update: NoteUpdate | None = None,
+    *,
+    base: SessionNote | None = None,
+    replace: bool = False,
+    now: datetime | None = None,
+) -> SaveResult:
+    """Write the note of (project, session) into `memory_dir`, atomically.
+
+    The starting point is `base` when given (a whole note), else the note already saved for this
+    timestamp (merge: what `update` does not set is kept), else an empty note; `replace=True`
+    ignores the saved one. `last_session_at` is set to `now`. Raises NoteError (nothing written)
+    when the folder is missing, the name or timestamp is unusable, or the saved note cannot be
+    merged into (unreadable, or a newer schema), or the write fails (the old file then stays)."""
+    mdir = Path(memory_dir)
+    if not mdir.is_dir():
+        raise NoteError(f"memory directory not found at {memory_dir}")
+    project = check_project_name(project)
+    stamp = normalize_stamp(session)
+    path = mdir / note_filename(stamp, project)
+    exists = path.exists()
+    warnings: list[str] = []
+    start: SessionNote | None = copy.deepcopy(base) if base is not None else None
+    if start is None and exists and not replace:
+        try:
+            start = read_note(path)
+        except NoteCorrupt as exc:
+            raise NoteError(
+                f"the saved note {path} cannot be merged into: {exc}; nothing was written "
+                "(--replace overwrites it)"
+            ) from None
+        if _version_key(start.schema_version) > _version_key(SCHEMA_VERSION):
+            raise NoteError(
+                f"the saved note {path} has schema_version {start.schema_version}, newer than "
+                f"{SCHEMA_VERSION}; nothing was written (--replace overwrites it)"
+            )
+        warnings += [f"{path.name}: {w}" for w in start.warnings]
+    note = start or SessionNote(project=project, session=stamp)
+    migrated_from = note.schema_version if start is not None and note.schema_version != SCHEMA_VERSION else None
+    note.project, note.session = project, stamp
+    if update is not None:
+        update.apply(note)
+    note.schema_version = SCHEMA_VERSION
+    note.last_session_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
+    text = note.to_text()
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        state = "the previous version is unchanged" if exists else "no note was written"
+        raise NoteError(f"could not write {path} ({exc.strerror or exc}); {state}") from exc
+    note.path = str(path)
+    note.warnings = []
+    size = len(text.encode("utf-8"))
+    if size > CONDENSED_BYTES:
+        warnings.append(f"the note is {size / 1024:.1f} KB; session notes are meant to be condensed (about 1-2 KB)")
+    return SaveResult(str(path), not exists, migrated_from, note, warnings)
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new, exclusive temp file next to `path`. Not tempfile.mkstemp: that creates mode 0600, and
+    reading the umask to widen it would change the umask of every thread for a moment."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp file name next to {path}")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` so that a crash at any point leaves either the old file or the
+    new one, never a mix: a temp file in the same folder, fsync, os.replace, fsync the folder.
+    The temp file starts with '.' and ends in '.tmp', so no reader takes it for a note."""
+    data = text.encode("utf-8")
+    fd, tmp = _create_temp(path)
+    try:
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)  # an update keeps the note's mode
+        except OSError:
+            pass  # a new note: 0o666 less the umask, as os.open created it
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)  # our own temp file, never a note
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass  # not every platform / file system can fsync a directory
+    finally:
+        os.close(dir_fd)
+
+
+# -- finding and loading ---------------------------------------------------------------------------------
+def find_notes(memory_dirs: Iterable[str | os.PathLike[str]], project: str | None = None,
+               warnings: list[str] | None = None) -> list[tuple[str, str, str]]:
+    """(stamp, project, path) of the notes in `memory_dirs` (of one project when given), newest
+    first by the name's timestamp. A name whose timestamp is not a real time is skipped with a
+    warning."""
+    found: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for d in memory_dirs:
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for name in names:
+            parsed = parse_note_name(name)
+            if parsed is None or (project is not None and parsed[1] != project):
+                continue
+            path = os.path.join(d, name)
+            key = os.path.realpath(path)
+            if key in seen or os.path.isdir(path):
+                continue
+            seen.add(key)
+            if stamp_datetime(parsed[0]) is None:
+                if warnings is not None:
+                    warnings.append(f"skipped {path}: {parsed[0]} is not a real date and time")
+                continue
+            found.append((parsed[0], parsed[1], path))
+    found.sort(key=lambda t: (t[0], t[2]), reverse=True)
+    return found
+
+
+@dataclass
+class LoadResult:
+    """The newest readable note of a project, or why there is none (not an error)."""
+
+    project: str
+    note: SessionNote | None
+    content: str | None
+    line: str
+    warnings: list[str]
+    searched: list[str]
+
+    @property
+    def found(self) -> bool:
+        return self.note is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"project": self.project, "found": self.found}
+        if self.note is None:
+            out["message"] = self.line
+        else:
+            out["line"] = self.line
+            out["path"] = self.note.path
+            out["schema_version"] = self.note.schema_version
+            out["note"] = self.note.to_dict()
+            out["note_file"] = {
+                "frontmatter": jsonable(self.note.source_meta or {}),
+                "body": self.note.source_body or "",
+            }
+            out["content"] = self.content
+        out["warnings"] = list(self.warnings)
+        out["searched"] = list(self.searched)
+        return out
+
+
+def load_last(
+    project: str,
+    memory_dirs: Iterable[str | os.PathLike[str]],
+    *,
+    now: datetime | None = None,
+) -> LoadResult:
+    """The newest note of `project` (by the name's timestamp) across `memory_dirs`; a damaged or
+    unreadable note is skipped with a warning and the next newest is tried."""
+    dirs = [str(d) for d in memory_dirs]
+    warnings: list[str] = []
+    for _stamp, _project, path in find_notes(dirs, project, warnings):
+        try:
+            text, read_warnings = read_text(path)
+            note = parse_note(text, path=path)
+        except NoteCorrupt as exc:
+            warnings.append(f"skipped {path}: {exc}")
+            continue
+        note.warnings[:0] = read_warnings
+        warnings += [f"{os.path.basename(path)}: {w}" for w in note.warnings]
+        return LoadResult(project, note, text, resume_line(note, now), warnings, dirs)
+    return LoadResult(project, None, None, f"No previous memory found for project '{project}'", warnings, dirs)
+
+
+def resume_line(note: SessionNote, now: datetime | None = None) -> str:
+    """`Resuming foo-system (last touched 3 days ago, status: in-progress at CP-S2)`."""
+    status = note.status or "unknown"
+    if note.last_checkpoint:
+        status += f" at {note.last_checkpoint}"
+    return f"Resuming {note.project} (last touched {ago(note.touched, now)}, status: {status})"
+
+
+def ago(ts: datetime | None, now: datetime | None = None) -> str:
+    """An age in words: "just now", "5 minutes ago", "1 day ago", "3 months ago"."""
+    if ts is None:
+        return "at an unknown time"
+    now = now or datetime.now(timezone.utc)
+    if ts.tzinfo is None:
+        ts = ts.astimezone()
+    secs = (now - ts).total_seconds()
+    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400),
+                       ("hour", 3600), ("minute", 60)):
+        if secs >= size:
+            n = int(secs // size)
+            return f"{n} {unit}{'' if n == 1 else 's'} ago"
+    return "just now"
