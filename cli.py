@@ -45,17 +45,23 @@ def bounded(lo: int, hi: int) -> Callable[[str], int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = _Parser(add_help=False)
-    common.add_argument("--root", action="append", default=[], metavar="DIR",
-                        help="read sessions under DIR (repeatable); replaces the default roots")
-    common.add_argument("--demo", action="store_true", help="use the built-in demo corpus")
-    common.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+    def shared(default: bool) -> argparse.ArgumentParser:
+        # The same options before or after the command: the command's copy must not reset what
+        # was given before it, so its defaults are suppressed.
+        d = (lambda v: v) if default else (lambda v: argparse.SUPPRESS)
+        parent = _Parser(add_help=False)
+        parent.add_argument("--root", action="append", default=d([]), metavar="DIR",
+                            help="read sessions under DIR (repeatable); replaces the default roots")
+        parent.add_argument("--demo", action="store_true", default=d(False), help="use the built-in demo corpus")
+        parent.add_argument("--json", action="store_true", default=d(False), help="machine-readable JSON on stdout")
+        return parent
 
+    common = shared(False)
     p = _Parser(
         prog="sessionscope",
         description="Browse, search and brief from AI coding-agent session history "
         "(Claude Code, Codex CLI, session-logs JSONL). Without a command, opens the app.",
-        parents=[common],
+        parents=[shared(True)],
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -102,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="truncate each entry's content (20-4000, default 200)")
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
+
+    from sessionscope import memory_cli
+
+    memory_cli.add_parser(sub, common)
 
     w = sub.add_parser("watch", parents=[common],
                        help="print session events as they happen (JSON lines with --json)")
@@ -462,6 +472,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_memory(args: argparse.Namespace) -> int:
+    from sessionscope import memory_cli
+
+    return memory_cli.run(args)
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("the app has no --json output; use a command (sessionscope --help)")
@@ -481,6 +497,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "roots": cmd_roots,
     "index": cmd_index,
     "watch": cmd_watch,
+    "memory": cmd_memory,
 }
 
 

@@ -1,0 +1,126 @@
+"""The main screen: tabs for the session list and the search pane; transcripts open on top."""
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING, Any, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+
+from sessionscope.core.library import recency
+from sessionscope.core.model import Session
+from sessionscope.core.resume import resume_command
+from sessionscope.tui.widgets.search_pane import SearchPane
+from sessionscope.tui.widgets.session_list import SessionList
+
+if TYPE_CHECKING:
+    from sessionscope.core.index import Progress
+    from sessionscope.tui.app import SessionScopeApp
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("1", "show_tab('sessions')", "Sessions", id="main.sessions"),
+        Binding("2", "show_tab('search')", "Search", id="main.search"),
+        Binding("R", "resume", "Resume", id="main.resume"),
+        Binding("ctrl+r", "copy_resume", "Copy resume cmd", id="main.copy_resume"),
+    ]
+
+    @property
+    def ss_app(self) -> SessionScopeApp:
+        return cast("SessionScopeApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◆")
+        with TabbedContent(initial="sessions"):
+            with TabPane("Sessions", id="sessions"):
+                yield SessionList(now=self.ss_app.now, id="session-list")
+            with TabPane("Search", id="search"):
+                yield SearchPane(self.ss_app.search, lookup=self.ss_app.library.get, now=self.ss_app.now, id="search-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "loading sessions…"
+        self.query_one(SessionList).focus()
+
+    # -- from the app ----------------------------------------------------------------------
+    def library_changed(self) -> None:
+        lib = self.ss_app.library
+        sessions = lib.all_sessions()
+        self.query_one(SessionList).set_sessions(sessions)
+        roots = [r for r in lib.roots if r.error is None]
+        self.sub_title = f"{len(roots)} root{'s' if len(roots) != 1 else ''}"
+
+    def index_progressed(self, progress: Progress) -> None:
+        self.query_one(SearchPane).set_progress(progress.files_done, progress.files_total)
+
+    def index_updated(self, documents: int) -> None:
+        pane = self.query_one(SearchPane)
+        pane.set_progress(1, 1)
+
+    # -- navigation -----------------------------------------------------------------------------
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        if tab == "search":
+            self.query_one(SearchPane).focus_input()
+        else:
+            self.query_one(SessionList).focus()
+
+    @on(SessionList.SessionSelected)
+    def open_session(self, event: SessionList.SessionSelected) -> None:
+        self.open_transcript(event.session)
+
+    @on(SearchPane.HitSelected)
+    def open_hit(self, event: SearchPane.HitSelected) -> None:
+        session = self.ss_app.library.get(event.hit.session_id)
+        if session is None:
+            self.notify(f"session {event.hit.session_id} is no longer on disk", severity="warning")
+            return
+        self.open_transcript(session, entry_id=event.hit.entry_id, highlight=event.query)
+
+    def open_transcript(self, session: Session, entry_id: str | None = None, highlight: str | None = None) -> None:
+        from sessionscope.tui.screens.transcript import TranscriptScreen
+
+        self.app.push_screen(TranscriptScreen(self.ss_app.library, session, entry_id=entry_id, highlight=highlight))
+
+    # -- resume ---------------------------------------------------------------------------------
+    def _current(self) -> Session | None:
+        return self.query_one(SessionList).highlighted_session
+
+    def _resume(self) -> Any:
+        session = self._current()
+        if session is None:
+            self.notify("no session highlighted", severity="warning")
+            return None
+        parent = self.ss_app.library.get(session.parent_id) if session.parent_id else None
+        cmd = resume_command(session, parent)
+        if cmd is None:
+            self.notify(f"{session.agent} sessions have no resume command", severity="warning")
+        return cmd
+
+    def action_copy_resume(self) -> None:
+        cmd = self._resume()
+        if cmd is not None:
+            self.app.copy_to_clipboard(cmd.shell)
+            self.notify(cmd.shell, title="Copied resume command")
+
+    def action_resume(self) -> None:
+        cmd = self._resume()
+        if cmd is None:
+            return
+        import os
+        import shutil
+
+        if shutil.which(cmd.argv[0]) is None:
+            self.notify(f"{cmd.argv[0]} is not on PATH; copy the command with ctrl+r instead", severity="error")
+            return
+        if cmd.cwd and not os.path.isdir(cmd.cwd):
+            self.notify(f"project directory {cmd.cwd} no longer exists", severity="error")
+            return
+        with self.app.suspend():
+            subprocess.run(list(cmd.argv), cwd=cmd.cwd, check=False)
+
+
