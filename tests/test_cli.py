@@ -187,3 +187,9 @@ def test_real_corpus_listing(capsys: pytest.CaptureFixture[str]) -> None:
     agents = {s["agent_id"] for s in sessions}
     assert {"claude-code", "codex"} <= agents
     assert any(s["kind"] == "subagent" for s in sessions)
+
+
+def test_options_before_the_command(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    code, out, err = run(capsys, "--json", *demo, "sessions", "--limit", "1")
+    assert code == 0, err
+    assert len(json.loads(out)["sessions"]) == 1
