@@ -131,7 +131,10 @@ class TranscriptScreen(Screen[None]):
         if self.find_bar.active or self.view.query:
             self._close_find()
             return
-        self.dismiss(None)
+        if len(self.app.screen_stack) > 1:
+            self.dismiss(None)
+        else:  # the app was started on this transcript alone
+            self.app.exit()
 
     def action_copy(self) -> None:
         text = self.view.copy_highlighted()

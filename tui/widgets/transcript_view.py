@@ -281,6 +281,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._query = query
         self._matches = self.model.matches(query, self._rows) if query else []
         self.refresh()
+        self.refresh_bindings()  # n/N show in the footer only while there is a query
         if jump and self._matches:
             start = self._cursor if self._cursor >= 0 else 0
             after = [i for i in self._matches if self._row_of[i] >= self._row_of[start]]
