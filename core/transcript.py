@@ -492,11 +492,7 @@ def load_batches(
 ) -> Iterator[Batch]:
     """The session's entries in batches: one for a small file, a stream for a big one."""
     if not is_big(session, threshold):
-        loaded = library.load(session)
-        entries = loaded.entries
-        if loaded.account.malformed > len(loaded.malformed):
-            entries = _with_malformed(entries, session.path)
-        yield Batch(entries, True, 1.0)
+        yield Batch(library.load(session).entries, True, 1.0)
         return
     adapter = library.registry.by_name(session.source_format) or library.registry.sniff(session.path)
     if adapter is None:
@@ -536,29 +532,6 @@ def stream_batches(
             yield Batch(pending, False, consumed / size if size else 1.0, frozenset(cut), True)
             pending, cut, first, last = [], set(), False, now
     yield Batch(pending, True, 1.0, frozenset(cut), True)
-
-
-def _with_malformed(entries: list[Entry], path: str) -> list[Entry]:
-    """`entries` plus an entry for each line that is not JSON, in line order. (An adapter that
-    counts malformed lines without returning them still gets them shown.)"""
-    from .adapters.base import malformed_entry
-
-    bad: list[Entry] = []
-    with RecordFile(path) as rf:
-        for parsed in rf.iter_parsed(final=True):
-            if not parsed.ok:
-                bad.append(malformed_entry(parsed, path))
-    if not bad:
-        return entries
-    out: list[Entry] = []
-    k = 0
-    for e in entries:
-        while k < len(bad) and bad[k].locator.line < e.locator.line:
-            out.append(bad[k])
-            k += 1
-        out.append(e)
-    out.extend(bad[k:])
-    return out
 
 
 def _forget(parser: RecordParser) -> None:

@@ -197,6 +197,12 @@ class ClaudeParser(RecordParser):
         self._duplicates = 0
 
     # -- lines -------------------------------------------------------------------------
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        out = super().feed(parsed)
+        if not parsed.ok:  # malformed lines stay in the conversation, in file order, marked
+            self._entries.extend(out)
+        return out
+
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
         for k, value in enumerate(parsed.values):

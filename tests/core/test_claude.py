@@ -501,3 +501,13 @@ def test_summary_of_another_file_does_not_title_this_one(tmp_path: Path) -> None
     by_path = {s.session.path: s.session for s in sessions.values()}
     assert by_path[str(new)].title == "renew the TLS certificate"
     assert by_path[str(old)].title in ("Nightly backup CronJob", "set up the nightly backup")
+
+
+def test_malformed_lines_are_entries_in_file_order(tmp_path: Path) -> None:
+    path = tmp_path / "cccccccc-0000-4000-8000-000000000003.jsonl"
+    path.write_bytes(orjson.dumps(user("u1", None, "before")) + b"\n{broken\n"
+                     + orjson.dumps(user("u2", "u1", "after", 1)) + b"\n")
+    (main,) = load(path)
+    assert [e.kind for e in main.entries] == [EntryKind.TEXT, EntryKind.MALFORMED, EntryKind.TEXT]
+    assert main.entries[1].locator.line == 2 and main.session.malformed_count == 1
+    assert main.session.entry_count == 2 and main.account.holds()
