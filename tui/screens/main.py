@@ -25,6 +25,7 @@ class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("1", "show_tab('sessions')", "Sessions", id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
+        Binding("escape", "back_to_sessions", "Sessions", show=False, id="main.back"),
         Binding("R", "resume", "Resume", id="main.resume"),
         Binding("ctrl+r", "copy_resume", "Copy resume cmd", id="main.copy_resume"),
     ]
@@ -68,6 +69,11 @@ class MainScreen(Screen[None]):
             self.query_one(SearchPane).focus_input()
         else:
             self.query_one(SessionList).focus()
+
+    def action_back_to_sessions(self) -> None:
+        """Escape from the search input (the results take escape back to the input first)."""
+        if self.query_one(TabbedContent).active == "search":
+            self.action_show_tab("sessions")
 
     @on(SessionList.SessionSelected)
     def open_session(self, event: SessionList.SessionSelected) -> None:

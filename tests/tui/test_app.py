@@ -1,0 +1,115 @@
+"""The whole app on the demo corpus: panes, search to the exact entry, resume, help, and that
+untrusted transcript text never reaches the terminal as markup or escape sequences."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_factory import make_app, settle
+from textual.widgets import TabbedContent
+
+from sessionscope.tui.app import SessionScopeApp
+from sessionscope.tui.screens.main import MainScreen
+from sessionscope.tui.screens.transcript import TranscriptScreen
+from sessionscope.tui.widgets.search_pane import SearchPane
+from sessionscope.tui.widgets.session_list import SessionList
+from sessionscope.tui.widgets.transcript_view import TranscriptView
+
+SIZE = (120, 36)
+
+
+async def _search(pilot, query: str) -> None:  # noqa: ANN001
+    await pilot.press("2")
+    pane = pilot.app.screen.query_one(SearchPane)
+    pane.query_one("Input").value = query
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def test_snapshot_main_screen(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=settle)
+
+
+def test_snapshot_search_in_app(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await settle(pilot)
+        await _search(pilot, "retry")
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_help(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_open_a_session_and_come_back(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        listing = app.screen.query_one(SessionList)
+        first = listing.highlighted_session
+        assert first is not None
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert app.screen.session.id != first.id  # j moved to the second session
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_search_hit_opens_the_exact_entry(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _search(pilot, "RetryPolicy per-endpoint")
+        hits = app.search("RetryPolicy per-endpoint").hits
+        assert hits
+        await pilot.press("enter")  # into the results, on the first hit
+        await pilot.press("enter")  # open it
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.query_one(TranscriptView)
+        assert screen.session.id == hits[0].session_id
+        assert view.highlighted_entry is not None and view.highlighted_entry.id == hits[0].entry_id
+
+
+async def test_resume_command_is_built_and_copied(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.screen.query_one(SessionList).highlighted_session
+        assert session is not None and session.agent == "claude-code"
+        await pilot.press("ctrl+r")
+        assert app.clipboard == f"cd {session.project} && claude --resume {session.id}"
+
+
+async def test_tabs_switch_with_keys(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        assert app.screen.query_one(TabbedContent).active == "search"
+        await pilot.press("escape", "1")
+        assert app.screen.query_one(TabbedContent).active == "sessions"
+
+
+async def test_markup_and_escapes_in_transcripts_stay_literal(tmp_path: Path) -> None:
+    app: SessionScopeApp = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        target = next(s for s in app.library.sessions() if "[bold red]" in (s.title or ""))
+        app.screen.open_transcript(target)
+        await settle(pilot)
+        svg = app.export_screenshot()
+        assert "[bold red]ERROR[/bold red]" in svg.replace("&#160;", " ")
+        view = app.screen.query_one(TranscriptView)
+        text = "".join(
+            seg.text for y in range(view.size.height) for seg in view.render_line(y)
+        )
+        assert "\x1b" not in text and "\x9b" not in text
+        assert "␛" in text  # the escape from the transcript is shown, visibly, not sent
