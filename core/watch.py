@@ -13,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterable, Iterator
 
+from .adapters.base import walk_files
 from .catalog import FileRow, Fingerprint
 from .jsonl import RecordFile, ReaderError
 from .library import Library
@@ -73,7 +75,7 @@ class Tracker:
 
     def apply(self, paths: Iterable[str]) -> list[SessionEvent]:
         events = []
-        for path in sorted(set(paths)):
+        for path in sorted(self._expand(paths)):
             try:
                 event = self._apply_one(path)
             except (OSError, ReaderError):
@@ -81,6 +83,21 @@ class Tracker:
             if event is not None:
                 events.append(event)
         return events
+
+    def _expand(self, paths: Iterable[str]) -> set[str]:
+        """The changed paths, with directories replaced by the session files they hold: a project
+        folder created (or moved in) with its files already written reports only itself, and one
+        moved away or removed whole may report only itself too."""
+        out: set[str] = set()
+        for path in paths:
+            if path.endswith(self._suffixes) or is_memory_file(path):
+                out.add(path)
+            elif os.path.isdir(path):
+                out.update(walk_files(path, self._suffixes))
+            elif not os.path.exists(path):
+                prefix = path.rstrip(os.sep) + os.sep
+                out.update(p for p in list(self.library.rows) if p.startswith(prefix))
+        return out
 
     def _apply_one(self, path: str) -> SessionEvent | None:
         if is_memory_file(path):
@@ -158,17 +175,36 @@ def _head_unchanged(path: str, fp: Fingerprint) -> bool:
     return hashlib.sha1(head).hexdigest() == fp.head_hash
 
 
+class _StopProbe:
+    """The stop event as watchfiles sees it: watchfiles asks `is_set()` from its wait loop, which
+    it enters only once the file-system watches are in place, so the first question means armed."""
+
+    def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
+        self._stop = stop
+        self._armed = armed
+
+    def is_set(self) -> bool:
+        self._armed.set()
+        return self._stop.is_set()
+
+
 class Watcher:
-    """Watches a library's roots (and extra paths, e.g. memory folders) and yields event batches."""
+    """Watches a library's roots (and extra paths, e.g. memory folders) and yields event batches.
+
+    `lock`, when given, is held while a batch is applied to the library (and so to its catalog):
+    an app that also reads or indexes the library in other threads shares it. `armed` is set once
+    changes are being seen (what is written before that may be missed)."""
 
     def __init__(self, library: Library, *, poll: bool = False, extra: Iterable[str] = (),
-                 debounce_ms: int = DEBOUNCE_MS) -> None:
+                 debounce_ms: int = DEBOUNCE_MS, lock: AbstractContextManager[Any] | None = None) -> None:
         self.library = library
         self.tracker = Tracker(library)
         self.poll = poll
         self.debounce_ms = debounce_ms
         self.paths = [r.path for r in library.roots if r.error is None] + [p for p in extra if os.path.isdir(p)]
         self.stop = threading.Event()
+        self.armed = threading.Event()
+        self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
 
     def batches(self) -> Iterator[list[SessionEvent]]:
         """Blocking: one list of events per batch of changes, until `stop` is set."""
@@ -181,12 +217,13 @@ class Watcher:
             watch_filter=None,
             debounce=self.debounce_ms,
             step=STEP_MS,
-            stop_event=self.stop,
+            stop_event=_StopProbe(self.stop, self.armed),
             force_polling=self.poll,
             poll_delay_ms=100,
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
-            events = self.tracker.apply(path for _, path in changes)
+            with self.lock:
+                events = self.tracker.apply(path for _, path in changes)
             if events:
                 yield events

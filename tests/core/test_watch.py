@@ -151,3 +151,47 @@ def test_watcher_reports_a_burst_as_one_event(setup) -> None:  # noqa: ANN001
     finally:
         watcher.stop.set()
         thread.join(10)
+
+
+def test_a_directory_created_or_removed_whole_reports_its_sessions(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, _ = setup
+    staged = root.parent / "staged"
+    (staged / "proj").mkdir(parents=True)
+    (staged / "proj" / "s.jsonl").write_bytes(head("s1") + line("moved in", 0))
+    os.rename(staged / "proj", root / "proj")  # only the directory's own event may be reported
+    (ev,) = tracker.apply([str(root / "proj")])
+    assert ev.kind is Change.CREATED and lib.get("s1") is not None
+    os.rename(root / "proj", staged / "proj")
+    (ev,) = tracker.apply([str(root / "proj")])
+    assert ev.kind is Change.DELETED and ev.path == str(root / "proj" / "s.jsonl")
+    assert lib.get("s1") is None
+
+
+def test_watcher_is_armed_before_the_first_write(setup) -> None:  # noqa: ANN001
+    root, lib, _, _ = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1"))
+    lib.scan()
+    lock = threading.Lock()
+    watcher = Watcher(lib, lock=lock)
+    got: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        assert watcher.armed.wait(10)
+        with lock:  # while the lock is held elsewhere, changes wait (they are not lost)
+            with open(p, "ab") as fh:
+                fh.write(line("one write", 0))
+            with pytest.raises(queue.Empty):
+                got.get(timeout=0.5)
+        (ev,) = got.get(timeout=10)  # one write, no retries: armed means seen
+        assert ev.kind is Change.GREW and [e.text for e in ev.entries] == ["one write"]
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
