@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[shared(True)],
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--poll", action="store_true",
+                   help="the app: poll for changes instead of inotify (network file systems)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     s = sub.add_parser("sessions", parents=[common], help="list sessions, most recent first")
@@ -115,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("watch", parents=[common],
                        help="print session events as they happen (JSON lines with --json)")
-    w.add_argument("--poll", action="store_true", help="poll instead of inotify (network file systems)")
+    w.add_argument("--poll", action="store_true", default=argparse.SUPPRESS,  # keeps one given before 'watch'
+                   help="poll instead of inotify (network file systems)")
     w.add_argument("--no-index", action="store_true", help="do not keep the search index current")
     return p
 

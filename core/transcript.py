@@ -22,7 +22,7 @@ import time
 from array import array
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line
 from .model import Entry, EntryKind, Locator, Session, SessionKind
@@ -532,6 +532,34 @@ def stream_batches(
             yield Batch(pending, False, consumed / size if size else 1.0, frozenset(cut), True)
             pending, cut, first, last = [], set(), False, now
     yield Batch(pending, True, 1.0, frozenset(cut), True)
+
+
+def last_offset(entries: list[Entry], path: str) -> int:
+    """The offset of the last line of `path` that gave any of these entries (-1 for none)."""
+    return max((e.locator.offset for e in entries if e.locator.path == path), default=-1)
+
+
+def live_batch(entries: Iterable[Entry], path: str, *, after: int, streamed: bool,
+               skip_sidechains: bool) -> Batch:
+    """Entries appended to a session's file (from a `GREW` event) that a loaded transcript does
+    not hold yet: those of lines after offset `after` (the loading may have read the append
+    already), slimmed like the rest when the transcript was streamed.
+
+    Why by offset and not by id: ids of some formats are only unique within one reading of
+    the file; the offset of a line is the same for every reader."""
+    out: list[Entry] = []
+    cut: set[str] = set()
+    for e in entries:
+        if e.locator.path != path or e.locator.offset <= after:
+            continue
+        if skip_sidechains and e.is_sidechain:
+            continue
+        if streamed:
+            e, was_cut = _slim(e)
+            if was_cut:
+                cut.add(e.id)
+        out.append(e)
+    return Batch(out, True, 1.0, frozenset(cut), streamed)
 
 
 def _forget(parser: RecordParser) -> None:

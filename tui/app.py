@@ -1,20 +1,33 @@
-"""The Textual app: a thin shell that owns the library and the index and hands work to screens."""
+"""The Textual app: a thin shell that owns the library and the index and hands work to screens.
+
+Live: after the first scan the app watches every root in a thread worker (inotify, or polling
+with `--poll` / `poll = true`). Each batch of session events is applied to the library by the
+watcher, posted to the app as one message, and then brought into the index in the same worker
+(appends are read from the last indexed line). The UI work is coalesced: however many batches
+are queued, the session list is rebuilt once and each open transcript sees them all in order.
+One lock keeps the watcher's changes to the library apart from the first scan and index build.
+"""
 from __future__ import annotations
 
 import argparse
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from sessionscope.core.index import Progress, SearchIndex, SearchResult
 from sessionscope.core.library import Library, ScanReport
+
+if TYPE_CHECKING:
+    from sessionscope.core.watch import SessionEvent, Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 
@@ -32,6 +45,13 @@ class SessionScopeApp(App[None]):
     @dataclass
     class LibraryScanned(Message):
         report: ScanReport | None
+        cached: bool = False  # the catalog's sessions, before the scan confirmed them
+
+    @dataclass
+    class SessionsChanged(Message):
+        """One batch of live events (never replaced by the next: every batch matters)."""
+
+        events: list[SessionEvent]
 
     @dataclass
     class IndexProgressed(Message):
@@ -49,6 +69,7 @@ class SessionScopeApp(App[None]):
         index_dir: Path | None,
         now: datetime | None = None,
         watch: bool = False,
+        poll: bool = False,
         notice: str | None = None,
         rescan: bool = True,
     ) -> None:
@@ -58,9 +79,14 @@ class SessionScopeApp(App[None]):
         self.index: SearchIndex | None = None
         self.now = now  # frozen clock for snapshots; None means the real time
         self.watch_files = watch
+        self.poll = poll
         self.notice = notice
         self.rescan = rescan
         self.indexing: Progress | None = None
+        self.watcher: Watcher | None = None
+        self._library_lock = threading.RLock()  # the watcher's changes vs. the scan and index build
+        self._live: list[SessionEvent] = []  # events received, not yet shown
+        self._live_scheduled = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -76,21 +102,76 @@ class SessionScopeApp(App[None]):
     @work(thread=True, exclusive=True, group="library", exit_on_error=False)
     def load_library(self) -> None:
         """Cached sessions first (instant), then a scan that confirms them, then the index."""
-        if self.library.load_cached():
-            self.post_message(self.LibraryScanned(None))
-        report = self.library.scan() if self.rescan or not self.library.all_sessions() else None
+        with self._library_lock:
+            if self.library.load_cached():
+                self.post_message(self.LibraryScanned(None, cached=True))
+            report = self.library.scan() if self.rescan or not self.library.all_sessions() else None
         self.post_message(self.LibraryScanned(report))
         self._update_index()
 
     def _update_index(self) -> None:
-        index = SearchIndex(self.index_dir) if self.index_dir else SearchIndex(None)
-        self.index = index
-        report = index.update(
-            self.library,
-            lambda p: self.post_message(self.IndexProgressed(p)),
-            cancelled=lambda: not self.is_running,
-        )
+        with self._library_lock:
+            index = SearchIndex(self.index_dir) if self.index_dir else SearchIndex(None)
+            self.index = index
+            report = index.update(
+                self.library,
+                lambda p: self.post_message(self.IndexProgressed(p)),
+                cancelled=lambda: not self.is_running,
+            )
         self.post_message(self.IndexUpdated(index.index.searcher().num_docs, index.messages + report.messages))
+
+    # -- live ----------------------------------------------------------------------------------
+    def start_watching(self) -> None:
+        """Watch the roots (once; after the first scan, so the watcher knows every file)."""
+        from sessionscope.core.watch import Watcher
+
+        if self.watcher is not None or not self.watch_files:
+            return
+        self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock)
+        self._watch(self.watcher)
+
+    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
+    def _watch(self, watcher: Watcher) -> None:
+        """Blocks on the file system; each batch goes to the screens, then into the index."""
+        for events in watcher.batches():
+            self.post_message(self.SessionsChanged(events))
+            with self._library_lock:
+                index = self.index
+                if index is None or watcher.stop.is_set():
+                    continue
+                report = index.update(self.library, cancelled=watcher.stop.is_set)
+                documents = index.index.searcher().num_docs
+            if report.docs_added or report.files_dropped or report.messages:
+                self.post_message(self.IndexUpdated(documents, report.messages))
+
+    def on_session_scope_app_sessions_changed(self, event: SessionsChanged) -> None:
+        self._live.extend(event.events)
+        if not self._live_scheduled:  # once for everything queued until then
+            self._live_scheduled = True
+            self.call_later(self._show_live)
+
+    def _show_live(self) -> None:
+        from sessionscope.core.watch import Change
+        from sessionscope.tui.screens.transcript import TranscriptScreen
+
+        events, self._live, self._live_scheduled = self._live, [], False
+        if not any(e.kind is not Change.MEMORY for e in events):
+            return
+        main = self._main()
+        if main is not None:
+            main.sessions_changed()
+        for screen in self.screen_stack:
+            if isinstance(screen, TranscriptScreen):
+                screen.sessions_changed(events)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR:
+            return
+        if event.worker.group == "watch":
+            hint = "" if self.poll else " (on a network file system, try --poll)"
+            self.notify(f"live updates stopped: {event.worker.error}{hint}", severity="warning", timeout=10)
+        elif event.worker.group == "library":
+            self.notify(f"reading the sessions failed: {event.worker.error}", severity="error", timeout=10)
 
     def search(self, query: str, limit: int = 200) -> SearchResult:
         """The index's answer (called from the search pane's worker thread)."""
@@ -113,6 +194,8 @@ class SessionScopeApp(App[None]):
         main = self._main()
         if main is not None:
             main.library_changed()
+        if not event.cached:
+            self.start_watching()
         if event.report and event.report.errors:
             self.notify(f"{len(event.report.errors)} file(s) or root(s) could not be read: "
                         f"{event.report.errors[0]}", severity="warning", timeout=8)
@@ -132,8 +215,15 @@ class SessionScopeApp(App[None]):
             self.notify(m, severity="warning", timeout=8)
 
     def on_unmount(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop.set()  # its thread sees it within one watchfiles step
         if self.index is not None:
-            self.index.close()
+            # Not while the watcher (or the first build, cancelled by now) is writing to it.
+            if self._library_lock.acquire(timeout=5):
+                try:
+                    self.index.close()
+                finally:
+                    self._library_lock.release()
 
     # -- actions ---------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -174,7 +264,8 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         notice = "; ".join(r.error or "" for r in missing)
     base = cache_dir()
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))
-    return SessionScopeApp(library, index_dir=base / "index", notice=notice)
+    poll = bool(getattr(args, "poll", False)) or config.poll
+    return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll)
 
 
 def run_app(args: argparse.Namespace) -> int:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import subprocess
+import time
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from sessionscope.core.library import recency
@@ -19,6 +21,10 @@ from sessionscope.tui.widgets.session_list import SessionList
 if TYPE_CHECKING:
     from sessionscope.core.index import Progress
     from sessionscope.tui.app import SessionScopeApp
+
+
+#: while sessions keep changing, the list is rebuilt at most once per this many seconds
+LIVE_INTERVAL = 0.5
 
 
 class MainScreen(Screen[None]):
@@ -34,6 +40,12 @@ class MainScreen(Screen[None]):
     def ss_app(self) -> SessionScopeApp:
         return cast("SessionScopeApp", self.app)
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._stale = False  # live changes not shown in the list yet
+        self._rebuilt = 0.0  # when the list was last rebuilt for them
+        self._rebuild_timer: Timer | None = None
+
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
         with TabbedContent(initial="sessions"):
@@ -46,21 +58,52 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "loading sessions…"
         self.query_one(SessionList).focus()
+        if self.ss_app.library.all_sessions():  # a small library can be read before this
+            self.library_changed()
 
     # -- from the app ----------------------------------------------------------------------
     def library_changed(self) -> None:
+        lists = self.query(SessionList)
+        if not lists:  # not composed yet: on_mount shows what the library holds by then
+            return
+        self._stale = False
         lib = self.ss_app.library
         sessions = lib.all_sessions()
-        self.query_one(SessionList).set_sessions(sessions)
+        lists.first().set_sessions(sessions)
         roots = [r for r in lib.roots if r.error is None]
         self.sub_title = f"{len(roots)} root{'s' if len(roots) != 1 else ''}"
 
+    def sessions_changed(self) -> None:
+        """Live: sessions were created, grew or went. Rebuilding a list of 20k sessions takes
+        ~60 ms, so the first change shows at once and later ones at most every LIVE_INTERVAL
+        seconds (a one-shot timer, none while nothing changes); while a transcript covers this
+        screen, not at all until it is shown again."""
+        self._stale = True
+        if not self.is_current or self._rebuild_timer is not None:
+            return
+        wait = self._rebuilt + LIVE_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._rebuild()
+        else:
+            self._rebuild_timer = self.set_timer(wait, self._rebuild)
+
+    def _rebuild(self) -> None:
+        self._rebuild_timer = None
+        if self._stale:
+            self._rebuilt = time.monotonic()
+            self.library_changed()
+
+    def on_screen_resume(self) -> None:
+        if self._stale and self._rebuild_timer is None:
+            self._rebuild()
+
     def index_progressed(self, progress: Progress) -> None:
-        self.query_one(SearchPane).set_progress(progress.files_done, progress.files_total)
+        for pane in self.query(SearchPane):
+            pane.set_progress(progress.files_done, progress.files_total)
 
     def index_updated(self, documents: int) -> None:
-        pane = self.query_one(SearchPane)
-        pane.set_progress(1, 1)
+        for pane in self.query(SearchPane):
+            pane.set_progress(1, 1)  # also searches the shown query again: new content shows
 
     # -- navigation -----------------------------------------------------------------------------
     def action_show_tab(self, tab: str) -> None:

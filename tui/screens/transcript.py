@@ -1,10 +1,16 @@
-"""The transcript screen: a header line, the transcript view, a find bar and the footer."""
+"""The transcript screen: a header line, the transcript view, a find bar and the footer.
+
+Live: the app hands the screen its session's events. New entries are appended to the view (see
+`TranscriptView.append_live` for follow mode); the header says "● following", or how many new
+entries are below the screen; a rewritten, truncated or moved file is read again; a deleted one
+keeps what was read under a banner that says so.
+"""
 from __future__ import annotations
 
 import os
 import shlex
 import subprocess
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -16,8 +22,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sessionscope.core.library import Library
-from sessionscope.core.model import Session
+from sessionscope.core.model import Entry, Session
 from sessionscope.core.text import one_line, printable
+from sessionscope.core.watch import Change, SessionEvent
 from sessionscope.tui.screens.raw_record import RawRecordScreen
 from sessionscope.tui.widgets.find_bar import FindBar
 from sessionscope.tui.widgets.transcript_view import TranscriptView
@@ -25,6 +32,20 @@ from sessionscope.tui.widgets.transcript_view import TranscriptView
 
 class TranscriptScreen(Screen[None]):
     """One session's transcript, opened from the session list or at a search hit."""
+
+    # Only what the live parts need (the rest of the look is in styles/transcript.tcss): the
+    # deleted-file banner and the follow indicator exist hidden, so a still screen looks the same.
+    DEFAULT_CSS = """
+    TranscriptScreen {
+        & #transcript-banner { display: none; height: auto; padding: 0 1;
+                               background: $error 25%; color: $foreground; text-style: bold; }
+        &.-deleted #transcript-banner { display: block; }
+        & #transcript-live { display: none; width: auto; padding-left: 2; text-wrap: nowrap;
+                             color: $text-success; text-style: bold; }
+        & #transcript-live.-shown { display: block; }
+        & #transcript-live.-note { color: $text-warning; text-style: none; }
+    }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="transcript.back"),
@@ -48,6 +69,7 @@ class TranscriptScreen(Screen[None]):
         self.entry_id = entry_id
         self.highlight = highlight
         self._progress = ""
+        self._gone = "This session's file was deleted"
 
     @property
     def view(self) -> TranscriptView:
@@ -61,6 +83,8 @@ class TranscriptScreen(Screen[None]):
         with Horizontal(id="transcript-header"):
             yield Static(self._title(), id="transcript-title")
             yield Static(self._facts(), id="transcript-facts")
+            yield Static("", id="transcript-live", markup=False)
+        yield Static("", id="transcript-banner", markup=False)
         yield TranscriptView(self.library, self.session, entry_id=self.entry_id,
                              highlight=self.highlight, id="transcript")
         yield FindBar(id="find-bar")
@@ -95,6 +119,76 @@ class TranscriptScreen(Screen[None]):
         else:
             self._progress = f"reading {event.fraction:.0%}"
         self.query_one("#transcript-facts", Static).update(self._facts())
+
+    # -- live -----------------------------------------------------------------------------------
+    def sessions_changed(self, events: Sequence[SessionEvent]) -> None:
+        """The app's live events, in order; those about this session's file or id apply here.
+
+        Several batches may come at once: what they add up to is applied once (a reload reads
+        the file as it is now, so appends before it need no separate handling)."""
+        session, state = self.session, ""
+        grown: list[Entry] = []
+        children = False
+        for ev in events:
+            ids = {s.id for s in ev.sessions}
+            if ev.kind in (Change.CREATED, Change.DELETED, Change.REWRITTEN):
+                children = children or any(s.parent_id == session.id for s in ev.sessions)
+            if ev.path != session.path and session.id not in ids:
+                continue
+            if ev.kind is Change.GREW and ev.path == session.path:
+                if ev.sessions and ev.sessions[0].id == session.id:
+                    session = ev.sessions[0]
+                    grown.extend(ev.entries)
+                else:  # an inline sidechain of the file's main session: read it again
+                    state, grown = "reload", []
+            elif ev.kind is Change.DELETED and ev.path == session.path:
+                moved = self.library.get(session.id)
+                if moved is not None and moved.path != session.path:
+                    session, state, grown = moved, "reload", []
+                else:
+                    state, grown = "deleted", []
+                    self._gone = "This session's file was deleted"
+            elif ev.kind in (Change.CREATED, Change.REWRITTEN):
+                current = next((s for s in ev.sessions if s.id == session.id), None)
+                if current is not None:
+                    session, state, grown = current, "reload", []
+                elif ev.path == session.path:
+                    state, grown = "deleted", []
+                    self._gone = "This session is no longer in its file (rewritten)"
+        view = self.view
+        if children:
+            view.children_changed()
+        if session is self.session and not state and not grown:
+            return
+        self.session = session
+        if state == "deleted":
+            if not view.deleted:
+                view.mark_deleted()
+        elif state == "reload":
+            self.set_class(False, "-deleted")
+            view.reload(session)
+        if grown:
+            view.append_live(grown)
+        self.query_one("#transcript-title", Static).update(self._title())
+        self.query_one("#transcript-facts", Static).update(self._facts())
+
+    @on(TranscriptView.LiveStateChanged)
+    def _live_changed(self, event: TranscriptView.LiveStateChanged) -> None:
+        live = self.query_one("#transcript-live", Static)
+        if event.following:
+            note = "● following" + (f" · {event.unseen:,} new below" if event.unseen else "")
+        elif event.unseen:
+            note = f"{event.unseen:,} new {'entry' if event.unseen == 1 else 'entries'} below — f to follow"
+        else:
+            note = ""
+        live.update(note)
+        live.set_class(bool(note), "-shown")
+        live.set_class(not event.following, "-note")
+        self.set_class(event.deleted, "-deleted")
+        if event.deleted:
+            self.query_one("#transcript-banner", Static).update(
+                printable(f"{self._gone}: {self.session.path}. What is shown was read before; "
+                          "nothing more will arrive."))
 
     # -- find -----------------------------------------------------------------------------------
     def action_find(self) -> None:

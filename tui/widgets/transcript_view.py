@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 from rich.style import Style
 from textual import events, on, work
@@ -25,11 +25,11 @@ from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from sessionscope.core.library import Library
-from sessionscope.core.model import Entry, Session
+from sessionscope.core.model import Entry, Session, SessionKind
 from sessionscope.core.text import printable
 from sessionscope.core.transcript import (
-    Batch, Display, HeightIndex, Item, Transcript, copy_text, load_batches, match_subagent,
-    reread, subagent_children,
+    Batch, Display, HeightIndex, Item, Transcript, copy_text, last_offset, live_batch, load_batches,
+    match_subagent, reread, subagent_children,
 )
 from sessionscope.tui.widgets._transcript_render import (
     COMPONENTS, GUTTER, Painter, Palette, estimate, highlight,
@@ -129,6 +129,8 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("end", "last", "End", show=False, id="transcript.end_key"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="transcript.page_up"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="transcript.page_down"),
+        # Shown only while the app watches the files (nothing could arrive otherwise).
+        Binding("f", "toggle_follow", "Follow", id="transcript.follow"),
     ]
 
     @dataclass
@@ -185,8 +187,22 @@ class TranscriptView(ScrollView, can_focus=True):
             return self.view
 
     @dataclass
+    class LiveStateChanged(Message):
+        """Follow mode, the count of live entries below the screen, or the file's existence changed."""
+
+        view: TranscriptView
+        following: bool
+        unseen: int
+        deleted: bool
+
+        @property
+        def control(self) -> TranscriptView:
+            return self.view
+
+    @dataclass
     class _Loaded(Message):
         batch: Batch
+        generation: int = 0
 
     def __init__(
         self,
@@ -224,6 +240,16 @@ class TranscriptView(ScrollView, can_focus=True):
         self._children: list[Session] | None = None
         self._settling = False
         self._painted = threading.Event()
+        # -- live: the session's file grows, is rewritten or deleted while it is open
+        self.following = False
+        self.deleted = False
+        self._generation = 0  # one per (re)load: batches of a superseded load are dropped
+        self._tail = -1  # offset of the last line of the file the entries shown were read from
+        self._pending_live: list[Entry] = []  # appended while the file was still being read
+        self._unseen_from: int | None = None  # first row appended live that was not seen yet
+        self._reopen: tuple[str | None, int, int] | None = None  # (entry id, row, screen line)
+        self._reopen_expanded: set[str] = set()  # ids of the entries expanded before a reload
+        self._loader: Worker[None] | None = None
 
     # -- public API ------------------------------------------------------------------------------
     @property
@@ -294,24 +320,24 @@ class TranscriptView(ScrollView, can_focus=True):
 
     # -- loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._load()
+        self._loader = self._load(self._generation, self._painted)
 
     @work(thread=True, exclusive=True, group="transcript-load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, generation: int, painted: threading.Event) -> None:
         worker = get_current_worker()
         first = True
         for batch in load_batches(self.library, self.session):
             if worker.is_cancelled:
                 return
-            self.post_message(self._Loaded(batch))
+            self.post_message(self._Loaded(batch, generation))
             if first and not batch.done:
                 # Let the first screen paint before parsing on (the GIL is shared with the UI).
-                self._painted.wait(1.0)
+                painted.wait(1.0)
             first = False
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "transcript-load" and event.state is WorkerState.ERROR:
+        if event.worker is self._loader and event.state is WorkerState.ERROR:
             self.error = f"could not read {self.session.path}: {event.worker.error}"
             self.loaded = True
             self.notify(printable(self.error), severity="error", timeout=8, markup=False)
@@ -321,12 +347,36 @@ class TranscriptView(ScrollView, can_focus=True):
     @on(_Loaded)
     def _batch_loaded(self, message: _Loaded) -> None:
         message.stop()
+        if message.generation != self._generation:
+            return  # from a load that a reload superseded
         batch = message.batch
+        self._tail = max(self._tail, last_offset(batch.entries, self.session.path))
+        self._add_batch(batch)
+        self.loaded = batch.done
+        if self._cursor < 0 and self._rows and self._target is None and self._reopen is None:
+            self._cursor = self._rows[0]
+            self._post_highlight()
+        if self._target is not None and self._open_target(final=batch.done):
+            self._target = None
+        if self._reopen is not None and self._reopened(final=batch.done):
+            self._reopen = None
+        self._settle()
+        self.refresh()
+        self.post_message(self.LoadProgressed(self, len(self._rows), batch.fraction, batch.done, self.streamed))
+        if self._query:
+            self._post_find()
+        if not self._painted.is_set():
+            self.call_after_refresh(self._painted.set)
+        if batch.done and self._pending_live:
+            pending, self._pending_live = self._pending_live, []
+            self.append_live(pending)
+
+    def _add_batch(self, batch: Batch) -> None:
+        """Add read entries to the model and their rows to the view (no scrolling)."""
         model = self.model
         start = len(model.items)
         changed = model.add(batch.entries, batch.cut)
         self.streamed = self.streamed or batch.streamed
-        self.loaded = batch.done
         new = range(start, len(model.items))
         self._body.extend([-1] * len(new))
         self._row_of.extend([-1] * len(new))
@@ -341,18 +391,6 @@ class TranscriptView(ScrollView, can_focus=True):
                 if i not in self._matches and model.matches(self._query, [i]):
                     self._matches = sorted({*self._matches, i})
         self._sync_size()
-        if self._cursor < 0 and self._rows and self._target is None:
-            self._cursor = self._rows[0]
-            self._post_highlight()
-        if self._target is not None and self._open_target(final=batch.done):
-            self._target = None
-        self._settle()
-        self.refresh()
-        self.post_message(self.LoadProgressed(self, len(self._rows), batch.fraction, batch.done, self.streamed))
-        if self._query:
-            self._post_find()
-        if not self._painted.is_set():
-            self.call_after_refresh(self._painted.set)
 
     def _open_target(self, *, final: bool) -> bool:
         """Move to the entry the screen was opened at, once it has been read."""
@@ -369,6 +407,164 @@ class TranscriptView(ScrollView, can_focus=True):
             self._matches = self.model.matches(self._query, self._rows)
         self._goto_match(index) if self._query else self._move(index, align="top")
         return True
+
+    # -- live ---------------------------------------------------------------------------------------
+    # Entries appended to the open file are always added at the end (the transcript stays true to
+    # the file). Follow mode (`f`) is `tail -f`: at the end of the transcript, the view scrolls to
+    # each new entry, and the cursor goes with it when it was on the last one. Anywhere else, with
+    # or without follow mode, the view keeps its place and counts the new rows below the screen
+    # (`unseen`, shown in the screen's header) until they are scrolled into view.
+    @property
+    def live(self) -> bool:
+        """Whether the app watches the files, so that anything can arrive."""
+        return bool(getattr(self.app, "watch_files", False))
+
+    @property
+    def unseen(self) -> int:
+        """Rows appended live below the screen since the end was last in view."""
+        return len(self._rows) - self._unseen_from if self._unseen_from is not None else 0
+
+    def action_toggle_follow(self) -> None:
+        self.set_following(not self.following)
+
+    def set_following(self, value: bool) -> None:
+        """Follow mode on (jumping to the end) or off (staying where the view is)."""
+        self.following = value
+        self.set_class(value, "-following")
+        if value:
+            self.action_last()
+            self._unseen_from = None
+        self._post_live()
+
+    def append_live(self, entries: Sequence[Entry]) -> int:
+        """Entries appended to the session's file since it was read (a `GREW` event's). Returns
+        how many rows were added; while the file is still being read they wait for the end."""
+        if self.deleted or self.error:
+            return 0
+        if not self.loaded or self._reopen is not None:
+            self._pending_live.extend(entries)
+            return 0
+        batch = live_batch(entries, self.session.path, after=self._tail, streamed=self.streamed,
+                           skip_sidechains=self.session.kind is SessionKind.MAIN)
+        if not batch.entries:
+            return 0
+        self._tail = max(self._tail, last_offset(batch.entries, self.session.path))
+        at_end = self._at_end()
+        cursor_at_end = not self._rows or self._cursor == self._rows[-1]
+        anchor = self._anchor()
+        before = len(self._rows)
+        self._add_batch(batch)
+        added = len(self._rows) - before
+        if self._cursor < 0 and self._rows:
+            self._cursor = self._rows[0]
+            self._post_highlight()
+        if self.following and at_end:
+            self._to_end(move_cursor=cursor_at_end)
+        else:
+            # A result folded into a call above the screen changes that row's height: the anchor
+            # keeps what is on screen where it is.
+            self._restore(anchor)
+            if added and self._unseen_from is None:
+                self._unseen_from = before
+        self._update_unseen(post=True)
+        self.refresh()
+        if self._query:
+            self._post_find()
+        return added
+
+    def reload(self, session: Session | None = None) -> None:
+        """Read the session again from scratch (its file was rewritten, truncated or moved),
+        keeping the cursor on the same entry if it is still there (else on the same row) at the
+        same line of the screen, and expanded entries expanded."""
+        if session is not None:
+            self.session = session
+        entry = self.highlighted_entry
+        row = self.cursor_row
+        if row >= 0:
+            self._reopen = (entry.id if entry else None, row, self._heights.top(row) - round(self.scroll_y))
+        else:
+            self._reopen = (None, 0, 0)
+        self._reopen_expanded = {self.model.items[i].entry.id for i in self._toggled
+                                 if i < len(self.model.items)}
+        self._generation += 1
+        self._painted = threading.Event()
+        self.model = Transcript(self.session.project)
+        self._matches, self._rows, self._row_of, self._body = [], [], [], []
+        self._heights = HeightIndex()
+        self._toggled = set()
+        self._cursor = -1
+        self._strips.clear()
+        self._children = None
+        self._painter = None
+        self._target = None
+        self.loaded = self.streamed = self.deleted = False
+        self.error = None
+        self._tail = -1
+        self._pending_live = []
+        self._unseen_from = None
+        self.set_class(False, "-deleted")
+        self._sync_size()
+        self.refresh()
+        self._loader = self._load(self._generation, self._painted)
+        self._post_live()
+
+    def _reopened(self, *, final: bool) -> bool:
+        """After a reload: put the cursor back once its entry (or the end of the file) is read."""
+        assert self._reopen is not None
+        entry_id, row, line = self._reopen
+        index = self.model.index_of(entry_id) if entry_id else None
+        if not final and (index is None or self.following):
+            return False
+        expanded, self._reopen_expanded = self._reopen_expanded, set()
+        self._toggled = {i for i in (self.model.index_of(e) for e in expanded) if i is not None}
+        for i in self._toggled:
+            self._invalidate(i)
+        if not self._rows:
+            return True
+        if self.following:
+            self._to_end(move_cursor=True)
+            return True
+        if index is None or self._row_of[index] < 0:
+            index = self._rows[min(row, len(self._rows) - 1)]
+        self._cursor = index
+        r = self._row_of[index]
+        self._measure_row(r)
+        self._scroll_y_to(self._heights.top(r) - line)
+        self._settle()
+        self._post_highlight()
+        return True
+
+    def children_changed(self) -> None:
+        """A subagent session of this one appeared or went: match the calls to them again."""
+        if self._children is not None:
+            self._children = None
+            self._strips.clear()
+            self.refresh()
+
+    def mark_deleted(self) -> None:
+        """The session's file is gone: keep what was read, take no more live entries."""
+        self.deleted = True
+        self._pending_live.clear()
+        self.set_class(True, "-deleted")
+        self._post_live()
+
+    def _at_end(self) -> bool:
+        return round(self.scroll_y) >= self.max_scroll_y - 1
+
+    def _update_unseen(self, *, post: bool = False) -> None:
+        """Rows that have come into view are seen: move the unseen mark past them."""
+        before = self.unseen
+        if self._unseen_from is not None and self._rows:
+            y0, h = self._viewport()
+            last = self._heights.row_at(y0 + h - 1)
+            self._unseen_from = max(self._unseen_from, last + 1)
+            if self._unseen_from >= len(self._rows):
+                self._unseen_from = None
+        if post or self.unseen != before:
+            self._post_live()
+
+    def _post_live(self) -> None:
+        self.post_message(self.LiveStateChanged(self, self.following, self.unseen, self.deleted))
 
     # -- rows and heights -------------------------------------------------------------------------
     def _expanded(self, index: int) -> bool:
@@ -400,6 +596,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._heights.append(self._row_height(row))
 
     def _rebuild_rows(self) -> None:
+        if self._unseen_from is not None:  # row numbers change: count again from what is shown
+            self._unseen_from = None
+            self.call_later(self._post_live)
         self._rows = [i for i in range(len(self.model.items)) if self.model.visible(i, self.show_thinking)]
         self._row_of = [-1] * len(self.model.items)
         for row, i in enumerate(self._rows):
@@ -487,6 +686,8 @@ class TranscriptView(ScrollView, can_focus=True):
             near = abs(round(new_value) - round(old_value)) < height
             self._settle(self._first_row_from(round(old_value)) if near else None)
         super().watch_scroll_y(old_value, self.scroll_y)
+        if self._unseen_from is not None:
+            self._update_unseen()
 
     def on_resize(self, event: events.Resize) -> None:
         width = self.scrollable_content_region.width
@@ -691,8 +892,10 @@ class TranscriptView(ScrollView, can_focus=True):
             self._scroll_y_to(0)
 
     def action_last(self) -> None:
-        if not self._rows:
-            return
+        if self._rows:
+            self._to_end(move_cursor=True)
+
+    def _to_end(self, *, move_cursor: bool) -> None:
         _, h = self._viewport()
         row, filled = len(self._rows) - 1, 0
         while row >= 0 and filled < h:  # measure the last screen, so the end is exact
@@ -700,12 +903,14 @@ class TranscriptView(ScrollView, can_focus=True):
             filled += self._heights[row]
             row -= 1
         self._sync_size()
-        self._cursor = self._rows[-1]
+        if move_cursor:
+            self._cursor = self._rows[-1]
         self._scroll_y_to(self.max_scroll_y)
         self._settle()
         self._scroll_y_to(self.max_scroll_y)
         self.refresh()
-        self._post_highlight()
+        if move_cursor:
+            self._post_highlight()
 
     def action_page(self, direction: int) -> None:
         if not self._rows:
@@ -813,6 +1018,8 @@ class TranscriptView(ScrollView, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "find_next":
             return bool(self._query)
+        if action == "toggle_follow":
+            return self.live
         return True
 
     def action_find_next(self, step: int) -> None:

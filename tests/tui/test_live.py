@@ -1,0 +1,270 @@
+"""The live app: the watcher follows the roots, the session list and an open transcript follow it.
+
+Each test runs the app with watching on over a small temporary root of session-logs files and
+changes the files from the test. Nothing sleeps for a fixed time: `until` polls a condition (with
+`pilot.pause`, which lets the app run) up to a deadline, and the watcher's `armed` event says
+when a change will be seen.
+"""
+from __future__ import annotations
+
+import os
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+import orjson
+import pytest
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.discovery import Root
+from sessionscope.core.library import Library
+from sessionscope.tui.app import SessionScopeApp
+from sessionscope.tui.screens.main import MainScreen
+from sessionscope.tui.screens.transcript import TranscriptScreen
+from sessionscope.tui.widgets.session_list import SessionList
+from sessionscope.tui.widgets.transcript_view import TranscriptView
+
+SIZE = (120, 36)
+T0 = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+LONG = 40  # entries: more than a screen of transcript
+
+
+def head(sid: str, title: str) -> bytes:
+    return orjson.dumps({"session_id": sid, "agent_id": "test-agent", "started_at": T0.isoformat(),
+                         "project": "/w/live", "title": title}) + b"\n"
+
+
+def entry(text: str, minute: int, *, eid: str | None = None, role: str = "user") -> bytes:
+    rec = {"role": role, "content": text, "timestamp": (T0 + timedelta(minutes=minute)).isoformat()}
+    if eid:
+        rec["id"] = eid
+    return orjson.dumps(rec) + b"\n"
+
+
+def session_file(path: Path, sid: str, n: int, *, start: int = 0, word: str = "hello") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = b"".join(entry(f"{word} {i}", start + i, eid=f"e{i}", role="user" if i % 2 == 0 else "assistant")
+                    for i in range(n))
+    path.write_bytes(head(sid, f"session {sid}") + body)
+    return path
+
+
+def append(path: Path, *lines: bytes) -> None:
+    with open(path, "ab") as fh:
+        fh.write(b"".join(lines))
+
+
+def live_app(tmp_path: Path) -> SessionScopeApp:
+    root = tmp_path / "root"
+    root.mkdir(exist_ok=True)
+    library = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "catalog.sqlite"))
+    return SessionScopeApp(library, index_dir=tmp_path / "index", now=NOW, watch=True)
+
+
+async def until(pilot, condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:  # noqa: ANN001
+    """Let the app run until `condition()` holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def watching(pilot) -> SessionScopeApp:  # noqa: ANN001
+    """The first scan and index build are done and the watcher sees changes."""
+    app = pilot.app
+    await until(pilot, lambda: app.watcher is not None and app.watcher.armed.is_set(), "the watcher to arm")
+    await until(pilot, lambda: app.index is not None and not any(
+        w.group == "library" and not w.is_finished for w in app.workers), "the first index build")
+    await pilot.pause()
+    return app
+
+
+def listed(app: SessionScopeApp) -> dict[str, int]:
+    """Session id -> entry count, for the rows of the session list."""
+    main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
+    return {r.session.id: r.session.entry_count for r in main.query_one(SessionList).rows}
+
+
+async def open_transcript(pilot, sid: str) -> TranscriptView:  # noqa: ANN001
+    app = pilot.app
+    listing = app.screen.query_one(SessionList)
+    await until(pilot, lambda: any(r.session.id == sid for r in listing.rows), f"{sid} in the list")
+    while listing.highlighted_session is not None and listing.highlighted_session.id != sid:
+        await pilot.press("j")
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, TranscriptScreen), "the transcript screen")
+    view = app.screen.query_one(TranscriptView)
+    await until(pilot, lambda: view.loaded and view.rows, "the transcript to load")
+    await pilot.pause()
+    return view
+
+
+def texts(view: TranscriptView) -> list[str]:
+    return [item.entry.text for item in view.rows]
+
+
+def live_note(app: SessionScopeApp) -> str:
+    note = app.screen.query_one("#transcript-live")
+    return str(note.render()) if note.has_class("-shown") else ""
+
+
+async def test_follow_mode_appends_the_new_entry_and_stays_at_the_end(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        assert not view.has_class("-following") and live_note(app) == ""
+        await pilot.press("f")
+        await pilot.pause()
+        assert view.following and view.has_class("-following")
+        assert live_note(app) == "● following"
+        assert view.scroll_y == view.max_scroll_y > 0 and view.highlighted_entry.id == f"e{LONG - 1}"
+
+        append(path, entry("a freshly appended zebra", LONG, eid="fresh", role="assistant"))
+        await until(pilot, lambda: texts(view)[-1] == "a freshly appended zebra", "the new entry")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y  # still at the end
+        assert view.highlighted_entry.id == "fresh"  # the cursor was on the last entry: it follows
+        assert len(view.rows) == LONG + 1
+        assert live_note(app) == "● following"
+        assert f"{LONG + 1} entries" in str(app.screen.query_one("#transcript-facts").render())
+        # ... and the index caught up from the appended line alone
+        await until(pilot, lambda: app.search("zebra").hits, "the new entry in the index")
+
+
+async def test_without_follow_mode_the_place_is_kept_and_new_entries_counted(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        await pilot.press("j", "j", "j")
+        await pilot.pause()
+        place, cursor = view.scroll_y, view.highlighted_entry.id
+        assert cursor == "e3"
+
+        append(path, entry("later one", LONG), entry("later two", LONG + 1, role="assistant"))
+        await until(pilot, lambda: texts(view)[-2:] == ["later one", "later two"], "the new entries")
+        await pilot.pause()
+        assert view.scroll_y == place and view.highlighted_entry.id == cursor  # nothing moved
+        assert not view.following
+        assert view.unseen == 2 and live_note(app) == "2 new entries below — f to follow"
+
+        await pilot.press("G")  # seeing the end clears the count
+        await pilot.pause()
+        assert view.unseen == 0 and live_note(app) == ""
+
+
+async def test_follow_mode_away_from_the_end_keeps_the_place(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        await pilot.press("f", "g")  # follow, then go back to the top to read
+        await pilot.pause()
+        assert view.following and view.scroll_y == 0
+        append(path, entry("while reading above", LONG))
+        await until(pilot, lambda: texts(view)[-1] == "while reading above", "the new entry")
+        await pilot.pause()
+        assert view.scroll_y == 0 and view.highlighted_entry.id == "e0"
+        assert live_note(app) == "● following · 1 new below"
+        await pilot.press("end")  # back at the end: following again
+        append(path, entry("and one more", LONG + 1))
+        await until(pilot, lambda: texts(view)[-1] == "and one more", "the second entry")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y and live_note(app) == "● following"
+
+
+async def test_new_sessions_appear_and_growing_ones_move_up(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    session_file(root / "proj" / "old.jsonl", "old", 3)
+    session_file(root / "proj" / "recent.jsonl", "recent", 3, start=60)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        await until(pilot, lambda: list(listed(app)) == ["recent", "old"], "the first listing")
+
+        session_file(root / "other-project" / "new.jsonl", "new", 2, start=120, word="brandnew")
+        await until(pilot, lambda: "new" in listed(app), "the new session in the list")
+        assert list(listed(app)) == ["new", "recent", "old"] and listed(app)["new"] == 2
+
+        append(root / "proj" / "old.jsonl", entry("old session speaks again", 180))
+        await until(pilot, lambda: list(listed(app))[0] == "old", "the grown session at the top")
+        assert listed(app)["old"] == 4
+        await until(pilot, lambda: app.search("brandnew").hits, "the new session in the index")
+
+
+async def test_a_deleted_session_leaves_the_list_and_its_open_transcript_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    path = session_file(root / "proj" / "s1.jsonl", "s1", 5)
+    session_file(root / "proj" / "s2.jsonl", "s2", 5, start=60)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        screen = app.screen
+        os.unlink(path)
+        await until(pilot, lambda: screen.has_class("-deleted"), "the deleted banner")
+        assert view.deleted and len(view.rows) == 5  # what was read stays readable
+        banner = str(screen.query_one("#transcript-banner").render())
+        assert "file was deleted" in banner and "s1.jsonl" in banner
+        assert screen.query_one("#transcript-banner").display
+        await pilot.press("j", "enter", "f")  # still usable; follow has nothing to wait for
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
+        assert list(listed(app)) == ["s2"]
+        await until(pilot, lambda: not app.search("hello").hits or all(
+            h.session_id == "s2" for h in app.search("hello").hits), "s1 out of the index")
+
+
+async def test_a_rewritten_file_is_read_again_keeping_the_cursor_entry(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        for _ in range(12):
+            await pilot.press("j")
+        await pilot.pause()
+        assert view.highlighted_entry.id == "e12"
+        line_on_screen = view._heights.top(view.cursor_row) - round(view.scroll_y)
+        # Rewritten shorter and different (a truncation is the same event): read again from scratch.
+        session_file(path, "s1", 20, word="rewritten")
+        await until(pilot, lambda: view.loaded and texts(view) and texts(view)[0] == "rewritten 0",
+                    "the transcript read again")
+        await pilot.pause()
+        assert len(view.rows) == 20 and view.highlighted_entry.id == "e12"
+        assert view._heights.top(view.cursor_row) - round(view.scroll_y) == line_on_screen
+        # ... and appends after the reload are followed as before
+        append(path, entry("after the rewrite", 30))
+        await until(pilot, lambda: texts(view)[-1] == "after the rewrite", "the entry after the rewrite")
+        assert len(view.rows) == 21
+
+
+async def test_idle_app_runs_no_repeating_timers(tmp_path: Path) -> None:
+    """Idle means idle: the watcher blocks on inotify in its thread, and nothing in the app ticks
+    faster than the session list's once-a-minute age refresh."""
+    session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+
+    def repeating() -> list[str]:
+        found = []
+        for node in [app, *app._registry]:
+            for timer in list(node._timers):
+                task = timer._task
+                if task is not None and not task.done() and timer._active.is_set() and timer._repeat is None:
+                    found.append(f"{node!r}: every {timer._interval}s")
+        return found
+
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        assert all(t.endswith("every 60s") for t in repeating()), repeating()
+        await open_transcript(pilot, "s1")
+        await pilot.press("f")
+        await pilot.pause()
+        assert all(t.endswith("every 60s") for t in repeating()), repeating()
