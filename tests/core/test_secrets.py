@@ -1,0 +1,79 @@
+"""Secret masking: each kind of secret, placeholders and code left alone, e-mail addresses
+omitted, and a masked text never showing the secret again."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sessionscope.core.secrets import EMAIL_MARK, find_secrets, mask, mask_text
+
+SECRETS = [
+    ("aws-key", "key AKIAIOSFODNN7EXAMPLE in env", "AKIAIOSFODNN7EXAMPLE"),
+    ("aws-secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+    ("github-token", "GH_TOKEN=ghp_" + "x1Y" * 12, "ghp_" + "x1Y" * 12),
+    ("github-token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv"),
+    ("gitlab-token", "glpat-abcdefghij0123456789", "glpat-abcdefghij0123456789"),
+    ("slack-token", "xoxb-123456789012-abcdefghij", "xoxb-123456789012-abcdefghij"),
+    ("slack-webhook", "post to https://hooks.slack.com/services/T000/B000/XXXXabc", "https://hooks.slack.com/services/T000/B000/XXXXabc"),
+    ("anthropic-key", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"),
+    ("openai-key", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "sk-proj-abcdefghijklmnopqrstuvwxyz0123"),
+    ("stripe-key", "stripe sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("google-api-key", "key=AIzaSyA1234567890abcdefghijklmnopqrstuv", "AIzaSyA1234567890abcdefghijklmnopqrstuv"),
+    ("npm-token", "//registry/:_authToken=npm_" + "a" * 36, "npm_" + "a" * 36),
+    ("huggingface-token", "HF hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"),
+    ("jwt", "Cookie: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
+    ("private-key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\nQk9q\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEAx"),
+    ("private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", "b3BlbnNzaC1rZXktdjEAAAAA"),
+    ("url-password", "DATABASE_URL=postgres://app:s3cr3tPass@db.internal:5432/app", "s3cr3tPass"),
+    ("bearer-token", 'curl -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz123"', "abcdefghijklmnopqrstuvwxyz123"),
+    ("password", "password = hunter2!Xy", "hunter2!Xy"),
+    ("password", 'client_secret: "9f8e7d6c5b4aQWERTY"', "9f8e7d6c5b4aQWERTY"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "secret"), SECRETS, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(SECRETS)])
+def test_each_kind_is_masked_with_a_visible_mark(kind: str, text: str, secret: str) -> None:
+    m = mask(text)
+    assert secret not in m.text
+    assert f"[secret masked: {kind}]" in m.text
+    assert kind in m.kinds
+    assert mask(m.text).text == m.text  # idempotent
+
+
+@pytest.mark.parametrize("text", [
+    "postgres://app:${DB_PASSWORD}@db/app",
+    "redis://localhost:6379/0",
+    "password = settings.DB_PASSWORD",
+    "api_key = os.environ['OPENAI_API_KEY']",
+    "token: int = 8",
+    "max_tokens=4096 and token_count",
+    "password: ********",
+    "the secret sauce is patience",
+    "pk_live_publishable_keys_are_public_0123",
+    "commit 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
+    "git@github.com:acme/payments-api.git",
+])
+def test_placeholders_code_and_public_values_are_left_alone(text: str) -> None:
+    assert mask_text(text) == text
+
+
+def test_emails_are_omitted_unless_kept() -> None:
+    text = "ask jane.doe@example.com or ops@acme.io"
+    assert mask_text(text) == f"ask {EMAIL_MARK} or {EMAIL_MARK}"
+    assert mask_text(text, keep_emails=["ops@acme.io"]) == f"ask {EMAIL_MARK} or ops@acme.io"
+    assert mask(text).emails == 2
+
+
+def test_overlapping_rules_give_one_mark() -> None:
+    spans = find_secrets("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123 and AKIAIOSFODNN7EXAMPLE")
+    assert [k for _, _, k in spans] == ["openai-key", "aws-key"]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
+def test_masking_is_idempotent_on_any_text(prefix: str) -> None:
+    text = prefix + " AKIAIOSFODNN7EXAMPLE " + prefix
+    once = mask_text(text)
+    assert "AKIAIOSFODNN7EXAMPLE" not in once
+    assert mask_text(once) == once
