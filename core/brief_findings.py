@@ -1,0 +1,896 @@
+"""Candidate findings of a prior-session brief, extracted from transcripts by fixed rules.
+
+No model and no network: every rule is a pattern over the text of user and agent messages and
+over tool calls and their results, so the same transcript always gives the same findings, and
+each finding points at the exact entry it comes from.
+
+What is read. Only user and agent *text* entries give finding text (tool output is evidence, never
+a finding's words; system, meta and injected context records are skipped). Transcript text is
+untrusted: findings quote it as literal, attributed text ("the user said …"), never as a
+directive, and sentences that address an AI model ("ignore previous instructions", "you are now",
+"system prompt", …) are never taken. In a subagent's transcript the "user" is the parent agent:
+its prompt is not a decision.
+
+A *turn* runs from one real user message to the next (interruption markers and command wrappers
+are not messages). The session's *end* is everything after its last real user message.
+
+Rules, per sentence (a message gives at most three findings, one of each type; the first rule
+that matches a sentence wins, in this order):
+
+Failed approach
+  * agent text saying an attempt failed: "didn't work", "doesn't help", "still fails",
+    "no luck", "reverting"/"reverted", "rolled back", "made it worse", "not the real cause", …;
+    the conditions are the last failing command of the turn before it (its output's failure line)
+    and the files edited in the turn;
+  * user text saying it still fails: "still does not work", "didn't work", "still broken", …
+    (attributed to the user; conditions: what the agent said last);
+  * a failing run (a command that exits non-zero or prints a failure summary such as
+    "1 failed", "FAILED", "Error:") of a command that executes something (tests, builds,
+    scripts; not look-ups like ls, cat, rg, git status) followed, before the next user message,
+    by agent text that changes course ("instead", "switch", "the problem is", "because", "forgot",
+    …): the source is the failing tool result.
+  Failures are stated with their conditions ("after …", "when …"), never as a general rule.
+
+Correction (attributed to whoever said it)
+  * a user message the agent then acknowledges ("you're right", "right —", "good catch",
+    "my mistake", "sorry", "你說得對", …);
+  * a user message right after the user rejected a tool call or interrupted the agent;
+  * a user message opening with "no", "actually", "wrong", "don't", "stop", "instead", "不對",
+    … or saying "you forgot", "not what I asked", "I meant", …;
+  * agent text correcting itself: "I was wrong", "correction:", "on second thought", "I misread".
+
+Decision
+  * "let's use/go with/keep/switch to …", "we'll go with …", "decided", "decision", "we chose",
+    "going with", "opted for", "settled on", "agreed on", "X instead of / rather than / over Y",
+    "in favour of", "for now";
+  * a user's short answer to the question that ended the agent's previous message
+    ("per-endpoint eventually, global for now" after "…per-endpoint or global?").
+
+Outcome
+  * agent text reporting success: "tests pass", "48 passed", "is fixed", "works now",
+    "is clean", "succeeded", "went Ready", "reaches N", "went from A to B", …
+  * label `verified then` when the last check run of the same turn before it (tests, build,
+    lint, plan, benchmark) succeeded: no failure marker, and a success marker ("N passed",
+    "ok", "✓", "No changes.", "exit code 0") or a zero exit; the detail gives the date, the
+    command, the output line and a commit hash when the turn committed. When that run failed,
+    the outcome is `conflicting` and the run is shown beside it. Without a run it is `reported`.
+
+Open question (only at the session's end)
+  * "still open", "open question", "unresolved", "TBD", "TODO", "needs a migration/decision",
+    "your call", "whether to/we/it …", "should we …", "do we need …";
+  * a question that ends the agent's last message.
+  It is worded "open at that session's end", never "still unresolved".
+
+Later in the same session: a correction that shares the subject of an earlier decision
+(two or more content words, or the earlier choice is what the correction rejects) supersedes it:
+the decision is dropped and listed under the correction's `supersedes`. An outcome contradicted
+by a later failure report on the same subject becomes `conflicting`.
+
+Across sessions: two decisions where one chooses what the other rejects ("A instead of B" vs
+"B instead of A") conflict; the newer is kept and shows the older. Findings of one type whose
+content words overlap strongly (containment ≥ 0.7, ≥ 3 words) are merged: the best-evidenced,
+then newest, is kept and the others become `also_from`. A finding whose words are contained in
+one of the project's memory notes (containment ≥ 0.6, ≥ 3 words) records that note in
+`in_memory`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any, Iterable, Sequence
+
+from .model import Entry, EntryKind, Locator, Session, SessionKind, iso
+from .secrets import mask_text
+from .text import one_line
+
+DECISION = "decision"
+CORRECTION = "correction"
+FAILED = "failed-approach"
+OUTCOME = "outcome"
+OPEN = "open-question"
+TYPES = (DECISION, CORRECTION, FAILED, OUTCOME, OPEN)
+LABELS = {DECISION: "Decision", CORRECTION: "Correction", FAILED: "Failed approach", OUTCOME: "Outcome",
+          OPEN: "Open question"}
+
+REPORTED = "reported"
+VERIFIED_THEN = "verified then"
+CHECKED_NOW = "checked now"
+CONFLICTING = "conflicting"
+EVIDENCE_LABELS = (REPORTED, VERIFIED_THEN, CHECKED_NOW, CONFLICTING)
+_EVIDENCE_RANK = {CONFLICTING: 3, CHECKED_NOW: 2, VERIFIED_THEN: 1, REPORTED: 0}
+
+USER = "user"
+AGENT = "agent"
+
+TEXT_CAP = 240  # characters of quoted text in a finding
+MAX_PER_MESSAGE = 3
+
+
+# -- the data the composer pane shows -----------------------------------------------------------
+@dataclass(frozen=True)
+class Source:
+    """The exact entry a finding comes from. `ref` is what `sessionscope read` opens."""
+
+    agent: str
+    session_id: str
+    entry_id: str
+    locator: Locator
+    timestamp: datetime | None
+    role: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.agent}:{self.session_id}#{self.entry_id}"
+
+    @property
+    def read_ref(self) -> str:
+        return f"{self.session_id}#{self.entry_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "session_id": self.session_id,
+            "entry_id": self.entry_id,
+            "ref": self.ref,
+            "read": f"sessionscope read {self.read_ref}",
+            "timestamp": iso(self.timestamp),
+            "role": self.role,
+            "locator": {"path": self.locator.path, "offset": self.locator.offset, "line": self.locator.line},
+        }
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Another source that disagrees with a finding: shown beside it, never silently dropped."""
+
+    source: Source
+    text: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source.to_dict(), "text": self.text, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One candidate finding. Approval and edits are the UI's state, not this object's: an edited
+    finding is `dataclasses.replace(f, text=...)`, handed back to `render_brief`."""
+
+    id: str
+    type: str
+    text: str  # the quoted words (masked, one line, literal)
+    attribution: str  # "user" | "agent"
+    date: datetime | None
+    source: Source
+    scope: str = ""  # files, branch or project it concerns
+    conditions: str = ""  # for failed approaches: under which conditions it failed
+    why: str = ""  # why it matters for the task (set when scored)
+    evidence: str = REPORTED
+    evidence_detail: str = ""
+    verified: str = ""  # what tool output backed it then, if anything
+    conflicts: tuple[Conflict, ...] = ()
+    also_from: tuple[Source, ...] = ()
+    supersedes: tuple[Source, ...] = ()
+    in_memory: tuple[str, ...] = ()
+    score: float = 0.0
+    terms: tuple[str, ...] = ()  # task terms it names
+    paths: tuple[str, ...] = ()  # files it names (relative to the project when possible)
+    symbols: tuple[str, ...] = ()  # identifiers it names
+    choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (chosen, rejected) words
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.type]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "label": self.label,
+            "text": self.text,
+            "why": self.why,
+            "attribution": self.attribution,
+            "date": iso(self.date),
+            "scope": self.scope,
+            "conditions": self.conditions,
+            "evidence": self.evidence,
+            "evidence_detail": self.evidence_detail,
+            "source": self.source.to_dict(),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "also_from": [s.to_dict() for s in self.also_from],
+            "supersedes": [s.to_dict() for s in self.supersedes],
+            "in_memory": list(self.in_memory),
+            "score": round(self.score, 3),
+            "terms": list(self.terms),
+            "paths": list(self.paths),
+            "symbols": list(self.symbols),
+        }
+
+
+# -- patterns -----------------------------------------------------------------------------------
+_I = re.IGNORECASE
+_FAILED_AGENT = re.compile(
+    r"\b(?:did(?:n'?t| not) (?:work|help|fix|change anything)|does(?:n'?t| not) (?:work|help|fix)"
+    r"|(?:is|are) still (?:failing|broken|flaky)|still (?:fails|failing|broken|flaky|does(?:n'?t| not) work)"
+    r"|no luck|revert(?:ing|ed)?\b|roll(?:ed|ing) (?:it )?back|backed out|made (?:it|things) worse|dead end"
+    r"|gave up on|abandon(?:ed|ing)\b|not the (?:real |actual )?(?:cause|fix|issue|problem|race|culprit|bug)"
+    r"|(?:that|this|it) broke\b|wasn'?t enough)", _I)
+_FAILED_USER = re.compile(
+    r"(?:\b(?:still (?:does(?:n'?t| not) work|doesn'?t|fails|failing|broken|flaky|crash(?:es)?|shows?|happens)"
+    r"|did(?:n'?t| not) (?:work|help|fix)|does(?:n'?t| not) (?:seem to )?(?:work|start|help|fix)|is broken"
+    r"|not working|same (?:error|problem|issue))\b|還是不行|还是不行|沒用|没用)", _I)
+_ACK = re.compile(
+    r"^\W*(?:you'?re (?:absolutely |totally )?right|you are (?:absolutely )?right|right\s*[—–,:!-]|good (?:catch|point)"
+    r"|my (?:mistake|bad)|sorry|apologies|fair point|correct[,.!]|understood[,.!]|got it[,.!]"
+    r"|你說得對|你说得对|您說得對|您说得对|沒錯|没错|對[，,]|对[，,]|好的[，,])", _I)
+_CORRECTION_START = re.compile(
+    r"^\W*(?:no\b|nope\b|actually\b|wrong\b|not quite\b|don'?t\b|do not\b|stop\b|instead\b|wait\b|hmm,? no\b"
+    r"|that'?s (?:wrong|not (?:right|it|what))|不對|不对|不是|不要|別|别)", _I)
+_CORRECTION_ANY = re.compile(
+    r"\b(?:you (?:forgot|missed|broke|misunderstood)|that'?s (?:wrong|incorrect|not right)"
+    r"|should(?:n'?t| not) have|I said\b|I meant\b|not what I (?:asked|meant|wanted))", _I)
+_SELF_CORRECTION = re.compile(r"\b(?:I was wrong|correction:|on second thought|I misread|I had it backwards)", _I)
+_DECISION = re.compile(
+    r"\b(?:let'?s (?:use|go with|keep|switch to|stick with|move to|adopt|make it)"
+    r"|(?:we|I)(?:'ll| will| should)? (?:go with|stick with|switch to|settle on)"
+    r"|decided\b|decision\b|we chose\b|chose\b|going with\b|opted for\b|settled on\b|agreed (?:on|to)\b"
+    r"|instead of\b|rather than\b|in favou?r of\b|for now\b)", _I)
+_STRONG_DECISION = re.compile(
+    r"\b(?:let'?s (?:use|go with|keep|switch to|stick with|move to|adopt)|decided\b|decision\b|we chose\b"
+    r"|going with\b|opted for\b|settled on\b|agreed (?:on|to)\b|for now\b)", _I)
+_OUTCOME = re.compile(
+    r"(?:\b(?:tests? (?:now )?pass(?:es|ed)?\b|all (?:\d+ )?(?:the )?tests? pass|\d+ (?:tests? )?passed"
+    r"|passes (?:now|again|\d+)|passing now|(?:is|are|now) (?:fixed|clean|green|passing)\b|fixed[:.]"
+    r"|works? (?:now|again)\b|now works|clean now|builds? (?:cleanly|again)|succeeded|went (?:ready|green)"
+    r"|no (?:longer|more) (?:fails|flashes|errors?)|no flash|reaches \d|went from\b|up from\b"
+    r"|\d+\s*(?:/|of)\s*\d+\)?\s*pass))", _I)
+_OPEN = re.compile(
+    r"\b(?:still open|open question|open:|unresolved|(?-i:TBD|TODO)(?![.\w])|to be decided|not yet (?:decided|done|handled|sure)"
+    r"|needs? (?:a |your )?(?:decision|migration|follow-?up)|your call|whether (?:to|we|it)\b|should we\b"
+    r"|do we (?:need|want)|left to do)", _I)
+_INJECTION = re.compile(
+    r"\b(?:ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|messages|prompts?)"
+    r"|disregard (?:all |any )?(?:the )?(?:previous|prior|above)|you are now\b|system prompt|developer message"
+    r"|new instructions:|as an ai\b|jailbreak|do anything now)|</?(?:system|instructions?|assistant)>", _I)
+_CHANGE_OF_COURSE = re.compile(
+    r"\b(?:instead|switch(?:ing)?|revert|different (?:approach|way)|another (?:approach|way)|the (?:problem|issue|cause|bug) is"
+    r"|because|forgot|missing|wrong|fix(?:ing)?\b|turns out|that'?s why)", _I)
+_QUESTION_END = re.compile(r"[?？]\s*$")
+
+_NOISE_USER = re.compile(
+    r"^\s*(?:\[Request interrupted|<command-|<local-command|<environment_context|<user_instructions"
+    r"|Caveat: The messages below|Your task is to create a detailed summary|This session is being continued)", _I)
+_INTERRUPT = re.compile(r"\[Request interrupted by user for tool use|doesn'?t want to proceed with this tool use"
+                        r"|tool use was rejected", _I)
+_PLAIN_INTERRUPT = re.compile(r"^\s*\[Request interrupted by user", _I)
+_IDE_REQUEST = re.compile(r"## My request for Codex:\s*", _I)
+
+_SHELL_TOOLS = {"bash", "shell", "exec_command", "local_shell", "run_terminal_cmd", "terminal", "powershell",
+                "container.exec", "execute", "run_command"}
+_EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "apply_patch", "str_replace_editor", "create_file",
+               "replace", "write_file", "edit_file"}
+_LOOKUP = re.compile(
+    r"^\s*(?:cd [^&;|]+(?:&&|;)\s*)?(?:ls|ll|cat|head|tail|less|rg|grep|egrep|find|fd|tree|pwd|echo|which|type|file"
+    r"|stat|wc|sed -n|awk|jq|git (?:status|log|diff|show|branch|remote|rev-parse|blame)|bd (?:show|ready|list))\b")
+_CHECK_CMD = re.compile(
+    r"\b(?:pytest|py\.test|tox|nox|unittest|(?:npm|pnpm|yarn|bun)(?: run)? (?:test|build|lint|check|typecheck)"
+    r"|npx (?:vitest|jest|eslint|tsc|vite build|next build|playwright)|vitest|jest|mocha|go (?:test|build|vet)"
+    r"|cargo (?:test|build|check|clippy|nextest)|mix (?:test|compile|credo)|make\b|ctest|mvn|gradle|dotnet (?:test|build)"
+    r"|rspec|phpunit|eslint|tsc\b|ruff|mypy|pyright|flake8|terraform (?:plan|validate|apply)|kubectl apply"
+    r"|vite build|next build|webpack|bench\w*|pre-commit)", _I)
+_FAIL_SUMMARY = re.compile(r"\b([1-9]\d*) (?:failed|failing|errors?)\b|\bFAILED\b|\bFAIL\b|✗|×|\bTraceback\b"
+                           r"|\bError:|\berror(?:\[E\d+\]| TS\d+)?:|\bpanicked\b|[Ee]xit code:? [1-9]|exited with code [1-9]"
+                           r"|\bcommand not found\b|\bfatal:")
+_SUCCESS = re.compile(r"\b\d+ passed\b|\bTests?:?\s+\d+ passed|\bpassed \(\d+\)|✓|\bok\b|\bPASS\b|No changes\."
+                      r"|\bSuccess\b|[Ee]xit code:? 0\b|\bbuilt in\b|\b0 (?:failed|errors?|problems?)\b|\bclean\b", _I)
+_COMMIT = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]", re.M)
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
+
+_EXT = (r"py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|ex|exs|erl|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|scala|sql|sh|bash"
+        r"|zsh|md|rst|txt|json|jsonl|yaml|yml|toml|ini|cfg|conf|tf|tfvars|hcl|css|scss|html|vue|svelte|lock|mod"
+        r"|proto|graphql|gradle|xml|env|mdx|ipynb|dart|lua|zig|nix")
+_PATH = re.compile(r"(?<![\w@/.-])((?:~|\.{1,2})?/?(?:[\w.@-]+/)*[\w.-]+\.(?:" + _EXT + r")|(?:[\w.-]+/)*(?:Dockerfile|Makefile|Procfile))"
+                   r"(?:::([A-Za-z_]\w*))?(?::\d+)?(?![\w/])")
+_BACKTICK = re.compile(r"`([^`\n]{2,80})`")
+_IDENT = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?$")
+_SYMBOL_SHAPE = re.compile(r"[a-z][A-Z]|_|\.|\(\)|^[A-Z][a-z]+[A-Z]")
+_WORD = re.compile(r"[^\W_]+(?:['’][a-z]+)?", re.UNICODE)
+
+STOP = frozenset("""
+a an the and or but if then else when while of to in on at by for with from as is are was were be been being it its
+this that these those there here i we you he she they me us him her them my our your their mine ours yours theirs
+do does did doing done have has had having not no yes so too very can could should would will shall may might must
+just only also than more most less least some any all each every both either neither other another such same own
+what which who whom whose where why how about into over under again further once out up down off above below
+between through during before after since until because via per let lets let's i'll we'll you'll it's that's
+don't doesn't didn't isn't aren't wasn't weren't won't can't couldn't shouldn't wouldn't i'm i've we've
+now new still yet already really maybe please ok okay sure well like get got go going make made use used using
+""".split())
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def content_words(text: str) -> list[str]:
+    """Lower-case words of `text` without stop words and one-letter noise (CJK runs are kept)."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in STOP or (len(w) < 2 and w.isascii()):
+            continue
+        out.append(w)
+    return out
+
+
+def similarity(a: Iterable[str], b: Iterable[str]) -> tuple[float, int]:
+    """Containment of the smaller word set in the larger, and the number of shared words."""
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0, 0
+    shared = len(sa & sb)
+    return shared / min(len(sa), len(sb)), shared
+
+
+def clean(text: str, limit: int = TEXT_CAP) -> str:
+    """Masked, on one line, control characters visible, markdown emphasis dropped, cut at a word."""
+    flat = one_line(mask_text(text.replace("**", "").replace("__", "")))
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:—-") + "…"
+
+
+_FENCE = re.compile(r"```.*?(?:```|$)", re.S)
+_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'`*\[A-Z0-9])|(?<=[。！？])|\n+")
+_OPEN_SPLIT = re.compile(r"[;—–]\s*(?=still open:)|(?<=[.;:])\s+(?=still open\b)", _I)
+_BULLET = re.compile(r"^\s*(?:[-*•>]+|\d+[.)])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and bullet lines of a message; code blocks, headings and table rules left out,
+    table cells joined with dashes."""
+    text = _FENCE.sub(" ", text)
+    out = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue
+        if stripped.startswith("|"):
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            line = " — ".join(c for c in cells if c)
+        for part in _SPLIT.split(line):
+            for piece in _OPEN_SPLIT.split(part):
+                s = _BULLET.sub("", piece).strip()
+                if s:
+                    out.append(s)
+    return out
+
+
+def command_of(e: Entry) -> str:
+    """The shell command of a tool call, if it is one."""
+    inp = e.tool_input
+    cmd: Any = None
+    if isinstance(inp, dict):
+        cmd = inp.get("command", inp.get("cmd"))
+    elif isinstance(inp, str) and (e.tool_name or "").lower() in _SHELL_TOOLS:
+        cmd = inp
+    if isinstance(cmd, list):
+        parts = [str(c) for c in cmd]
+        if len(parts) >= 3 and parts[0].endswith(("bash", "sh", "zsh")) and parts[1] in ("-lc", "-c"):
+            return parts[2]
+        return " ".join(parts)
+    if isinstance(cmd, str):
+        return cmd
+    if (e.tool_name or "").lower() in _SHELL_TOOLS:
+        return e.text
+    return ""
+
+
+def edited_files(e: Entry, project: str | None) -> list[str]:
+    name = (e.tool_name or "").lower()
+    inp = e.tool_input
+    files: list[str] = []
+    if isinstance(inp, dict):
+        for key in ("file_path", "path", "notebook_path", "filename"):
+            if isinstance(inp.get(key), str) and name in _EDIT_TOOLS:
+                files.append(inp[key])
+        if isinstance(inp.get("input"), str):
+            files += _PATCH_FILE.findall(inp["input"])
+    text = inp if isinstance(inp, str) else (e.text if name == "apply_patch" else "")
+    if text:
+        files += _PATCH_FILE.findall(text)
+    return [relative(f.strip(), project) for f in files]
+
+
+def relative(path: str, project: str | None) -> str:
+    if project and path.startswith(project.rstrip("/") + "/"):
+        return path[len(project.rstrip("/")) + 1 :]
+    return path
+
+
+def _lines(output: str) -> list[str]:
+    """Non-empty lines, without the rules of ==== and ---- that test runners put around summaries."""
+    out = []
+    for ln in output.splitlines():
+        ln = ln.strip().strip("=-_*#~ ").strip()
+        if ln:
+            out.append(ln)
+    return out
+
+
+def failure_line(output: str) -> str:
+    lines = _lines(output)
+    for pat in (re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b"), _FAIL_SUMMARY):
+        for ln in reversed(lines) if pat is not _FAIL_SUMMARY else lines:
+            if pat.search(ln):
+                return ln
+    return lines[-1] if lines else "no output"
+
+
+def success_line(output: str) -> str:
+    lines = _lines(output)
+    for ln in reversed(lines):
+        if _SUCCESS.search(ln):
+            return ln
+    return lines[-1] if lines else "exit code 0"
+
+
+def named_paths(text: str, project: str | None) -> tuple[list[str], list[str]]:
+    """Files a text names (relative to the project when they are inside it) and the test names
+    given with them (`file.py::test_x`)."""
+    paths, tests = [], []
+    for m in _PATH.finditer(text):
+        p = m.group(1)
+        if "://" in text[max(0, m.start() - 8) : m.start() + 3] or p.startswith(("http", "www.")):
+            continue
+        if re.fullmatch(r"[\d.]+", p):
+            continue  # a version number, not a file
+        paths.append(relative(p, project))
+        if m.group(2):
+            tests.append(m.group(2))
+    return list(dict.fromkeys(paths)), tests
+
+
+def named_symbols(text: str) -> list[str]:
+    out = []
+    for m in _BACKTICK.finditer(text):
+        token = m.group(1).strip()
+        if not _IDENT.match(token) or _PATH.fullmatch(token):
+            continue
+        if not _SYMBOL_SHAPE.search(token):
+            continue  # a plain word in backticks (`aws`, `less`) is not a symbol to look for
+        out.append(token.removesuffix("()"))
+    return list(dict.fromkeys(out))
+
+
+def _choice(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(chosen, rejected) content words of "A instead of / rather than / over / in favour of B"."""
+    m = re.search(r"(.{0,60}?)\b(instead of|rather than|in favou?r of|over)\b(.{0,60})", sentence, _I)
+    if not m:
+        return (), ()
+    before = re.split(r"\b(?:use|using|go with|switch to|keep|chose|choose|prefer|pick|with)\b", m.group(1), flags=_I)[-1]
+    after = re.split(r"[,;:.—–(]|\b(?:because|since|so|as|for|—)\b", m.group(3))[0]
+    chosen, rejected = content_words(before)[-4:], content_words(after)[:4]
+    if m.group(2).lower().startswith("in favo"):
+        chosen, rejected = rejected, chosen
+    return tuple(chosen), tuple(rejected)
+
+
+# -- walking a session ---------------------------------------------------------------------------
+@dataclass
+class _Run:
+    call: Entry | None
+    result: Entry
+    command: str
+    failed: bool
+    succeeded: bool
+    check: bool  # a test/build/lint/plan/bench command
+    executes: bool  # not a look-up
+    turn: int
+    index: int
+
+
+@dataclass
+class _Msg:
+    entry: Entry
+    index: int
+    turn: int
+    role: str  # USER | AGENT (who said it, for attribution)
+    text: str
+
+
+def _real_user_text(e: Entry) -> str | None:
+    if e.role != "user" or e.kind is not EntryKind.TEXT:
+        return None
+    text = e.text or ""
+    m = _IDE_REQUEST.search(text)
+    if m:
+        text = text[m.end() :]
+    if not text.strip() or _NOISE_USER.match(text):
+        return None
+    return text
+
+
+def _is_agent_text(e: Entry) -> bool:
+    return e.role == "assistant" and e.kind is EntryKind.TEXT and bool((e.text or "").strip())
+
+
+class SessionReader:
+    """Findings of one session. `entries` are the session's entries in file order (all branches
+    may be passed; only the active branch is read)."""
+
+    def __init__(self, session: Session, entries: Sequence[Entry]) -> None:
+        self.session = session
+        self.entries = [e for e in entries if e.on_active_branch]
+        self.project = session.project
+        self.subagent = session.kind is SessionKind.SUBAGENT or (
+            session.parent_id is not None and session.kind is not SessionKind.MAIN)
+        self.runs: list[_Run] = []
+        self.msgs: list[_Msg] = []
+        self.edits: dict[int, list[str]] = {}  # turn -> files edited
+        self.commits: list[tuple[int, int, str]] = []  # (turn, index, hash)
+        self.interrupted_before: set[int] = set()  # indexes of user messages right after an interruption
+        self._walk()
+
+    def _walk(self) -> None:
+        calls: dict[str, Entry] = {}
+        last_call: Entry | None = None
+        turn = 0
+        interrupted = False
+        for i, e in enumerate(self.entries):
+            text = (e.text or "")
+            if e.kind is EntryKind.TOOL_USE:
+                if e.tool_use_id:
+                    calls[e.tool_use_id] = e
+                last_call = e
+                files = edited_files(e, self.project)
+                if files:
+                    self.edits.setdefault(turn, []).extend(files)
+                continue
+            if e.kind is EntryKind.TOOL_RESULT:
+                call = calls.get(e.tool_use_id or "") or last_call
+                if _INTERRUPT.search(text[:300]):
+                    interrupted = True
+                cmd = command_of(call) if call is not None else ""
+                if cmd:
+                    failed = e.is_error or bool(_FAIL_SUMMARY.search(text))
+                    succeeded = not failed and (bool(_SUCCESS.search(text)) or not e.is_error)
+                    executes = not _LOOKUP.match(cmd)
+                    self.runs.append(_Run(call, e, cmd, failed, succeeded, bool(_CHECK_CMD.search(cmd)), executes, turn, i))
+                    if "git commit" in cmd:
+                        m = _COMMIT.search(text)
+                        if m:
+                            self.commits.append((turn, i, m.group(1)))
+                continue
+            if e.role == "user" and e.kind is EntryKind.TEXT and _PLAIN_INTERRUPT.search(text):
+                interrupted = interrupted or bool(_INTERRUPT.search(text[:200]))
+                continue
+            user_text = _real_user_text(e)
+            if user_text is not None:
+                turn += 1
+                self.msgs.append(_Msg(e, i, turn, AGENT if self.subagent else USER, user_text))
+                if interrupted:
+                    self.interrupted_before.add(i)
+                interrupted = False
+                continue
+            if _is_agent_text(e):
+                self.msgs.append(_Msg(e, i, turn, AGENT, text))
+
+    # -- public ------------------------------------------------------------------------------
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        user_idx = [m.index for m in self.msgs if m.entry.role == "user"]
+        last_user = user_idx[-1] if user_idx else -1
+        agent_msgs = [m for m in self.msgs if m.entry.role == "assistant"]
+        last_agent = agent_msgs[-1].index if agent_msgs else -1
+        for n, msg in enumerate(self.msgs):
+            if msg.entry.role == "user":
+                if self.subagent:
+                    continue  # the parent agent's prompt: instructions, not decisions
+                f = self._user_finding(msg, n)
+                if f is not None:
+                    out.append(f)
+                continue
+            out.extend(self._agent_findings(msg, at_end=msg.index > last_user, last=msg.index == last_agent))
+        out.extend(self._run_failures(out))
+        return _supersede(sorted(out, key=lambda f: self._pos(f)))
+
+    def _pos(self, f: Finding) -> int:
+        for i, e in enumerate(self.entries):
+            if e.id == f.source.entry_id:
+                return i
+        return 0
+
+    # -- rules ---------------------------------------------------------------------------------
+    def _user_finding(self, msg: _Msg, n: int) -> Finding | None:
+        if _INJECTION.search(msg.text):
+            return None
+        sents = [s for s in sentences(msg.text) if len(s) >= 2]
+        if not sents:
+            return None
+        body = " ".join(sents)
+        nxt = self.msgs[n + 1] if n + 1 < len(self.msgs) else None
+        acked = nxt is not None and nxt.entry.role == "assistant" and bool(_ACK.search(nxt.text))
+        prev_agent = next((m for m in reversed(self.msgs[:n]) if m.entry.role == "assistant"), None)
+        first = self.msgs[0] is msg
+        if _FAILED_USER.search(body) and not first:
+            said = sentences(prev_agent.text) if prev_agent else []
+            cond = f"after the agent said \"{clean(said[-1], 120)}\"" if said else ""
+            return self._make(FAILED, msg, body, conditions=cond)
+        if not first and (acked or msg.index in self.interrupted_before or _CORRECTION_START.search(body)
+                          or _CORRECTION_ANY.search(body)):
+            return self._make(CORRECTION, msg, body, choice=_choice(body))
+        cue = _STRONG_DECISION if first else _DECISION
+        picked = [s for s in sents if cue.search(s)]
+        if picked:
+            return self._make(DECISION, msg, " ".join(picked[:2]), choice=_choice(picked[0]))
+        if prev_agent is not None and not first and len(body) < 300 and not _QUESTION_END.search(body):
+            prev_sents = sentences(prev_agent.text)
+            if prev_sents and _QUESTION_END.search(prev_sents[-1]):
+                return self._make(DECISION, msg, body, context=f"answering \"{clean(prev_sents[-1], 140)}\"")
+        return None
+
+    def _agent_findings(self, msg: _Msg, *, at_end: bool, last: bool) -> list[Finding]:
+        out: list[Finding] = []
+        sents = sentences(msg.text)
+        seen: set[str] = set()
+        k = 0
+        while k < len(sents) and len(out) < MAX_PER_MESSAGE:
+            s = sents[k]
+            k += 1
+            if _INJECTION.search(s) or len(s) < 8:
+                continue
+            # a question counts as open only when it ends the session's last message
+            kind = self._agent_kind(s, at_end=at_end, last=last and k == len(sents))
+            if kind is None or kind in seen:
+                continue  # one finding of each type per message: the first is the statement
+            seen.add(kind)
+            text = s
+            # a short sentence takes the next one along, for context, unless that one is a finding itself
+            if len(s) < 70 and k < len(sents) and self._agent_kind(sents[k], at_end=at_end, last=last) is None \
+                    and not _INJECTION.search(sents[k]):
+                text = f"{s} {sents[k]}"
+                k += 1
+            if kind == FAILED:
+                out.append(self._make(FAILED, msg, text, conditions=self._conditions(msg)))
+            elif kind == OUTCOME:
+                out.append(self._outcome(msg, text))
+            elif kind == DECISION:
+                out.append(self._make(DECISION, msg, text, choice=_choice(s)))
+            else:
+                out.append(self._make(kind, msg, text))
+        return out
+
+    @staticmethod
+    def _agent_kind(s: str, *, at_end: bool, last: bool) -> str | None:
+        if _FAILED_AGENT.search(s):
+            return FAILED
+        if _SELF_CORRECTION.search(s):
+            return CORRECTION
+        if at_end and (_OPEN.search(s) or (last and _QUESTION_END.search(s))):
+            return OPEN
+        if _QUESTION_END.search(s):
+            return None
+        if _DECISION.search(s):
+            return DECISION
+        if _OUTCOME.search(s):
+            return OUTCOME
+        return None
+
+    def _run_failures(self, found: list[Finding]) -> list[Finding]:
+        """Failing runs followed by a change of course, when no text finding covers them."""
+        out: list[Finding] = []
+        failed_turns = {self._turn_of(f) for f in found if f.type == FAILED}
+        for run in self.runs:
+            if not run.failed or not run.executes or run.turn in failed_turns:
+                continue
+            after = [m for m in self.msgs if m.index > run.index and m.turn == run.turn and m.entry.role == "assistant"][:2]
+            nxt = next((m for m in after if _CHANGE_OF_COURSE.search(m.text)), None)
+            if nxt is None:
+                continue
+            # only when the agent went on doing something else, not when it re-ran the same thing at once
+            text = clean(" ".join(sentences(nxt.text)[:2]))
+            src = self._source(run.result)
+            cond = f"`{clean(run.command, 100)}` failed: {clean(failure_line(run.result.text), 120)}"
+            out.append(self._finding(FAILED, src, text, AGENT, run.result.timestamp, conditions=cond,
+                                     verified=f"{_date(run.result.timestamp)}: the tool output shows the failure"))
+            failed_turns.add(run.turn)
+        return out
+
+    def _turn_of(self, f: Finding) -> int:
+        for m in self.msgs:
+            if m.entry.id == f.source.entry_id:
+                return m.turn
+        return -1
+
+    def _conditions(self, msg: _Msg) -> str:
+        runs = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.failed and r.executes]
+        parts = []
+        files = self.edits.get(msg.turn, [])
+        if files:
+            parts.append("after editing " + ", ".join(dict.fromkeys(files[-3:])))
+        if runs:
+            r = runs[-1]
+            parts.append(f"`{clean(r.command, 100)}` gave: {clean(failure_line(r.result.text), 120)}")
+        return "; ".join(parts)
+
+    def _outcome(self, msg: _Msg, text: str) -> Finding:
+        runs = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.check]
+        f = self._make(OUTCOME, msg, text)
+        if not runs:
+            return f
+        r = runs[-1]
+        if r.failed:
+            conflict = Conflict(self._source(r.result), clean(f"`{r.command}` → {failure_line(r.result.text)}", 200),
+                                "the last check run before this report failed")
+            return replace(f, evidence=CONFLICTING, conflicts=(conflict,))
+        commit = next((h for t, i, h in self.commits if t == msg.turn), None)
+        detail = f"{_date(r.result.timestamp)}: `{clean(r.command, 80)}` → {clean(success_line(r.result.text), 80)}"
+        if commit:
+            detail += f", commit {commit[:12]}"
+        return replace(f, evidence=VERIFIED_THEN, verified=detail)
+
+    # -- construction --------------------------------------------------------------------------
+    def _source(self, e: Entry) -> Source:
+        return Source(self.session.agent, self.session.id, e.id, e.locator, e.timestamp, e.role)
+
+    def _make(self, type_: str, msg: _Msg, text: str, *, conditions: str = "", context: str = "",
+              choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> Finding:
+        quoted = clean(text)
+        if context:
+            quoted = f"{quoted} ({context})"
+        verified = ""
+        if type_ == FAILED and msg.role == AGENT and "gave:" in conditions:
+            run = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.failed and r.executes][-1]
+            verified = f"{_date(run.result.timestamp)}: the tool output shows the failure"
+        return self._finding(type_, self._source(msg.entry), quoted, msg.role, msg.entry.timestamp,
+                             conditions=conditions, choice=choice, turn=msg.turn, verified=verified)
+
+    def _finding(self, type_: str, src: Source, text: str, who: str, ts: datetime | None, *, conditions: str = "",
+                 choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), turn: int | None = None,
+                 verified: str = "") -> Finding:
+        raw = f"{text} {conditions}"
+        paths, tests = named_paths(raw, self.project)
+        symbols = list(dict.fromkeys([*named_symbols(raw), *tests]))
+        scope_files = paths or list(dict.fromkeys(self.edits.get(turn if turn is not None else -1, [])))[-3:]
+        scope = ", ".join(scope_files[:3])
+        branch = self.session.git_branch
+        if branch and branch not in ("main", "master", "HEAD"):
+            scope = f"{scope}; branch {branch}" if scope else f"branch {branch}"
+        if not scope:
+            scope = os.path.basename((self.project or "").rstrip("/")) or "this session"
+        fid = hashlib.sha1(f"{type_}|{src.session_id}|{src.entry_id}|{text[:80]}".encode()).hexdigest()[:10]
+        return Finding(
+            id=fid, type=type_, text=text, attribution=who, date=ts, source=src, scope=clean(scope, 160),
+            conditions=clean(conditions, 200) if conditions else "",
+            evidence=VERIFIED_THEN if verified else REPORTED, verified=verified,
+            paths=tuple(paths), symbols=tuple(symbols), choice=choice,
+        )
+
+
+def _date(ts: datetime | None) -> str:
+    return ts.astimezone(timezone.utc).date().isoformat() if ts else "undated"
+
+
+def _supersede(findings: list[Finding]) -> list[Finding]:
+    """Within one session (file order): a later correction on the same subject as an earlier
+    decision replaces it; a later failure report on an outcome's subject contradicts it."""
+    out = list(findings)
+    drop: set[int] = set()
+    for j, later in enumerate(out):
+        if later.type not in (CORRECTION, FAILED):
+            continue
+        lw = content_words(later.text)
+        for i in range(j):
+            if i in drop:
+                continue
+            early = out[i]
+            sim, shared = similarity(content_words(early.text), lw)
+            rejected_now = bool(set(early.choice[0]) & set(content_words(later.text))) and later.type == CORRECTION \
+                and bool(re.search(r"\b(?:instead|not|no|don'?t|rather)\b", later.text, _I))
+            if later.type == CORRECTION and early.type == DECISION and (shared >= 2 or rejected_now):
+                drop.add(i)
+                out[j] = later = replace(later, supersedes=(*later.supersedes, early.source))
+            elif later.type == FAILED and early.type == OUTCOME and shared >= 2 and sim >= 0.2:
+                conflict = Conflict(later.source, later.text, "a later message in the session reports a failure")
+                out[i] = replace(early, evidence=CONFLICTING, conflicts=(*early.conflicts, conflict))
+    return [f for i, f in enumerate(out) if i not in drop]
+
+
+def extract(session: Session, entries: Sequence[Entry]) -> list[Finding]:
+    """Every candidate finding of one session, in file order (not yet scored for a task)."""
+    return SessionReader(session, entries).findings()
+
+
+# -- across sessions ----------------------------------------------------------------------------
+def _newest(f: Finding) -> float:
+    return f.date.timestamp() if f.date else 0.0
+
+
+def cross_conflicts(findings: list[Finding]) -> list[Finding]:
+    """Decisions of different sessions that choose what the other rejects: the newer is kept,
+    labelled conflicting, with the older shown as its conflicting source."""
+    out = sorted(findings, key=_newest, reverse=True)
+    drop: set[int] = set()
+    for i, a in enumerate(out):
+        if a.type not in (DECISION, CORRECTION) or i in drop:
+            continue
+        for j in range(i + 1, len(out)):
+            b = out[j]
+            if j in drop or b.type not in (DECISION, CORRECTION) or b.source.session_id == a.source.session_id:
+                continue
+            (ac, ar), (bc, br) = a.choice, b.choice
+            if (set(ac) & set(br)) or (set(bc) & set(ar)):
+                conflict = Conflict(b.source, b.text, "an earlier session chose differently")
+                out[i] = a = replace(a, evidence=CONFLICTING, conflicts=(*a.conflicts, conflict))
+                drop.add(j)
+    return [f for k, f in enumerate(out) if k not in drop]
+
+
+def merge_duplicates(findings: list[Finding]) -> list[Finding]:
+    """Findings of one type saying the same thing become one: the best evidenced, then newest."""
+    order = sorted(findings, key=lambda f: (_EVIDENCE_RANK[f.evidence], _newest(f)), reverse=True)
+    kept: list[Finding] = []
+    words: list[list[str]] = []
+    for f in order:
+        fw = content_words(f.text)
+        for k, g in enumerate(kept):
+            if g.type != f.type:
+                continue
+            sim, shared = similarity(fw, words[k])
+            if sim >= 0.7 and shared >= 3:
+                kept[k] = replace(g, also_from=(*g.also_from, f.source, *f.also_from),
+                                  conflicts=(*g.conflicts, *f.conflicts))
+                break
+        else:
+            kept.append(f)
+            words.append(fw)
+    return kept
+
+
+@dataclass(frozen=True)
+class MemoryStatement:
+    """One line or sentence of a memory note (key decisions, summaries, auto-memory, instructions)."""
+
+    path: str
+    text: str
+
+
+def mark_memory(findings: list[Finding], statements: Sequence[MemoryStatement]) -> list[Finding]:
+    """Record, on each finding, the memory notes that already say it."""
+    mem = [(s.path, content_words(s.text)) for s in statements if s.text.strip()]
+    out = []
+    for f in findings:
+        fw = content_words(f.text)
+        hits = []
+        for path, words in mem:
+            sim, shared = similarity(fw, words)
+            if sim >= 0.6 and shared >= 3:
+                hits.append(path)
+        out.append(replace(f, in_memory=tuple(dict.fromkeys(hits))) if hits else f)
+    return out
+
+
+def memory_statements(paths_and_texts: Iterable[tuple[str, str]]) -> list[MemoryStatement]:
+    """Memory files' texts as statements: bullet lines and sentences, frontmatter and headings out."""
+    out: list[MemoryStatement] = []
+    for path, text in paths_and_texts:
+        body = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)
+        for s in sentences(body):
+            if s.startswith("#") or len(s) < 12:
+                continue
+            out.append(MemoryStatement(path, s))
+    return out
+
+
+__all__ = [
+    "AGENT", "CHECKED_NOW", "CONFLICTING", "CORRECTION", "Conflict", "DECISION", "EVIDENCE_LABELS", "FAILED",
+    "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SessionReader", "TYPES",
+    "USER", "VERIFIED_THEN", "clean", "content_words", "cross_conflicts", "extract", "mark_memory",
+    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "sentences", "similarity",
+]
