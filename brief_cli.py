@@ -1,0 +1,126 @@
+"""`sessionscope context "TASK"`: prior-session context for a task, for agents and scripts.
+
+It runs the composer's retrieval within the same budget (2 search rounds, 3 sessions read, a brief
+of about 600 tokens; `--rounds`, `--sessions`, `--tokens` change a limit explicitly) and prints the
+candidate findings with their types, evidence labels and sources. `--json` adds the budget used and
+the scope; `--brief` renders the brief from all candidates, under a line saying that nothing in it
+was approved by a person.
+
+Hooks for cli.py: `add_parser(sub, common)` and `run(args)`. Conventions follow cli.py: bad input
+is a `CliError` (one line on stderr, exit 2, `{"ok": false, "error"}` with --json). An outcome is
+not an error: "found", "empty" (no useful context) and "unavailable" (no history can be read,
+with the reason) all exit 0; only an explicit `--root` that is missing fails, as elsewhere.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    from sessionscope.cli import bounded  # lazily: cli.py imports this module
+
+    c = sub.add_parser(
+        "context", parents=[common],
+        help="prior-session context for a task: candidate findings or a brief, within a budget",
+        description="Search this project's agent sessions for decisions, corrections, failed approaches, "
+        "outcomes and open questions that bear on TASK, within a budget (2 search rounds, 3 sessions "
+        "read, ~600 tokens, tokens estimated as characters/4). Transcript text is quoted as untrusted "
+        "evidence and secrets are masked.",
+    )
+    c.add_argument("task", metavar="TASK", help="the task, in a sentence")
+    c.add_argument("--brief", action="store_true",
+                   help="print the brief from all candidates (marked as not human-approved)")
+    c.add_argument("--project", metavar="DIR",
+                   help="the project: its git repository (default: the working directory's)")
+    c.add_argument("--rounds", type=bounded(1, 10), default=None, help="search rounds (default 2)")
+    c.add_argument("--sessions", type=bounded(1, 20), default=None, help="sessions read in full (default 3)")
+    c.add_argument("--tokens", type=bounded(100, 20000), default=None, help="brief size in tokens (default 600)")
+    c.add_argument("--file", action="append", default=[], metavar="PATH", help="a file the task touches (repeatable)")
+    c.add_argument("--symbol", action="append", default=[], metavar="NAME", help="a symbol the task touches (repeatable)")
+    c.add_argument("--issue", action="append", default=[], metavar="ID",
+                   help="an issue id, e.g. 123 or ABC-45 (repeatable; searched without an age limit)")
+    c.add_argument("--branch", metavar="NAME", help="the branch being worked on (a hint, never a filter)")
+    c.add_argument("--exclude-session", action="append", default=[], metavar="ID",
+                   help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
+                   "else the project's session modified in the last minute")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sessionscope.cli import CliError, open_index, open_library
+    from sessionscope.core.brief import UNREVIEWED, Budget, Task, compose, render_brief
+
+    text = " ".join(args.task.split())
+    if not text:
+        raise CliError("context: the task is empty; describe it in a sentence")
+    defaults = Budget()
+    budget = Budget(
+        rounds=args.rounds if args.rounds is not None else defaults.rounds,
+        sessions=args.sessions if args.sessions is not None else defaults.sessions,
+        tokens=args.tokens if args.tokens is not None else defaults.tokens,
+    )
+    task = Task(text, tuple(args.file), tuple(args.symbol), tuple(args.issue), args.branch)
+    try:
+        lib, warnings = open_library(args)
+    except CliError as exc:
+        if args.root:
+            raise
+        result = compose(None, None, task, project=args.project, budget=budget, unavailable=str(exc))
+    else:
+        for w in warnings:
+            print(f"sessionscope: warning: {w}", file=sys.stderr)
+        try:
+            index, _ = open_index(args, lib)
+        except Exception as exc:  # noqa: BLE001 - no index means no search: say so, do not crash
+            result = compose(lib, None, task, project=args.project, budget=budget,
+                             unavailable=f"the search index could not be opened ({type(exc).__name__}: {exc})")
+        else:
+            try:
+                result = compose(lib, index, task, project=args.project, budget=budget,
+                                 exclude=args.exclude_session)
+            finally:
+                index.close()
+    rendered = render_brief(result)
+    if args.json:
+        from sessionscope.cli import _emit
+
+        _emit({"ok": True, **result.to_dict(), "brief": {
+            "approved": False, "text": rendered.text, "tokens": rendered.tokens,
+            "included": list(rendered.included), "omitted": list(rendered.omitted)}})
+        return 0
+    if args.brief:
+        sys.stdout.write(UNREVIEWED + "\n" + rendered.text + "\n")
+        return 0
+    _print_candidates(result, rendered)
+    return 0
+
+
+def _print_candidates(result: Any, rendered: Any) -> None:
+    from sessionscope.core.brief import FOUND
+    from sessionscope.core.text import one_line
+
+    out = sys.stdout
+    if result.status != FOUND:
+        out.write(rendered.text + "\n")
+        return
+    u, b = result.usage, result.budget
+    out.write(f"Task: {one_line(result.task.text, 200)}\n")
+    out.write(f"Scope: {one_line(result.scope.line())}\n")
+    out.write(f"Budget: {len(u.rounds)}/{b.rounds} search rounds, {len(u.sessions_read)}/{b.sessions} sessions read, "
+              f"brief ~{rendered.tokens}/{b.tokens} tokens (characters/4)\n")
+    out.write(f"{len(result.findings)} candidate finding(s), none approved:\n")
+    for n, f in enumerate(result.findings, 1):
+        who = f.attribution
+        date = f.date.date().isoformat() if f.date else "undated"
+        out.write(f"\n{n}. {f.label} ({who}, {date}): {one_line(f.text)}\n")
+        if f.conditions:
+            out.write(f"   conditions: {one_line(f.conditions)}\n")
+        if f.why:
+            out.write(f"   why: {one_line(f.why)}\n")
+        out.write(f"   evidence: {f.evidence}" + (f" ({one_line(f.evidence_detail)})" if f.evidence_detail else "") + "\n")
+        out.write(f"   source: {f.source.ref}\n")
+        for c in f.conflicts:
+            out.write(f"   conflicts with: {c.source.ref}: {one_line(c.text, 160)}\n")
+        if f.in_memory:
+            out.write(f"   already in memory: {', '.join(f.in_memory)}\n")
