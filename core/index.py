@@ -12,37 +12,49 @@ interrupted ingest never leaves duplicates. Memory is bounded: a fixed writer he
 streamed line by line, commits every few thousand documents (which also makes the index
 searchable while it is still being built).
 
+`update(library, scan=True)` runs the library's scan itself and indexes every file the scan
+parses from that same parse, so a new or rewritten file is read once, not twice (a cold 1 GB
+build: ~20% less CPU, ~25% less time; bench/bench_index.py measures both ways).
+
 Search: the query language of core/query.py. Words, phrases and prefixes are BM25-ranked
-(recency breaks ties); substring terms are answered from a superset of candidates (token-level
-regexes over the term dictionary) confirmed against the stored text, so every hit contains the
-substring and none is missed.
+(recency breaks ties); substring terms are answered from a superset of candidates (the terms that
+contain each fragment's pieces, found in a per-commit list of the term dictionary) confirmed
+against the stored text, so every hit contains the substring and none is missed.
 """
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import re
 import shutil
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .adapters.base import LoadedSession
-from .catalog import FileRow, IndexState
+import orjson
+
+from .adapters.base import LoadedSession, loads_observed
+from .catalog import FileRow, Fingerprint, IndexState
 from .jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
-from .scan_search import SEARCHABLE, Hit, searchable_text, window
+from .scan_search import SEARCHABLE, Hit, flat_head, searchable_text, window
 
 INDEX_VERSION = 1
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
-COMMIT_DOCS = 20_000
+# Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
+# those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
+# build 385 -> 290 MB, a 2.7 GB one 424 -> 328 MB) at no measurable cost in build time.
+COMMIT_DOCS = 10_000
 _ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphanumeric runs)
 
 ProgressFn = Callable[["Progress"], None]
+_dumps, _loads = orjson.dumps, orjson.loads
 
 
 @dataclass
@@ -63,6 +75,8 @@ class IndexReport:
     bytes_read: int = 0
     seconds: float = 0.0
     messages: list[str] = field(default_factory=list)
+    scan: Any = None  # the library's ScanReport, when `update(scan=True)` ran the scan
+    files_from_scan: int = 0  # files indexed from the scan's own parse (not read again)
 
 
 @dataclass
@@ -122,18 +136,24 @@ class SearchIndex:
         self.schema = self._schema()
         self.index = self._open()
         self._writer: Any = None
+        # The reader reloads only when told (after our commits, or when another process's commit
+        # changed meta.json), so `_generation` says exactly when the searcher may have changed.
+        self.index.config_reader(reload_policy="manual")
+        self._generation = 0
+        self._meta_seen: Any = self._meta_stamp()
+        self._vocab: tuple[int, str] | None = None  # (generation, "\n"-joined terms of `text`)
 
     # -- setup ------------------------------------------------------------------------------
     def _schema(self) -> Any:
+        # Filter and delete fields are indexed only (doc ids, no positions: "basic"); what a hit
+        # shows is stored once, packed in `hit`. Indexing a per-document unique id (the old
+        # `key`/`entry` fields) or positions of raw values cost ~20% of the writer's CPU.
         sb = self._t.SchemaBuilder()
-        for name in ("key", "session", "entry", "agent", "fmt", "role", "kind", "tool", "branch", "path"):
-            sb.add_text_field(name, stored=True, tokenizer_name="raw")
-        sb.add_text_field("file", stored=False, tokenizer_name="raw")
-        sb.add_text_field("project", stored=True, tokenizer_name="raw")
-        sb.add_text_field("project_l", stored=False, tokenizer_name="raw")
+        for name in ("session", "agent", "role", "kind", "tool", "branch", "file", "project_l"):
+            sb.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
+        sb.add_bytes_field("hit", stored=True)
         sb.add_integer_field("ts", stored=True, indexed=True, fast=True)
-        sb.add_unsigned_field("offset", stored=True, indexed=True, fast=True)
-        sb.add_unsigned_field("line", stored=True)
+        sb.add_unsigned_field("offset", stored=False, indexed=True, fast=True)
         sb.add_text_field("text", stored=True, tokenizer_name="ss")
         return sb.build()
 
@@ -152,7 +172,9 @@ class SearchIndex:
                 index = t.Index(self.schema, path=str(self.directory), reuse=True)
                 index.searcher()
             except (ValueError, OSError) as exc:
-                self.messages.append(f"index unreadable ({exc}): rebuilding {self.directory}")
+                # A schema change needs no version bump: tantivy refuses the old index.
+                why = "format changed" if "schema does not match" in str(exc) else f"unreadable ({exc})"
+                self.messages.append(f"index {why}: rebuilding {self.directory}")
                 shutil.rmtree(self.directory, ignore_errors=True)
                 self.directory.mkdir(parents=True, exist_ok=True)
                 index = t.Index(self.schema, path=str(self.directory), reuse=False)
@@ -183,8 +205,13 @@ class SearchIndex:
         *,
         rebuild: bool = False,
         cancelled: Callable[[], bool] = lambda: False,
+        scan: bool = False,
     ) -> IndexReport:
-        """Bring the index up to date with the library's last scan."""
+        """Bring the index up to date with the library's last scan.
+
+        With `scan=True` the library is scanned here first (its report is `report.scan`), and
+        every file the scan parses is indexed from that same parse: a changed file is read once,
+        not once for the catalog and again for the index. Progress then covers the scan too."""
         started = time.perf_counter()
         report = IndexReport(messages=list(self.messages))
         self.messages.clear()
@@ -196,6 +223,9 @@ class SearchIndex:
             writer.commit()
             catalog.drop_index_states()
             states = {}
+        if scan:
+            self._scan_ingesting(library, states, report, progress, cancelled)
+            states = catalog.index_states()
         rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error}
         gone = [p for p in states if p not in rows]
         for p in gone:
@@ -244,9 +274,84 @@ class SearchIndex:
         report.seconds = time.perf_counter() - started
         return report
 
+    def _scan_ingesting(self, library: Library, states: dict[str, IndexState], report: IndexReport,
+                        progress: ProgressFn | None, cancelled: Callable[[], bool]) -> None:
+        """`library.scan()`, indexing each file it parses while its entries are in memory."""
+        catalog = library.catalog
+        pending: list[IndexState] = []
+        prog = Progress()
+        since_commit = 0
+
+        def on_load(path: str, rf: RecordFile, loaded: list[LoadedSession]) -> None:
+            nonlocal since_commit
+            if cancelled():
+                return
+            try:
+                done = self._ingest_loaded(path, rf, loaded, states.get(path))
+            except Exception as exc:  # noqa: BLE001 - the scan goes on; update() reads it again
+                report.messages.append(f"{path}: {exc}")
+                return
+            if done is None:
+                return
+            added, state = done
+            report.files_from_scan += 1
+            report.files_indexed += 1
+            report.docs_added += added
+            report.bytes_read += rf.size
+            prog.docs += added
+            pending.append(state)
+            since_commit += added
+            if since_commit >= COMMIT_DOCS:
+                self._commit(catalog, pending)
+                since_commit = 0
+
+        def on_scan(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
+            prog.files_done, prog.files_total = files_done, files_total
+            prog.bytes_done, prog.bytes_total = bytes_done, bytes_total
+            if progress:
+                progress(prog)
+
+        with loads_observed(on_load):
+            report.scan = library.scan(on_scan)
+        self._commit(catalog, pending)
+
+    def _ingest_loaded(self, path: str, rf: RecordFile, loaded: list[LoadedSession],
+                       st: IndexState | None) -> tuple[int, IndexState] | None:
+        """Index a file the scan just loaded whole (new or rewritten). None when it is left to the
+        normal path: a file that only grew (streaming its new lines beats re-adding it, and a
+        split reply merged across the old end would hide its new text), one that changed under
+        the scan, or one that is not plain JSONL."""
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        if stat.st_size != rf.size or path.endswith(".zst"):
+            return None  # still being written (or decompressed): update() reads it properly
+        fp = Fingerprint(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, "")
+        row = FileRow(path, fp, None, [ls.session for ls in loaded], None)
+        if st is not None and (_unchanged(st.key, row) or (_same_file(st.key, row) and fp.size >= st.offset)):
+            return None
+        end, end_line = _resume_point(rf, 0, 1)
+        head_len = min(4096, end)
+        key = _key(row, head_len, hashlib.sha1(rf.buffer[:head_len]).hexdigest())
+        buf = rf.buffer
+        if isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            buf.madvise(mmap.MADV_DONTNEED)  # its pages are parsed: out of our RSS
+        self._delete_from(path, 0)
+        writer = self._writer_()
+        add = self._add
+        added = 0
+        for ls in loaded:
+            meta = ls.session
+            for e in ls.entries:
+                if add(writer, path, meta, e):
+                    added += 1
+        return added, IndexState(path, key, end, end_line)
+
     def _commit(self, catalog: Any, pending: list[IndexState]) -> None:
         self._writer_().commit()
         self.index.reload()
+        self._generation += 1  # after the reload: a concurrent search keyed on the old one rebuilds
         # Only after the documents are durable does the catalog say so: a crash in between
         # re-reads those files (their documents are deleted first, so no duplicates).
         catalog.set_index_states(pending)
@@ -303,22 +408,20 @@ class SearchIndex:
         if not text:
             return False
         doc = self._t.Document()
-        doc.add_text("key", f"{s.id}\x1f{e.id}")
+        agent, role, tool, project = s.agent.lower(), e.role.lower(), (e.tool_name or "").lower(), s.project or ""
         doc.add_text("session", s.id)
-        doc.add_text("entry", e.id)
-        doc.add_text("agent", s.agent.lower())
-        doc.add_text("fmt", s.source_format)
-        doc.add_text("role", e.role.lower())
+        doc.add_text("agent", agent)
+        doc.add_text("role", role)
         doc.add_text("kind", e.kind.value)
-        doc.add_text("tool", (e.tool_name or "").lower())
+        doc.add_text("tool", tool)
         doc.add_text("branch", s.git_branch or "")
-        doc.add_text("path", e.locator.path)
         doc.add_text("file", path)
-        doc.add_text("project", s.project or "")
-        doc.add_text("project_l", (s.project or "").lower())
+        doc.add_text("project_l", project.lower())
+        loc = e.locator
+        doc.add_bytes("hit", _dumps((s.id, e.id, agent, s.source_format, role, e.kind.value, loc.path, project,
+                                     loc.offset, loc.line)))
         doc.add_integer("ts", _ms(e.timestamp))
-        doc.add_unsigned("offset", int(e.locator.offset))
-        doc.add_unsigned("line", int(e.locator.line))
+        doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)
         writer.add_document(doc)
         return True
@@ -334,9 +437,9 @@ class SearchIndex:
         now: datetime | None = None,
     ) -> SearchResult:
         q = parse(query, now) if isinstance(query, str) else query
-        searcher = self.index.searcher()
+        generation, searcher = self._searcher()
         q = self._fragments_as_substrings(searcher, q)
-        tq = self._query(q)
+        tq = self._query(q, lambda: self._vocabulary(generation, searcher))
         needles = [t.text.lower() for t in q.substrings()]
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
         if needles or excluded:
@@ -348,12 +451,50 @@ class SearchIndex:
             mode = "recent"
         else:
             res = searcher.search(tq, limit + 32)
-            scored = [(score, searcher.doc(addr)) for score, addr in res.hits]
-            scored.sort(key=lambda sd: (round(sd[0], 4), sd[1]["ts"][0]), reverse=True)
-            hits = [self._hit_doc(doc, q, max_chars, rank=i + 1, score=score)
-                    for i, (score, doc) in enumerate(scored[:limit])]
+            # Recency breaks ties: read from the fast field, so only the shown hits are fetched.
+            addrs = [addr for _, addr in res.hits]
+            stamps = searcher.fast_field_values("ts", addrs) if addrs else []
+            scored = sorted(((round(score, 4), ts, score, addr) for (score, addr), ts in zip(res.hits, stamps)),
+                            key=lambda x: (x[0], x[1]), reverse=True)
+            hits = [self._hit_doc(searcher.doc(addr), q, max_chars, rank=i + 1, score=score)
+                    for i, (_, _, score, addr) in enumerate(scored[:limit])]
             mode = "ranked"
         return SearchResult(hits, mode, q)
+
+    def _meta_stamp(self) -> Any:
+        if self.directory is None:
+            return None
+        try:
+            st = os.stat(self.directory / "meta.json")
+        except OSError:
+            return None
+        return st.st_ino, st.st_size, st.st_mtime_ns
+
+    def _searcher(self) -> tuple[int, Any]:
+        """The current searcher and its generation (reloaded first when another process
+        committed since we last looked)."""
+        stamp = self._meta_stamp()
+        if stamp != self._meta_seen:
+            self._meta_seen = stamp
+            self.index.reload()
+            self._generation += 1
+        generation = self._generation  # read before the searcher: never newer than it
+        return generation, self.index.searcher()
+
+    def _vocabulary(self, generation: int, searcher: Any) -> str:
+        """Every term of the `text` field, each between newlines, for this generation.
+
+        Why: a substring's candidates are the documents holding a term that contains it. Asking
+        tantivy with a regex (`.*frag.*`) walks the whole term dictionary of every segment per
+        query (~25 ms on 1 GB); listing the terms once per commit (~0.1 s) and finding the
+        matching ones with str.find takes about a millisecond per query, for the same set."""
+        cached = self._vocab
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        terms = [t for t, _ in searcher.terms_with_prefix("text", "")]
+        blob = "\n" + "\n".join(terms) + "\n"
+        self._vocab = (generation, blob)
+        return blob
 
     def _fragments_as_substrings(self, searcher: Any, q: Query) -> Query:
         """A word or phrase with a word no document holds is a fragment (`ssionsco`, `"pha bet"`):
@@ -388,12 +529,12 @@ class SearchIndex:
             batch = min(batch * 2, 4096)
         return out
 
-    def _query(self, q: Query) -> Any:
+    def _query(self, q: Query, vocabulary: Callable[[], str] | None = None) -> Any:
         t = self._t
         Q, O = t.Query, t.Occur
         parts: list[tuple[Any, Any]] = []
         for alts in q.must:
-            subs = [self._term(term) for term in alts]
+            subs = [self._term(term, vocabulary) for term in alts]
             parts.append((O.Must, subs[0] if len(subs) == 1 else Q.boolean_query([(O.Should, s) for s in subs])))
         for term in q.must_not:
             if term.kind == "substring":
@@ -411,7 +552,7 @@ class SearchIndex:
             parts.append((O.Must, Q.all_query()))
         return parts[0][1] if len(parts) == 1 else Q.boolean_query(parts)
 
-    def _term(self, term: Term) -> Any:
+    def _term(self, term: Term, vocabulary: Callable[[], str] | None = None) -> Any:
         Q, O = self._t.Query, self._t.Occur
         s = self.schema
         runs = _ALNUM.findall(term.text.lower())
@@ -425,12 +566,29 @@ class SearchIndex:
         # token's tail, the last a token's head, the middle ones whole tokens.
         if not runs:
             return Q.all_query()
+        if vocabulary is None:
+            if len(runs) == 1:
+                return Q.regex_query(s, "text", ".*" + _rx(runs[0]) + ".*")
+            clauses = [(O.Must, Q.regex_query(s, "text", ".*" + _rx(runs[0])))]
+            clauses += [(O.Must, Q.term_query(s, "text", r)) for r in runs[1:-1]]
+            clauses.append((O.Must, Q.regex_query(s, "text", _rx(runs[-1]) + ".*")))
+            return Q.boolean_query(clauses)
+        # The same term sets, found in the vocabulary (see `_vocabulary`).
+        vocab = vocabulary()
         if len(runs) == 1:
-            return Q.regex_query(s, "text", ".*" + _rx(runs[0]) + ".*")
-        clauses = [(O.Must, Q.regex_query(s, "text", ".*" + _rx(runs[0])))]
+            return self._term_set(_terms_with(vocab, runs[0], "", ""))
+        clauses = [(O.Must, self._term_set(_terms_with(vocab, runs[0], "", "\n")))]
         clauses += [(O.Must, Q.term_query(s, "text", r)) for r in runs[1:-1]]
-        clauses.append((O.Must, Q.regex_query(s, "text", _rx(runs[-1]) + ".*")))
+        clauses.append((O.Must, self._term_set(_terms_with(vocab, runs[-1], "\n", ""))))
         return Q.boolean_query(clauses)
+
+    def _term_set(self, terms: list[str]) -> Any:
+        Q = self._t.Query
+        if not terms:
+            return Q.empty_query()
+        if len(terms) == 1:
+            return Q.term_query(self.schema, "text", terms[0])
+        return Q.term_set_query(self.schema, "text", terms)
 
     def _filter(self, name: str, value: str) -> Any:
         Q, s = self._t.Query, self.schema
@@ -451,19 +609,20 @@ class SearchIndex:
     def _hit_doc(self, doc: Any, q: Query, max_chars: int, rank: int, score: float | None = None) -> Hit:
         text = doc["text"][0]
         start, length = _first_match(text, q)
-        preview = window(text, start, length, max_chars) if length else " ".join(text.split())[:max_chars]
+        preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
         ts = doc["ts"][0]
+        session, entry, agent, fmt, role, kind, path, project, offset, line = _loads(doc["hit"][0])
         return Hit(
-            session_id=doc["session"][0],
-            entry_id=doc["entry"][0],
-            agent=doc["agent"][0],
-            source_plugin=doc["fmt"][0],
-            role=doc["role"][0],
-            kind=doc["kind"][0],
+            session_id=session,
+            entry_id=entry,
+            agent=agent,
+            source_plugin=fmt,
+            role=role,
+            kind=kind,
             timestamp=datetime.fromtimestamp(ts / 1000, tz=timezone.utc) if ts else None,
             preview=preview,
-            locator=Locator(doc["path"][0], doc["offset"][0], doc["line"][0]),
-            project=doc["project"][0] or None,
+            locator=Locator(path, offset, line),
+            project=project or None,
             rank=rank,
             score=round(score, 4) if score is not None else None,
             snippet=_mark(preview, q),
@@ -482,6 +641,21 @@ class SearchIndex:
             "index_bytes": size,
             "directory": str(self.directory) if self.directory else None,
         }
+
+
+def _terms_with(vocab: str, run: str, before: str, after: str) -> list[str]:
+    """The terms of `vocab` ("\n"-separated, with one at each end) containing `run`; with
+    before="\n" only those starting with it, with after="\n" only those ending with it."""
+    needle = before + run + after
+    out: list[str] = []
+    find, rfind = vocab.find, vocab.rfind
+    pos = find(needle)
+    while pos >= 0:
+        start = pos if before else rfind("\n", 0, pos)
+        end = pos + len(needle) - 1 if after else find("\n", pos + len(needle))
+        out.append(vocab[start + 1 : end])
+        pos = find(needle, end)  # the next term: a term holding `run` twice is listed once
+    return out
 
 
 def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
@@ -504,20 +678,33 @@ def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
 def _patterns(q: Query) -> re.Pattern[str] | None:
     """A regex finding the query's terms in text: words and phrases on word boundaries,
     prefixes as word starts, substrings anywhere."""
-    parts: list[str] = []
-    for alts in q.must:
+    return _patterns_of(tuple(tuple(alts) for alts in q.must))
+
+
+@lru_cache(maxsize=64)  # asked once or twice per hit shown
+def _patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
+    # Each word start is checked after its first run matched (`run(?<![^\W_]run)`), not before
+    # every character (`(?<![^\W_])run`): the same matches, ~5x faster on kilobytes of text.
+    parts: list[tuple[int, str]] = []  # (length of the plain form, which orders them), pattern
+    for alts in must:
         for t in alts:
             runs = _ALNUM.findall(t.text.lower())
             if t.kind == "substring":
-                parts.append(re.escape(t.text))
+                pat = re.escape(t.text)
+                parts.append((len(pat), pat))
             elif t.kind == "prefix" and runs:
-                parts.append(r"(?<![^\W_])" + re.escape(runs[0]) + r"[^\W_]*")
+                head = re.escape(runs[0])
+                parts.append((len(r"(?<![^\W_])" + head + r"[^\W_]*"),
+                              head + r"(?<![^\W_]" + head + r")[^\W_]*"))
             elif runs:
-                parts.append(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, runs)) + r"(?![^\W_])")
+                head = re.escape(runs[0])
+                rest = "".join(r"[\W_]+" + re.escape(r) for r in runs[1:])
+                parts.append((len(r"(?<![^\W_])" + head + rest + r"(?![^\W_])"),
+                              head + r"(?<![^\W_]" + head + ")" + rest + r"(?![^\W_])"))
     if not parts:
         return None
-    parts.sort(key=len, reverse=True)
-    return re.compile("|".join(parts), re.IGNORECASE)
+    parts.sort(key=lambda p: p[0], reverse=True)
+    return re.compile("|".join(p for _, p in parts), re.IGNORECASE)
 
 
 def _first_match(text: str, q: Query) -> tuple[int, int]:

@@ -81,17 +81,55 @@ def _flatten(value: Any) -> str:
 
 def window(text: str, start: int, length: int, max_chars: int) -> str:
     """About `max_chars` of `text` around [start, start+length), on one line."""
-    flat_before = " ".join(text[:start].split()[-40:])
     match = " ".join(text[start : start + length].split()) or text[start : start + length]
-    flat_after = " ".join(text[start + length :].split()[:80])
     room = max(0, max_chars - len(match))
-    before = flat_before[-(room // 3) :] if room // 3 else ""
-    after = flat_after[: max(0, room - len(before) - 2)]
-    out = (before + (" " if before and text[:start][-1:].isspace() else "") + match
+    before = flat_tail(text, start, 40, room // 3)[-(room // 3) :] if room // 3 else ""
+    need = max(0, room - len(before) - 2)
+    after = flat_head(text, start + length, 80, need)[:need]
+    out = (before + (" " if before and text[start - 1 : start].isspace() else "") + match
            + (" " if after and text[start + length : start + length + 1].isspace() else "") + after)
     if len(out) > max_chars:
         out = out[: max(1, max_chars - 1)] + "…"
     return out
+
+
+def flat_head(text: str, pos: int, max_words: int, chars: int) -> str:
+    """Of " ".join(text[pos:].split()[:max_words]), at least the first `chars` characters (all of
+    it when shorter), splitting only as much of `text` as that needs (texts run to megabytes)."""
+    span = 2 * chars + 64
+    n = len(text)
+    while True:
+        end = pos + span
+        if end >= n:
+            return " ".join(text[pos:].split()[:max_words])
+        words = text[pos:end].split()
+        if words and not text[end - 1].isspace() and not text[end].isspace():
+            words.pop()  # cut mid-word: the last one is not whole
+        if len(words) >= max_words:
+            return " ".join(words[:max_words])
+        flat = " ".join(words)
+        if len(flat) >= chars:
+            return flat
+        span *= 4
+
+
+def flat_tail(text: str, end: int, max_words: int, chars: int) -> str:
+    """Of " ".join(text[:end].split()[-max_words:]), at least the last `chars` characters (all of
+    it when shorter); the mirror of `flat_head`."""
+    span = 2 * chars + 64
+    while True:
+        start = end - span
+        if start <= 0:
+            return " ".join(text[:end].split()[-max_words:])
+        words = text[start:end].split()
+        if words and not text[start].isspace() and not text[start - 1].isspace():
+            words.pop(0)  # cut mid-word: the first one is not whole
+        if len(words) >= max_words:
+            return " ".join(words[-max_words:])
+        flat = " ".join(words)
+        if len(flat) >= chars:
+            return flat
+        span *= 4
 
 
 def scan_search(

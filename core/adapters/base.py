@@ -12,9 +12,11 @@ one entry), noise (kept out of the conversation, still available raw) or malform
 from __future__ import annotations
 
 import os
+import threading
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..jsonl import ParsedLine, RecordFile
 from ..model import Entry, EntryKind, Locator, Role, Session
@@ -149,7 +151,11 @@ class Adapter(ABC):
             for parsed in rf.iter_parsed():
                 parser.feed(parsed)
             parser.account.pending_bytes = rf.size - rf.complete_end if _pending(rf) else 0
-            return parser.finish()
+            loaded = parser.finish()
+            hook = getattr(_load_hook, "fn", None)
+            if hook is not None:
+                hook(path, rf, loaded)
+            return loaded
         finally:
             if own:
                 rf.close()
@@ -160,6 +166,25 @@ class Adapter(ABC):
     def discover(self, root: str) -> Iterator[str]:
         """Candidate files under a root (names only; content is sniffed later)."""
         yield from walk_files(root, self.suffixes)
+
+
+LoadHook = Callable[[str, RecordFile, "list[LoadedSession]"], None]
+_load_hook = threading.local()
+
+
+@contextmanager
+def loads_observed(fn: LoadHook) -> Iterator[None]:
+    """While active, every whole-file `Adapter.load` in this thread hands `fn` its path, its still
+    open RecordFile and the sessions it loaded, before returning them.
+
+    Why: a library scan parses every changed file fully for the catalog; the index ingests those
+    entries from that same parse instead of parsing each file a second time."""
+    prev = getattr(_load_hook, "fn", None)
+    _load_hook.fn = fn
+    try:
+        yield
+    finally:
+        _load_hook.fn = prev
 
 
 def _pending(rf: RecordFile) -> bool:
