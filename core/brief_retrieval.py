@@ -98,7 +98,8 @@ class SearchTerm:
     def pattern(self) -> re.Pattern[str]:
         if self.kind == "issue" and self.text.startswith("#"):
             return re.compile(r"(?<![\w#])#" + re.escape(self.runs[0]) + r"\b")
-        return re.compile(r"(?<![^\W_])" + r"[\W_]*".join(re.escape(r) for r in self.runs) + r"(?![^\W_])", re.I)
+        # ASCII boundaries only: "toolchain不用保留吧" names `toolchain` (CJK text has no spaces)
+        return re.compile(r"(?<![A-Za-z0-9])" + r"[\W_]*".join(re.escape(r) for r in self.runs) + r"(?![A-Za-z0-9])", re.I)
 
 
 _ISSUE = re.compile(r"(?<![\w#])#\d+\b|\b[A-Z][A-Z0-9]{1,9}-\d+\b")
