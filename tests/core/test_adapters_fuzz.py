@@ -20,9 +20,12 @@ _DEMO_DIR: list[Path] = []
 
 def demo_files() -> list[Path]:
     if not _DEMO_DIR:
+        import atexit
+        import shutil
         import tempfile
 
         root = Path(tempfile.mkdtemp(prefix="ss-fuzz-"))
+        atexit.register(shutil.rmtree, root, True)
         generate_demo(root, now=datetime(2026, 11, 20, tzinfo=timezone.utc))
         _DEMO_DIR.append(root)
     files = sorted(p for p in _DEMO_DIR[0].rglob("*.jsonl") if p.stat().st_size < 400_000)
@@ -59,13 +62,16 @@ def _check(path: Path, tmp: Path, inserts: list[tuple[int, bytes]], tail: bytes)
     target.write_bytes(data)
     adapter = REGISTRY.sniff(str(path))  # the format of the intact file
     assert adapter is not None, path.name
+    # lines already broken in the source (the demo has one on purpose) are not "intact"
+    broken = {e.locator.line - 1 for ls in adapter.load(str(path)) for e in ls.entries
+              if e.kind is EntryKind.MALFORMED}
     loaded = adapter.load(str(target))
     assert loaded
     main = loaded[0]
     assert main.account.holds(), (path.name, main.account)
     bad = {e.locator.line for ls in loaded for e in ls.entries if e.kind is EntryKind.MALFORMED}
     for orig, pos in enumerate(positions):
-        if original[orig].strip():
+        if original[orig].strip() and orig not in broken:
             assert pos + 1 not in bad, f"{path.name}: intact line {orig + 1} (now {pos + 1}) reported malformed"
 
 
