@@ -440,10 +440,9 @@ class SearchIndex:
         generation, searcher = self._searcher()
         q = self._fragments_as_substrings(searcher, q)
         tq = self._query(q, lambda: self._vocabulary(generation, searcher))
-        needles = [t.text.lower() for t in q.substrings()]
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
-        if needles or excluded:
-            hits = self._confirmed(searcher, tq, q, needles, excluded, limit, max_chars)
+        if q.substrings() or excluded:
+            hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
             mode = "substring"
         elif not q.has_text or sort == "recent":
             res = searcher.search(tq, limit, order_by_field="ts")
@@ -509,9 +508,13 @@ class SearchIndex:
         return replace(q, must=[[fix(t) for t in alts] for alts in q.must],
                        must_not=[fix(t) for t in q.must_not])
 
-    def _confirmed(self, searcher: Any, tq: Any, q: Query, needles: list[str], excluded: list[str],
+    def _confirmed(self, searcher: Any, tq: Any, q: Query, excluded: list[str],
                    limit: int, max_chars: int) -> list[Hit]:
-        """Candidates newest first, each confirmed to contain every substring (and no excluded one)."""
+        """Candidates newest first, each confirmed against its stored text: every clause holding a
+        substring has one alternative present (an OR stays an OR), no excluded substring is."""
+        checks = [
+            [_alternative_check(t) for t in alts] for alts in q.must if any(t.kind == "substring" for t in alts)
+        ]
         out: list[Hit] = []
         offset, batch = 0, max(64, limit * 4)
         while len(out) < limit:
@@ -521,7 +524,9 @@ class SearchIndex:
             for _, addr in res.hits:
                 doc = searcher.doc(addr)
                 low = doc["text"][0].lower()
-                if all(n in low for n in needles) and not any(x in low for x in excluded):
+                if all(any(check(low) for check in alts) for alts in checks) and not any(
+                    x in low for x in excluded
+                ):
                     out.append(self._hit_doc(doc, q, max_chars, rank=len(out) + 1))
                     if len(out) >= limit:
                         break
@@ -673,6 +678,16 @@ def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
         count += buf[pos:stop].count(b"\n")
         pos = stop
     return end, line + count
+
+
+def _alternative_check(t: Term) -> Callable[[str], bool]:
+    """Whether lowercased text holds a term: a substring anywhere, a word or phrase on word
+    boundaries (the tokenizer's: runs of letters and digits)."""
+    if t.kind == "substring":
+        needle = t.text.lower()
+        return lambda low: needle in low
+    pattern = _patterns_of(((t,),))
+    return (lambda low: pattern.search(low) is not None) if pattern else (lambda low: True)
 
 
 def _patterns(q: Query) -> re.Pattern[str] | None:

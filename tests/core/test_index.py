@@ -227,3 +227,10 @@ def test_fragments_match_a_brute_force_scan(tmp_path_factory: pytest.TempPathFac
     words) use word semantics, checked against the entries' own tokens."""
     got, expected, fragment = _brute_force_matches(tmp_path_factory.mktemp("bf"), seed, pick, length)
     assert got == expected, fragment
+
+
+def test_or_with_a_substring_stays_an_or(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["edit core/jsonl.py", "deploy the api", "unrelated"])
+    world.update()
+    assert world.keys("core/jsonl.py OR deploy") == [("s-a", "L3"), ("s-a", "L2")]
+    assert world.keys("ssionSco OR deploy") == [("s-a", "L3")]
