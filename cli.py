@@ -111,9 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
 
-    from sessionscope import memory_cli
+    from sessionscope import brief_cli, memory_cli
 
     memory_cli.add_parser(sub, common)
+    brief_cli.add_parser(sub, common)
 
     w = sub.add_parser("watch", parents=[common],
                        help="print session events as they happen (JSON lines with --json)")
@@ -481,6 +482,12 @@ def cmd_memory(args: argparse.Namespace) -> int:
     return memory_cli.run(args)
 
 
+def cmd_context(args: argparse.Namespace) -> int:
+    from sessionscope import brief_cli
+
+    return brief_cli.run(args)
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("the app has no --json output; use a command (sessionscope --help)")
@@ -501,6 +508,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "index": cmd_index,
     "watch": cmd_watch,
     "memory": cmd_memory,
+    "context": cmd_context,
 }
 
 
