@@ -274,3 +274,23 @@ def test_slimming_keeps_small_entries_untouched() -> None:
     big = replace(small, tool_input={"command": "x" * 5000, "n": [1, 2]})
     slim, cut = core._slim(big)
     assert cut and len(slim.tool_input["command"]) == core.INPUT_CAP and slim.tool_input["n"] == [1, 2]
+
+
+def test_live_batch_takes_only_lines_after_what_was_read() -> None:
+    from sessionscope.core.model import Locator
+    from sessionscope.core.transcript import TEXT_CAP, last_offset, live_batch
+
+    def e(eid: str, offset: int, text: str = "t", path: str = "/f.jsonl", sidechain: bool = False) -> Entry:
+        return Entry(id=eid, role="user", kind=EntryKind.TEXT, text=text, locator=Locator(path, offset, 1),
+                     is_sidechain=sidechain)
+
+    read = [e("a", 0), e("b", 10), e("c", 20)]
+    after = last_offset(read, "/f.jsonl")
+    assert after == 20 and last_offset([], "/f.jsonl") == -1
+    grown = [e("c", 20), e("d", 30), e("s", 40, sidechain=True), e("o", 50, path="/other.jsonl"),
+             e("big", 60, "y" * (TEXT_CAP + 1))]
+    batch = live_batch(grown, "/f.jsonl", after=after, streamed=False, skip_sidechains=True)
+    assert [x.id for x in batch.entries] == ["d", "big"] and not batch.cut  # the read line "c" is not repeated
+    batch = live_batch(grown, "/f.jsonl", after=after, streamed=True, skip_sidechains=False)
+    assert [x.id for x in batch.entries] == ["d", "s", "big"] and batch.cut == {"big"}
+    assert len(batch.entries[-1].text) == TEXT_CAP

@@ -56,11 +56,11 @@ def append(path: Path, *lines: bytes) -> None:
         fh.write(b"".join(lines))
 
 
-def live_app(tmp_path: Path) -> SessionScopeApp:
+def live_app(tmp_path: Path, *, poll: bool = False) -> SessionScopeApp:
     root = tmp_path / "root"
     root.mkdir(exist_ok=True)
     library = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "catalog.sqlite"))
-    return SessionScopeApp(library, index_dir=tmp_path / "index", now=NOW, watch=True)
+    return SessionScopeApp(library, index_dir=tmp_path / "index", now=NOW, watch=True, poll=poll)
 
 
 async def until(pilot, condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:  # noqa: ANN001
@@ -180,11 +180,12 @@ async def test_follow_mode_away_from_the_end_keeps_the_place(tmp_path: Path) -> 
         assert view.scroll_y == view.max_scroll_y and live_note(app) == "● following"
 
 
-async def test_new_sessions_appear_and_growing_ones_move_up(tmp_path: Path) -> None:
+@pytest.mark.parametrize("poll", [False, True], ids=["inotify", "polling"])
+async def test_new_sessions_appear_and_growing_ones_move_up(tmp_path: Path, poll: bool) -> None:
     root = tmp_path / "root"
     session_file(root / "proj" / "old.jsonl", "old", 3)
     session_file(root / "proj" / "recent.jsonl", "recent", 3, start=60)
-    app = live_app(tmp_path)
+    app = live_app(tmp_path, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
         await watching(pilot)
         await until(pilot, lambda: list(listed(app)) == ["recent", "old"], "the first listing")
@@ -268,3 +269,90 @@ async def test_idle_app_runs_no_repeating_timers(tmp_path: Path) -> None:
         await pilot.press("f")
         await pilot.pause()
         assert all(t.endswith("every 60s") for t in repeating()), repeating()
+
+
+def claude_record(kind: str, uuid: str, parent: str | None, content: object, second: int) -> bytes:
+    rec: dict = {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": CLAUDE_ID, "cwd": "/w/proj",
+                 "timestamp": f"2026-11-20T09:00:{second:02d}.000Z"}
+    if kind == "user":
+        rec["message"] = {"role": "user", "content": content}
+    else:
+        rec["message"] = {"id": f"m-{uuid}", "role": "assistant", "model": "claude-test", "content": content,
+                          "usage": {"input_tokens": 1, "output_tokens": 1}}
+        rec["requestId"] = f"r-{uuid}"
+    return orjson.dumps(rec) + b"\n"
+
+
+CLAUDE_ID = "cccccccc-0000-4000-8000-000000000001"
+
+
+async def test_a_tool_result_arriving_folds_into_its_pending_call(tmp_path: Path) -> None:
+    path = tmp_path / "root" / "-w-proj" / f"{CLAUDE_ID}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(
+        claude_record("user", "u1", None, "list the files", 1)
+        + claude_record("assistant", "a1", "u1", [{"type": "text", "text": "Listing them."}], 2)
+        + claude_record("assistant", "a2", "a1", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                    "input": {"command": "ls"}}], 3))
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, CLAUDE_ID)
+        assert [item.status() for item in view.rows] == [None, None, "pending"]
+        append(path, claude_record("user", "u2", "a2", [{"type": "tool_result", "tool_use_id": "t1",
+                                                           "content": "a.py\nb.py"}], 4))
+        await until(pilot, lambda: view.rows[-1].status() == "ok", "the result folded into the call")
+        await pilot.pause()
+        assert len(view.rows) == 3 and view.unseen == 0 and live_note(app) == ""  # no new row
+        append(path, claude_record("assistant", "a3", "u2", [{"type": "text", "text": "Two files."}], 5))
+        await until(pilot, lambda: view.rows[-1].entry.text == "Two files.", "the reply after the result")
+
+
+async def test_a_renamed_file_is_followed_to_its_new_path(tmp_path: Path) -> None:
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", 5)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        screen = app.screen
+        moved = path.with_name("a-renamed.jsonl")
+        os.rename(path, moved)
+        await until(pilot, lambda: view.session.path == str(moved) and view.loaded, "the transcript at the new path")
+        assert not screen.has_class("-deleted") and not view.deleted and len(view.rows) == 5
+        append(moved, entry("written after the move", 10))
+        await until(pilot, lambda: texts(view)[-1] == "written after the move", "the entry after the move")
+
+
+async def test_a_streamed_big_transcript_follows_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.core.transcript as transcript
+
+    monkeypatch.setattr(transcript, "BIG_FILE_BYTES", 1)  # every file is "big": read as a stream
+    path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)
+    app = live_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await watching(pilot)
+        view = await open_transcript(pilot, "s1")
+        assert view.streamed
+        await pilot.press("f")
+        long_text = "streamed tail " + "x" * (transcript.TEXT_CAP + 100)
+        append(path, entry(long_text, LONG))
+        await until(pilot, lambda: texts(view)[-1].startswith("streamed tail"), "the new entry")
+        await pilot.pause()
+        assert view.rows[-1].cut and len(texts(view)[-1]) == transcript.TEXT_CAP  # slimmed like the rest
+        assert view.full_item().entry.text == long_text  # and read in full when asked
+        assert view.scroll_y == view.max_scroll_y and len(view.rows) == LONG + 1
+
+
+def test_the_cli_app_watches_and_polls_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.cli import build_parser
+    from sessionscope.tui.app import build_app
+
+    session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", 1)
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    args = ["--root", str(tmp_path / "root")]
+    app = build_app(build_parser().parse_args(args))
+    assert app.watch_files and not app.poll
+    assert build_app(build_parser().parse_args(["--poll", *args])).poll
+    (tmp_path / "config.toml").write_text("poll = true\n")
+    assert build_app(build_parser().parse_args(args)).poll
