@@ -7,7 +7,8 @@ bytes (file mtimes included). The shapes are copied from real transcripts (see F
 split assistant replies, tool results with the tool's structured `toolUseResult`, progress noise,
 a nested subagent with its `.meta.json`, a compaction, wrapped Codex rollouts with `turn_context`
 and `token_count`, a `codex exec` run, one broken line, text full of console markup, and one
-transcript of a few MB.
+transcript of a few MB. Beside the transcripts it writes the projects' memory (see `_write_memory`):
+session notes, Claude Code auto-memory and a CLAUDE.md/AGENTS.md pair, for the memory timeline.
 """
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ import os
 import random
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
-__all__ = ["DemoCorpus", "generate_demo", "escape_project_dir"]
+if TYPE_CHECKING:
+    from .agent_memory import MemoryItem
+
+__all__ = ["DemoCorpus", "generate_demo", "escape_project_dir", "demo_memory"]
 
 PAYMENTS = "/home/dev/projects/payments-api"
 DASHBOARD = "/home/dev/projects/web-dashboard"
@@ -44,6 +48,12 @@ class DemoCorpus:
     `claude_root` and `codex_root` are the agents' config directories (what `~/.claude` and
     `~/.codex` are on a real machine); transcripts are under `claude_root/projects` and
     `codex_root/sessions`.
+
+    The demo's projects (/home/dev/...) do not exist on disk, so their checkouts are stood in for
+    by `root/workspace/<project name>/` (`project_dirs`: project path -> that folder), each with
+    its session notes in `memory/` (`memory_dirs`: project path -> notes folder); auto-memory is
+    in `claude_root/projects/<escaped project>/memory/`. `memory_items()` lists all of it under
+    the real project paths, as the sessions have them.
     """
 
     root: Path
@@ -61,6 +71,13 @@ class DemoCorpus:
     markup_file: Path
     exec_file: Path
     paths: tuple[Path, ...] = field(default=(), repr=False)
+    memory_dirs: dict[str, Path] = field(default_factory=dict, repr=False, hash=False)
+    project_dirs: dict[str, Path] = field(default_factory=dict, repr=False, hash=False)
+    memory_files: tuple[Path, ...] = field(default=(), repr=False)
+
+    def memory_items(self) -> list[MemoryItem]:
+        """The demo's memory as the app lists it (see `demo_memory`)."""
+        return demo_memory(self.root)
 
     @property
     def claude_projects(self) -> Path:
@@ -723,6 +740,7 @@ class _Gen:
         self.codex_root = root / "codex"
         self.written: list[tuple[Path, int, datetime]] = []  # path, lines, mtime
         self.bytes = 0
+        self.spans: list[tuple[datetime, datetime]] = []  # (start, end) of each main session
 
     def at(self, days_ago: float, hour: int, minute: int | None = None) -> datetime:
         day = (self.now - timedelta(days=days_ago)).replace(hour=hour, second=0, microsecond=0,
@@ -747,6 +765,7 @@ class _Gen:
     def save_claude(self, s: _Claude) -> Path:
         path = self.claude_path(s)
         self._write(path, s.lines, s.clock.t)
+        self.spans.append((s.start, s.clock.t))
         return path
 
     def save_subagent(self, parent: _Claude, sub: _Claude, agent_type: str | None) -> Path:
@@ -765,6 +784,7 @@ class _Gen:
         path = (self.codex_root / "sessions" / t.strftime("%Y") / t.strftime("%m")
                 / t.strftime("%d") / name)
         self._write(path, s.lines, s.clock.t)
+        self.spans.append((s.start, s.clock.t))
         return path
 
     def sub(self, parent: _Claude, model: str = HAIKU, agent_id: str | None = None) -> _Claude:
@@ -785,18 +805,26 @@ def generate_demo(root: Path, *, now: datetime | None = None, seed: int = 7) -> 
     g = _Gen(root, now, seed)
 
     marks: dict[str, Any] = {}
-    c7 = _infra_backup(g, marks)
-    _payments_idempotency(g, marks)
+    spans: dict[str, tuple[datetime, datetime]] = {}  # the sessions memory notes are written for
+
+    def noted(key: str, session: Callable[..., Any], *args: Any) -> Any:
+        first = len(g.spans)
+        out = session(g, marks, *args)
+        spans[key] = g.spans[first]
+        return out
+
+    c7 = noted("infra-backup", _infra_backup)
+    noted("payments-idempotency", _payments_idempotency)
     _dashboard_dark_mode(g, marks)
     _infra_drift(g, marks)
-    _payments_flaky_webhook(g, marks)
+    noted("payments-flaky", _payments_flaky_webhook)
     _payments_rich_markup(g, marks)
-    _dashboard_charts(g, marks)
+    noted("dashboard-charts", _dashboard_charts)
     _ml_big(g, marks)
-    _payments_todos(g, marks)
-    _dashboard_csv(g, marks)
-    _infra_tls(g, marks, c7)
-    _payments_retry(g, marks)
+    noted("payments-todos", _payments_todos)
+    noted("dashboard-csv", _dashboard_csv)
+    noted("infra-tls", _infra_tls, c7)
+    noted("payments-retry", _payments_retry)
 
     _codex_healthz(g, marks)
     _codex_eslint(g, marks)
@@ -804,6 +832,10 @@ def generate_demo(root: Path, *, now: datetime | None = None, seed: int = 7) -> 
     _codex_ml_plan(g, marks)
     _codex_fastapi(g, marks)
     _codex_dashboard_i18n(g, marks)
+
+    # After the sessions and without the seeded generator: the transcripts stay byte-identical
+    # to a corpus without memory.
+    memory_files = _write_memory(root, spans)
 
     files = [p for p, _, _ in g.written]
     claude_files = [p for p in files if p.is_relative_to(g.claude_root)]
@@ -824,6 +856,9 @@ def generate_demo(root: Path, *, now: datetime | None = None, seed: int = 7) -> 
         markup_file=marks["markup"],
         exec_file=marks["exec"],
         paths=tuple(files),
+        memory_dirs={p: _workspace(root, p) / "memory" for p in _MEMORY_PROJECTS},
+        project_dirs={p: _workspace(root, p) for p in _MEMORY_PROJECTS},
+        memory_files=tuple(memory_files),
     )
 
 
@@ -1742,3 +1777,319 @@ def _codex_dashboard_i18n(g: _Gen, marks: dict[str, Any]) -> None:
     x.end("Three keys were missing in `de.json` (`export`, `exportStarted`, `filters.clear`); "
           "added them.")
     g.save_codex(x)
+
+
+# -- memory -------------------------------------------------------------------------------------
+# Session notes for three projects (written after the sessions they record, as an agent that
+# follows the note protocol would), Claude Code auto-memory for payments-api, and a
+# CLAUDE.md/AGENTS.md pair in its stand-in checkout. Two notes are deliberately imperfect: one
+# is schema 1.0 (no schema_version, old field spellings), one has values of the wrong YAML type.
+
+_MEMORY_PROJECTS = (PAYMENTS, DASHBOARD, INFRA)
+
+_NOTE_FRONT = """---
+schema_version: 1.1
+project-name: {project}
+session: {stamp}
+mode: {mode}
+status: {status}
+last-checkpoint: {checkpoint}
+{approved}
+{decisions}
+target-dir: {target}
+last_session_at: '{saved}'
+---
+
+"""
+
+# (session key, project, mode, status, last checkpoint, approved, decisions, body)
+_NOTES: tuple[tuple[str, str, str, str, str, str, str, str], ...] = (
+    ("payments-todos", PAYMENTS, "autonomous", "paused", "CP-S1",
+     "checkpoints-approved: []", "checkpoint_decisions: {}", """\
+## Session summary
+
+Listed the open TODOs and FIXMEs by module (5 found). Paused before fixing any: the cap on the
+webhook retry window needs a product decision first.
+
+## Steps completed
+
+- S1 inventory of TODO/FIXME comments, grouped by module
+
+## Active state
+
+CP-S1 proposed: cap the total retry window at 72 h first, then partial refunds over multiple
+captures.
+
+## Key decisions
+
+- No code changes until the list is triaged
+"""),
+    ("payments-retry", PAYMENTS, "guided", "in-progress", "CP-S2",
+     "checkpoints-approved:\n- CP-S1", """checkpoint_decisions:
+  CP-S1:
+    option: a
+    note: one global policy now, per-endpoint later
+    regenerated_count: 1""", """\
+## Session summary
+
+Moved the webhook retry settings (max_attempts, base_delay, cap) into a frozen `RetryPolicy`
+dataclass; the 14 webhook tests pass. Wiring it into `RetryScheduler` is half done.
+
+## Steps completed
+
+- S1 `RetryPolicy` in payments/webhooks/policy.py
+- S2 the scheduler takes a policy (in progress)
+
+## Active state
+
+`RetryScheduler.__init__` still reads `settings.webhook_*`. Next: pass the policy in, then
+delete the three settings.
+
+## Key decisions
+
+- One global policy for now; per-endpoint policies later (merchants asked for slower retries)
+- Log lines keep markup literal: `[bold red]ERROR[/bold red]` is text, not a style
+"""),
+    # Odd YAML: a 1.1 note with the approved checkpoints as one string and a plain-text
+    # decision (both 1.0 habits), which the reader accepts with warnings.
+    ("dashboard-charts", DASHBOARD, "guided", "completed", "CP-S3",
+     "checkpoints-approved: CP-S1, CP-S2, CP-S3", "checkpoint_decisions:\n  CP-S1: visx", """\
+## Session summary
+
+chart.js is gone (-200 KB): RevenueChart and VolumeChart draw with visx through one shared
+`LineChart`. The context was compacted once mid-way.
+
+## Steps completed
+
+- S1 pick a chart library
+- S2 shared LineChart on visx
+- S3 port RevenueChart and VolumeChart
+
+## Active state
+
+Done. ChurnChart and MrrChart still import chart.js types only; removed with the package.
+
+## Key decisions
+
+- visx instead of recharts: only line and bar charts, and visx reuses the design tokens
+"""),
+    ("dashboard-csv", DASHBOARD, "guided", "paused", "CP-S2",
+     "checkpoints-approved:\n- CP-S1", """checkpoint_decisions:
+  CP-S1:
+    option: b
+    note: build the CSV in the browser
+    regenerated_count: 0""", """\
+## Session summary
+
+CSV export of the transactions table respects the current filters; the button label comes
+from `t("export")` (de: „Exportieren“). Tests pass.
+
+## Steps completed
+
+- S1 `toCsv` with quoting and CRLF line ends
+- S2 export button wired to the filtered rows
+
+## Active state
+
+Paused at CP-S2: exports over 50k rows build the whole file in memory. Stream it, or cap it?
+
+## Key decisions
+
+- CRLF line ends: Excel on Windows opens the file without an import dialog
+"""),
+    ("infra-backup", INFRA, "guided", "completed", "CP-S2",
+     "checkpoints-approved:\n- CP-S1\n- CP-S2", """checkpoint_decisions:
+  CP-S2:
+    option: a
+    note: S3 lifecycle rule, not a cleanup step
+    regenerated_count: 0""", """\
+## Session summary
+
+Nightly `pg-backup` CronJob for staging dumps Postgres to s3://dev-backups at 02:17 UTC;
+retention is an S3 lifecycle rule (14 days).
+
+## Steps completed
+
+- S1 CronJob manifest (server dry run passes)
+- S2 image with pg_dump and the aws cli; lifecycle rule in modules/backups
+
+## Active state
+
+Done. Trigger one run by hand to check the credentials.
+
+## Key decisions
+
+- A lifecycle rule instead of deleting old dumps from the job
+"""),
+    ("infra-tls", INFRA, "guided", "in-progress", "CP-S1",
+     "checkpoints-approved: []", "checkpoint_decisions: {}", """\
+## Session summary
+
+The staging certificate was not renewed because cert-manager's DNS-01 policy pointed at the
+old hosted zone. Fixed for staging; the certificate is Ready again.
+
+## Steps completed
+
+- S1 staging policy takes the zone from `data.aws_route53_zone.staging`
+
+## Active state
+
+CP-S1: prod still has the hard-coded zone id `Z0OLDZONE123`; same fix, needs a prod apply window.
+
+## Key decisions
+
+- Look the zone up by name instead of hard-coding its id
+"""),
+)
+
+# Schema 1.0: no schema_version, underscore spellings, a comma-separated list, plain decisions.
+_LEGACY_NOTE = """---
+project_name: payments-api
+session: {stamp}
+mode: guided
+status: completed
+last_checkpoint: CP-S3
+checkpoints_approved: CP-S1, CP-S2, CP-S3
+checkpoint-decisions:
+  CP-S1: b
+  CP-S2: a
+target_dir: /home/dev/projects/payments-api
+---
+## Session summary
+
+Idempotency keys for POST /charges: an optional `Idempotency-Key` header, stored with a unique
+index, so a retried request gets the first charge back instead of a second one.
+
+## Steps completed
+
+- S1 key storage (unique column on charges)
+- S2 a replayed request returns the stored charge
+- S3 tests for the replay and for two requests racing
+
+## Active state
+
+Done; merged from feat/idempotency-keys.
+
+## Key decisions
+
+- A unique column instead of Redis: the key must survive a Redis flush
+- The header stays optional until the clients have upgraded
+
+## Open questions
+
+- Release the key when Stripe fails?
+"""
+
+_MEMORY_INDEX = """- [Retry policy](project_retry_policy.md) — webhook retries live in RetryPolicy; global for now
+- [Testing feedback](feedback_testing.md) — seed the jitter, never retry a flaky test
+"""
+
+_TOPIC_RETRY = """---
+name: Retry policy
+description: Webhook retry settings live in RetryPolicy (payments/webhooks/policy.py); one global policy for now, per-endpoint later.
+type: project
+---
+The scheduler used to read `settings.webhook_max_attempts`, `webhook_base_delay` and
+`webhook_retry_cap` directly. Since the refactor they are one frozen `RetryPolicy`; merchants
+asked for slower retries, so a per-endpoint policy is expected later.
+"""
+
+_TOPIC_TESTING = """---
+name: Testing feedback
+description: Fix a flaky test at its cause (seed the jitter); never add reruns or sleeps.
+type: feedback
+---
+The user turned down `pytest-rerunfailures` for `test_retry_backoff`: the jitter is seeded in
+the test instead. Tests never sleep; they freeze the clock.
+"""
+
+_AGENTS_MD = """# payments-api
+
+FastAPI service for charges, refunds and Stripe webhooks.
+
+## Commands
+
+- `uv run pytest -q`: all tests; they pass before every commit
+- `uv run ruff check .`
+
+## Conventions
+
+- Money is integer cents, never a float.
+- Every POST that moves money takes an `Idempotency-Key`.
+- Session notes go in `memory/` as `{YYYY-MM-DD-HH-MM}-payments-api.md`.
+"""
+
+_CLAUDE_MD = """@AGENTS.md
+
+## Claude Code
+
+- Use the Explore subagent for searches across more than three modules.
+- Ask before running a migration against staging.
+"""
+
+
+def _workspace(root: Path, project: str) -> Path:
+    """The stand-in checkout of a demo project (whose real path does not exist here)."""
+    return root / "workspace" / project.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _put(path: Path, text: str, when: datetime) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    ts = when.timestamp()
+    os.utime(path, (ts, ts))
+    return path
+
+
+def _write_memory(root: Path, spans: dict[str, tuple[datetime, datetime]]) -> list[Path]:
+    """Write the demo's memory files; the notes' times follow the sessions they record.
+
+    A note's name holds its session's start (UTC wall-clock minutes), `last_session_at` the
+    save a minute or two after the session ended; file mtimes are set to the same times."""
+    written: list[Path] = []
+
+    def stamp(t: datetime) -> str:
+        return t.astimezone(timezone.utc).strftime("%Y-%m-%d-%H-%M")
+
+    def saved(key: str) -> datetime:
+        return (spans[key][1] + timedelta(minutes=2)).astimezone(timezone.utc).replace(microsecond=0)
+
+    def note_path(key: str, project: str) -> Path:
+        name = project.rsplit("/", 1)[-1]
+        return _workspace(root, project) / "memory" / f"{stamp(spans[key][0])}-{name}.md"
+
+    for key, project, mode, status, checkpoint, approved, decisions, body in _NOTES:
+        when = saved(key)
+        text = _NOTE_FRONT.format(
+            project=project.rsplit("/", 1)[-1], stamp=stamp(spans[key][0]), mode=mode, status=status,
+            checkpoint=checkpoint, approved=approved, decisions=decisions, target=project,
+            saved=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        ) + body
+        written.append(_put(note_path(key, project), text, when))
+    key = "payments-idempotency"
+    written.append(_put(note_path(key, PAYMENTS), _LEGACY_NOTE.format(stamp=stamp(spans[key][0])), saved(key)))
+
+    auto = root / "claude" / "projects" / escape_project_dir(PAYMENTS) / "memory"
+    written.append(_put(auto / "feedback_testing.md", _TOPIC_TESTING, saved("payments-flaky")))
+    written.append(_put(auto / "project_retry_policy.md", _TOPIC_RETRY, saved("payments-retry")))
+    written.append(_put(auto / "MEMORY.md", _MEMORY_INDEX, saved("payments-retry") + timedelta(seconds=30)))
+
+    checkout = _workspace(root, PAYMENTS)
+    first = spans["payments-idempotency"][0] - timedelta(days=9)
+    written.append(_put(checkout / "AGENTS.md", _AGENTS_MD, first))
+    written.append(_put(checkout / "CLAUDE.md", _CLAUDE_MD, first + timedelta(minutes=5)))
+    return written
+
+
+def demo_memory(root: Path) -> list[MemoryItem]:
+    """Every memory file of the demo corpus written under `root`, newest first, each under the
+    demo project it belongs to (`/home/dev/projects/payments-api`, as its sessions say), not under
+    the stand-in folder or the escaped Claude folder name it was found in."""
+    from .agent_memory import discover_memory
+
+    root = Path(root)
+    checkouts = {os.path.abspath(_workspace(root, p)): p for p in _MEMORY_PROJECTS}
+    escaped = {escape_project_dir(p): p for p in (PAYMENTS, DASHBOARD, INFRA, ML)}
+    items = discover_memory(list(checkouts), [str(root / "claude" / "projects")])
+    real = {**checkouts, **escaped}
+    return [replace(it, project=real.get(it.project, it.project)) for it in items]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -38,7 +38,8 @@ def test_same_seed_and_now_give_identical_bytes(tmp_path: Path) -> None:
     b = generate_demo(tmp_path / "b", now=NOW, seed=7)
     ta, tb = _tree(a.root), _tree(b.root)
     assert ta == tb
-    assert len(ta) == a.files + a.claude_subagents - 1  # + .meta.json files (one subagent has none)
+    # + .meta.json files (one subagent has none) + the memory files beside the transcripts
+    assert len(ta) == a.files + a.claude_subagents - 1 + len(a.memory_files)
     mtimes = {p.relative_to(a.root): p.stat().st_mtime for p in a.paths}
     assert mtimes == {p.relative_to(b.root): p.stat().st_mtime for p in b.paths}
 
@@ -211,3 +212,103 @@ def test_mining_phrases_present(demo: DemoCorpus) -> None:
     text = b"".join(p.read_bytes() for p in demo.paths).decode("utf-8")
     for phrase in ("instead of", "didn't work, reverting", "tests pass", "Still open:"):
         assert phrase.lower() in text.lower(), phrase
+
+
+# -- memory ---------------------------------------------------------------------------------------
+PAYMENTS = "/home/dev/projects/payments-api"
+DASHBOARD = "/home/dev/projects/web-dashboard"
+INFRA = "/home/dev/projects/infra"
+
+
+def _notes(demo: DemoCorpus) -> dict[str, list[Path]]:
+    return {project: sorted(folder.glob("*.md")) for project, folder in demo.memory_dirs.items()}
+
+
+def test_memory_notes_sit_in_stand_in_checkouts(demo: DemoCorpus) -> None:
+    from sessionscope.core.memory_notes import parse_note_name
+
+    notes = _notes(demo)
+    assert {p: len(n) for p, n in notes.items()} == {PAYMENTS: 3, DASHBOARD: 2, INFRA: 2}
+    for project, paths in notes.items():
+        name = project.rsplit("/", 1)[-1]
+        assert demo.project_dirs[project] == demo.root / "workspace" / name
+        assert demo.memory_dirs[project] == demo.project_dirs[project] / "memory"
+        assert all(parse_note_name(p.name) == (p.name[:16], name) for p in paths)
+    assert set(demo.memory_files) >= {p for paths in notes.values() for p in paths}
+    assert all(p.is_file() and p.is_relative_to(demo.root) for p in demo.memory_files)
+    assert not set(demo.memory_files) & set(demo.paths)  # the transcripts' count is unchanged
+
+
+def test_memory_notes_read_as_intended(demo: DemoCorpus) -> None:
+    from sessionscope.core.memory import read_note
+
+    notes = [read_note(p) for paths in _notes(demo).values() for p in paths]
+    assert sorted(n.schema_version for n in notes) == ["1.0"] + ["1.1"] * 6
+    legacy = next(n for n in notes if n.schema_version == "1.0")
+    assert legacy.last_checkpoint == "CP-S3" and legacy.checkpoints_approved == ["CP-S1", "CP-S2", "CP-S3"]
+    assert not legacy.warnings  # 1.0 spellings are what a 1.0 note is allowed to have
+    odd = [n for n in notes if n.warnings]
+    assert len(odd) == 1 and odd[0].project == "web-dashboard"
+    assert any("should be a list" in w for w in odd[0].warnings)
+    assert {n.status for n in notes} == {"in-progress", "paused", "completed"}
+    assert all(n.summary and n.steps and n.active_state and n.key_decisions for n in notes)
+    for n in notes:
+        if n.schema_version == "1.1":  # saved after the session began (the name holds UTC minutes)
+            started = datetime.strptime(n.session, "%Y-%m-%d-%H-%M").replace(tzinfo=timezone.utc)
+            assert n.last_session_at is not None and n.last_session_at > started
+
+
+def test_each_note_follows_a_session_of_its_project(demo: DemoCorpus) -> None:
+    from sessionscope.core.memory import read_note
+
+    for project, paths in _notes(demo).items():
+        starts = []
+        for f in (demo.claude_root / "projects" / escape_project_dir(project)).glob("*.jsonl"):
+            stamps = [r["timestamp"] for r in _records(f) if isinstance(r.get("timestamp"), str)]
+            starts.append(datetime.fromisoformat(min(stamps).replace("Z", "+00:00")))
+        for p in paths:
+            stamp = datetime.strptime(p.name[:16], "%Y-%m-%d-%H-%M").replace(tzinfo=timezone.utc)
+            assert any(abs(s - stamp).total_seconds() < 5 * 60 for s in starts), p.name
+            assert NOW - timedelta(days=21) <= stamp < NOW
+            note = read_note(p)
+            if note.last_session_at is not None:
+                assert note.last_session_at < NOW
+
+
+def test_auto_memory_and_instruction_files(demo: DemoCorpus) -> None:
+    auto = demo.claude_root / "projects" / escape_project_dir(PAYMENTS) / "memory"
+    assert sorted(p.name for p in auto.iterdir()) == ["MEMORY.md", "feedback_testing.md", "project_retry_policy.md"]
+    index = (auto / "MEMORY.md").read_text()
+    assert "(project_retry_policy.md)" in index and "(feedback_testing.md)" in index
+    checkout = demo.project_dirs[PAYMENTS]
+    assert (checkout / "CLAUDE.md").read_text().startswith("@AGENTS.md\n")
+    assert (checkout / "AGENTS.md").is_file()
+
+
+def test_memory_items_belong_to_the_demo_projects(demo: DemoCorpus) -> None:
+    items = demo.memory_items()
+    assert len(items) == 12
+    assert {it.project for it in items} == {PAYMENTS, DASHBOARD, INFRA}
+    kinds = {it.kind for it in items if it.project == PAYMENTS}
+    assert kinds == {"session-note", "auto-memory-index", "auto-memory-topic", "instructions"}
+    claude_md = next(it for it in items if it.name == "CLAUDE.md")
+    assert claude_md.imports == (str(demo.project_dirs[PAYMENTS] / "AGENTS.md"),)
+    index = next(it for it in items if it.kind == "auto-memory-index")
+    assert not index.warnings and index.summary == "2 memories: Retry policy, Testing feedback"
+
+
+def test_load_last_resumes_the_newest_payments_note(demo: DemoCorpus) -> None:
+    from sessionscope.core.memory import load_last
+
+    result = load_last("payments-api", [demo.memory_dirs[PAYMENTS]], now=NOW)
+    assert result.found and not result.warnings
+    assert result.line.startswith("Resuming payments-api (last touched ")
+    assert result.line.endswith(" ago, status: in-progress at CP-S2)")
+
+
+def test_memory_files_are_deterministic_with_their_mtimes(tmp_path: Path) -> None:
+    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
+    b = generate_demo(tmp_path / "b", now=NOW, seed=7)
+    rel = lambda c: {p.relative_to(c.root): (p.read_bytes(), p.stat().st_mtime) for p in c.memory_files}  # noqa: E731
+    assert rel(a) == rel(b)
+    assert all(m <= NOW.timestamp() for _, m in rel(a).values())
