@@ -194,20 +194,28 @@ def open_library(args: argparse.Namespace) -> tuple[Library, list[str]]:
     return lib, warnings
 
 
-def demo_roots() -> list[str]:
-    """Roots of the demo corpus, generated into the cache dir on first use."""
+DEMO_VERSION = "2"  # bump when the demo generator's output changes, so caches are rebuilt
+
+
+def demo_dir() -> Path:
+    """The demo corpus in the cache dir, generated on first use (and when the generator changed)."""
     from sessionscope.core.config import cache_dir
     from sessionscope.core.demo import generate_demo
 
     base = cache_dir() / "demo"
     marker = base / ".complete"
-    if not marker.exists():
+    if not marker.exists() or marker.read_text() != DEMO_VERSION:
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
-        corpus = generate_demo(base)
-        marker.write_text("ok")
-        return [str(corpus.claude_root), str(corpus.codex_root)]
+        generate_demo(base)
+        marker.write_text(DEMO_VERSION)
+    return base
+
+
+def demo_roots() -> list[str]:
+    """Roots of the demo corpus: its Claude projects and Codex sessions folders."""
+    base = demo_dir()
     return [str(base / "claude" / "projects"), str(base / "codex" / "sessions")]
 
 
