@@ -51,6 +51,7 @@ STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded 
 # those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
 # build 385 -> 290 MB, a 2.7 GB one 424 -> 328 MB) at no measurable cost in build time.
 COMMIT_DOCS = 10_000
+_DROP_EVERY = 16 << 20  # bytes of a streamed file parsed before its pages leave our RSS
 _ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphanumeric runs)
 
 ProgressFn = Callable[["Progress"], None]
@@ -395,10 +396,22 @@ class SearchIndex:
             if main is None:
                 return 0, end, end_line, key
             parser = adapter.parser(row.path)
+            buf = rf.buffer
+            # A streamed file's mapped pages would all stay in our RSS until it is closed (+100 MB
+            # for a 100 MB transcript, on top of a merge): drop those the newline count above
+            # touched, then each parsed stretch.
+            drop = isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED")
+            if drop:
+                buf.madvise(mmap.MADV_DONTNEED)
+            dropped = offset - offset % mmap.PAGESIZE
             for parsed in rf.iter_parsed(offset, line):
                 for e in parser.feed(parsed):
                     if self._add(writer, row.path, main, e):
                         added += 1
+                if drop and parsed.raw.offset - dropped >= _DROP_EVERY:
+                    upto = parsed.raw.offset - parsed.raw.offset % mmap.PAGESIZE
+                    buf.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)
+                    dropped = upto
         return added, end, end_line, key
 
     def _add(self, writer: Any, path: str, s: Session, e: Entry) -> bool:
