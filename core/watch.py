@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -20,12 +21,17 @@ from typing import Any, Iterable, Iterator
 
 from .adapters.base import walk_files
 from .catalog import FileRow, Fingerprint
+from .discovery import candidate_files
 from .jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Session, iso
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 STEP_MS = 30  # a batch closes after this long without a new change
+# Polling compares modification times to the second, so a file changed again within the second of
+# its last reported change (or of the watches being armed) goes unseen: such files are looked at
+# once more this long after. Also the longest the first catch-up pass waits (see `batches`).
+RECHECK_MS = 1100
 
 
 class Change(str, Enum):
@@ -182,9 +188,12 @@ class _StopProbe:
     def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
         self._stop = stop
         self._armed = armed
+        self.armed_at: float | None = None
 
     def is_set(self) -> bool:
-        self._armed.set()
+        if self.armed_at is None:
+            self.armed_at = time.monotonic()
+            self._armed.set()
         return self._stop.is_set()
 
 
@@ -207,23 +216,59 @@ class Watcher:
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
 
     def batches(self) -> Iterator[list[SessionEvent]]:
-        """Blocking: one list of events per batch of changes, until `stop` is set."""
+        """Blocking: one list of events per batch of changes, until `stop` is set.
+
+        Besides what watchfiles reports, two things are looked at here. Once, soon after the
+        watches are armed, every known file and every session file under the roots is compared
+        with what the library holds: changes between the library's last scan and the arming are
+        not lost. When polling, a file reported changed is looked at once more RECHECK_MS later
+        (see there). Looking at an unchanged file costs a stat and reports nothing."""
         import watchfiles
 
         if not self.paths:
             return
+        probe = _StopProbe(self.stop, self.armed)
+        caught_up = False
+        recheck: dict[str, float] = {}  # polling: path -> when it was last reported
         for changes in watchfiles.watch(
             *self.paths,
             watch_filter=None,
             debounce=self.debounce_ms,
             step=STEP_MS,
-            stop_event=_StopProbe(self.stop, self.armed),
+            stop_event=probe,
+            rust_timeout=RECHECK_MS,
+            yield_on_timeout=True,
             force_polling=self.poll,
             poll_delay_ms=100,
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
+            paths = {path for _, path in changes}
+            now = time.monotonic()
+            if self.poll:
+                due = [p for p, t in recheck.items() if now - t >= RECHECK_MS / 1000]
+                for p in due:
+                    del recheck[p]
+                recheck.update(dict.fromkeys(paths, now))
+                paths.update(due)
+            armed_at = probe.armed_at if probe.armed_at is not None else now
+            if not caught_up and (not self.poll or now - armed_at >= RECHECK_MS / 1000):
+                caught_up = True
+                paths.update(self._known_and_present())
+            if not paths:
+                continue
             with self.lock:
-                events = self.tracker.apply(path for _, path in changes)
+                events = self.tracker.apply(paths)
             if events:
                 yield events
+
+    def _known_and_present(self) -> set[str]:
+        """Every file the library knows and every session file under its roots (none when the
+        library was never scanned, only loaded from its catalog: each would be read again)."""
+        if not self.library.rows and self.library.all_sessions():
+            return set()
+        found = set(self.library.rows)
+        for root in self.library.roots:
+            if root.error is None:
+                found.update(candidate_files(root, self.library.registry))
+        return found

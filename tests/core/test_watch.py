@@ -195,3 +195,45 @@ def test_watcher_is_armed_before_the_first_write(setup) -> None:  # noqa: ANN001
         watcher.stop.set()
         thread.join(10)
     assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("poll", [False, True], ids=["inotify", "polling"])
+def test_changes_before_arming_and_within_a_polled_second_are_seen(setup, poll: bool) -> None:  # noqa: ANN001
+    root, lib, _, _ = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s1"))
+    lib.scan()
+    # Written after the scan, before the watcher exists: no file-system event will ever say so.
+    with open(p, "ab") as fh:
+        fh.write(line("before arming", 0))
+    (root / "new.jsonl").write_bytes(head("s2"))
+    watcher = Watcher(lib, poll=poll)
+    got: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        seen: dict = {}
+        while not ({"s1", "s2"} <= seen.keys()):
+            for ev in got.get(timeout=10):
+                seen.update({s.id: ev for s in ev.sessions})
+        assert seen["s1"].kind is Change.GREW and [e.text for e in seen["s1"].entries] == ["before arming"]
+        assert seen["s2"].kind is Change.CREATED
+        # Two appends within moments: a poller comparing mtimes to the second may report one.
+        with open(p, "ab") as fh:
+            fh.write(line("first", 1))
+        texts: list[str] = []
+        while "first" not in texts:
+            texts += [e.text for ev in got.get(timeout=10) for e in ev.entries]
+        with open(p, "ab") as fh:
+            fh.write(line("second", 2))
+        while "second" not in texts:
+            texts += [e.text for ev in got.get(timeout=10) for e in ev.entries]
+        assert lib.get("s1").entry_count == 3
+    finally:
+        watcher.stop.set()
+        thread.join(10)
