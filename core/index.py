@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import time
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -142,7 +143,7 @@ class SearchIndex:
         self.index.config_reader(reload_policy="manual")
         self._generation = 0
         self._meta_seen: Any = self._meta_stamp()
-        self._vocab: tuple[int, str] | None = None  # (generation, "\n"-joined terms of `text`)
+        self._vocab: tuple[int, _Vocabulary] | None = None  # the terms of `text`, per generation
 
     # -- setup ------------------------------------------------------------------------------
     def _schema(self) -> Any:
@@ -493,20 +494,19 @@ class SearchIndex:
         generation = self._generation  # read before the searcher: never newer than it
         return generation, self.index.searcher()
 
-    def _vocabulary(self, generation: int, searcher: Any) -> str:
-        """Every term of the `text` field, each between newlines, for this generation.
+    def _vocabulary(self, generation: int, searcher: Any) -> _Vocabulary:
+        """Every term of the `text` field, for this generation.
 
         Why: a substring's candidates are the documents holding a term that contains it. Asking
         tantivy with a regex (`.*frag.*`) walks the whole term dictionary of every segment per
-        query (~25 ms on 1 GB); listing the terms once per commit (~0.1 s) and finding the
-        matching ones with str.find takes about a millisecond per query, for the same set."""
+        query (~25 ms on 1 GB); listing the terms once per commit (~0.15 s) and finding the
+        matching ones here takes a millisecond or two per query, for the same set."""
         cached = self._vocab
         if cached is not None and cached[0] == generation:
             return cached[1]
-        terms = [t for t, _ in searcher.terms_with_prefix("text", "")]
-        blob = "\n" + "\n".join(terms) + "\n"
-        self._vocab = (generation, blob)
-        return blob
+        vocab = _Vocabulary([t for t, _ in searcher.terms_with_prefix("text", "")])
+        self._vocab = (generation, vocab)
+        return vocab
 
     def _fragments_as_substrings(self, searcher: Any, q: Query) -> Query:
         """A word or phrase with a word no document holds is a fragment (`ssionsco`, `"pha bet"`):
@@ -547,7 +547,7 @@ class SearchIndex:
             batch = min(batch * 2, 4096)
         return out
 
-    def _query(self, q: Query, vocabulary: Callable[[], str] | None = None) -> Any:
+    def _query(self, q: Query, vocabulary: Callable[[], _Vocabulary] | None = None) -> Any:
         t = self._t
         Q, O = t.Query, t.Occur
         parts: list[tuple[Any, Any]] = []
@@ -570,7 +570,7 @@ class SearchIndex:
             parts.append((O.Must, Q.all_query()))
         return parts[0][1] if len(parts) == 1 else Q.boolean_query(parts)
 
-    def _term(self, term: Term, vocabulary: Callable[[], str] | None = None) -> Any:
+    def _term(self, term: Term, vocabulary: Callable[[], _Vocabulary] | None = None) -> Any:
         Q, O = self._t.Query, self._t.Occur
         s = self.schema
         runs = _ALNUM.findall(term.text.lower())
@@ -594,10 +594,10 @@ class SearchIndex:
         # The same term sets, found in the vocabulary (see `_vocabulary`).
         vocab = vocabulary()
         if len(runs) == 1:
-            return self._term_set(_terms_with(vocab, runs[0], "", ""))
-        clauses = [(O.Must, self._term_set(_terms_with(vocab, runs[0], "", "\n")))]
+            return self._term_set(vocab.containing(runs[0]))
+        clauses = [(O.Must, self._term_set(vocab.ending_with(runs[0])))]
         clauses += [(O.Must, Q.term_query(s, "text", r)) for r in runs[1:-1]]
-        clauses.append((O.Must, self._term_set(_terms_with(vocab, runs[-1], "\n", ""))))
+        clauses.append((O.Must, self._term_set(vocab.starting_with(runs[-1]))))
         return Q.boolean_query(clauses)
 
     def _term_set(self, terms: list[str]) -> Any:
@@ -661,19 +661,41 @@ class SearchIndex:
         }
 
 
-def _terms_with(vocab: str, run: str, before: str, after: str) -> list[str]:
-    """The terms of `vocab` ("\n"-separated, with one at each end) containing `run`; with
-    before="\n" only those starting with it, with after="\n" only those ending with it."""
-    needle = before + run + after
-    out: list[str] = []
-    find, rfind = vocab.find, vocab.rfind
-    pos = find(needle)
-    while pos >= 0:
-        start = pos if before else rfind("\n", 0, pos)
-        end = pos + len(needle) - 1 if after else find("\n", pos + len(needle))
-        out.append(vocab[start + 1 : end])
-        pos = find(needle, end)  # the next term: a term holding `run` twice is listed once
-    return out
+class _Vocabulary:
+    """The terms of the index's `text` field, to find those holding a piece of a substring:
+    anywhere (one scan of all terms joined by newlines), at the start (bisect in the sorted
+    terms) or at the end (bisect in the sorted reversed terms)."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self.blob = "\n" + "\n".join(terms) + "\n"
+        self.sorted = sorted(terms)
+        self.reversed = sorted(t[::-1] for t in terms)
+
+    def containing(self, run: str) -> list[str]:
+        out: list[str] = []
+        blob = self.blob
+        find, rfind = blob.find, blob.rfind
+        pos = find(run)
+        while pos >= 0:
+            start = rfind("\n", 0, pos)
+            end = find("\n", pos + len(run))
+            out.append(blob[start + 1 : end])
+            pos = find(run, end)  # the next term: one holding `run` twice is listed once
+        return out
+
+    def starting_with(self, run: str) -> list[str]:
+        return _with_prefix(self.sorted, run)
+
+    def ending_with(self, run: str) -> list[str]:
+        return [t[::-1] for t in _with_prefix(self.reversed, run[::-1])]
+
+
+def _with_prefix(terms: list[str], prefix: str) -> list[str]:
+    i = bisect_left(terms, prefix)
+    j = i
+    while j < len(terms) and terms[j].startswith(prefix):
+        j += 1
+    return terms[i:j]
 
 
 def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
