@@ -19,7 +19,7 @@ def make_app(tmp_path: Path, corpus: DemoCorpus | None = None) -> SessionScopeAp
     corpus = corpus or generate_demo(tmp_path / "demo", now=NOW)
     roots = [Root(str(corpus.claude_root), "demo"), Root(str(corpus.codex_root), "demo")]
     library = Library(roots, catalog=Catalog(tmp_path / "catalog.sqlite"))
-    return SessionScopeApp(library, index_dir=tmp_path / "index", now=NOW)
+    return SessionScopeApp(library, index_dir=tmp_path / "index", now=NOW, memory=corpus.memory_items)
 
 
 async def settle(pilot) -> None:  # noqa: ANN001 - textual's Pilot

@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -34,6 +34,7 @@ from sessionscope.core.library import Library, ScanReport
 INDEX_INTERVAL = 1.0
 
 if TYPE_CHECKING:
+    from sessionscope.core.memory import MemoryItem
     from sessionscope.core.watch import SessionEvent, Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -79,6 +80,8 @@ class SessionScopeApp(App[None]):
         poll: bool = False,
         notice: str | None = None,
         rescan: bool = True,
+        memory: Callable[[], list[MemoryItem]] | None = None,
+        memory_dirs: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.library = library
@@ -89,6 +92,8 @@ class SessionScopeApp(App[None]):
         self.poll = poll
         self.notice = notice
         self.rescan = rescan
+        self._memory = memory
+        self.memory_dirs = memory_dirs  # extra folders watched for memory changes
         self.indexing: Progress | None = None
         self.watcher: Watcher | None = None
         self._library_lock = threading.RLock()  # the watcher's changes vs. the scan and index build
@@ -128,6 +133,17 @@ class SessionScopeApp(App[None]):
             )
         self.post_message(self.IndexUpdated(index.index.searcher().num_docs, index.messages + report.messages))
 
+    def memory_items(self) -> list[MemoryItem]:
+        """Every memory file of the known projects (called from the memory pane's worker)."""
+        if self._memory is not None:
+            return self._memory()
+        from sessionscope.core.memory import discover_memory
+
+        projects = {s.project for s in self.library.all_sessions() if s.project}
+        claude_dirs = [r.path for r in self.library.roots if r.origin == "claude-code" and r.error is None]
+        return discover_memory(projects, claude_dirs, memory_dirs=self.memory_dirs,
+                               home=None if self.now else str(Path.home()))
+
     # -- live ----------------------------------------------------------------------------------
     def start_watching(self) -> None:
         """Watch the roots (once; after the first scan, so the watcher knows every file)."""
@@ -135,7 +151,7 @@ class SessionScopeApp(App[None]):
 
         if self.watcher is not None or not self.watch_files:
             return
-        self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock)
+        self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock, extra=self.memory_dirs)
         self._watch(self.watcher)
         self._index_live(self.watcher)
 
@@ -177,9 +193,11 @@ class SessionScopeApp(App[None]):
         from sessionscope.tui.screens.transcript import TranscriptScreen
 
         events, self._live, self._live_scheduled = self._live, [], False
+        main = self._main()
+        if main is not None and any(e.kind is Change.MEMORY for e in events):
+            main.memory_changed()
         if not any(e.kind is not Change.MEMORY for e in events):
             return
-        main = self._main()
         if main is not None:
             main.sessions_changed()
         for screen in self.screen_stack:
@@ -272,26 +290,34 @@ class SessionScopeApp(App[None]):
 
 def build_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots; the demo corpus when asked or when no history exists."""
-    from sessionscope.cli import demo_roots
+    from sessionscope.cli import demo_dir, demo_roots
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.discovery import Root, resolve_roots
 
     config = load_config()
     notice = None
+    memory = None
+    memory_dirs: tuple[str, ...] = ()
     roots = resolve_roots(args.root, config.roots, config.default_roots)
     if args.demo or not any(r.error is None for r in roots):
         if not args.demo:
             looked = ", ".join(r.path for r in roots[:3])
             notice = f"No agent history found (looked in {looked}, …): showing the built-in demo corpus."
         roots = [Root(p, "demo") for p in demo_roots()]
+        from sessionscope.core.demo import demo_memory
+
+        demo_base = demo_dir()
+        memory = lambda: demo_memory(demo_base)  # noqa: E731 - the demo's stand-in project folders
+        memory_dirs = (str(demo_base / "workspace"),)
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
     base = cache_dir()
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))
     poll = bool(getattr(args, "poll", False)) or config.poll
-    return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll)
+    return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
+                           memory=memory, memory_dirs=memory_dirs)
 
 
 def run_app(args: argparse.Namespace) -> int:

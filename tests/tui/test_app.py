@@ -46,6 +46,29 @@ def test_snapshot_help(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
+def test_snapshot_memory_tab(snap_compare, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("HOME", str(tmp_path))  # paths show as ~/demo/…, not the tmp dir
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_memory_note_opens_a_session_of_its_time(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("tab")  # from the timeline to the sessions around the note's time
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        assert app.screen.session.project is not None
+
+
 async def test_open_a_session_and_come_back(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 from sessionscope.core.library import recency
 from sessionscope.core.model import Session
 from sessionscope.core.resume import resume_command
+from sessionscope.tui.widgets.memory_pane import MemoryPane
 from sessionscope.tui.widgets.search_pane import SearchPane
 from sessionscope.tui.widgets.session_list import SessionList
 
@@ -31,6 +32,7 @@ class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("1", "show_tab('sessions')", "Sessions", id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
+        Binding("3", "show_tab('memory')", "Memory", id="main.memory"),
         Binding("escape", "back_to_sessions", "Sessions", show=False, id="main.back"),
         Binding("R", "resume", "Resume", id="main.resume"),
         Binding("ctrl+r", "copy_resume", "Copy resume cmd", id="main.copy_resume"),
@@ -53,6 +55,10 @@ class MainScreen(Screen[None]):
                 yield SessionList(now=self.ss_app.now, id="session-list")
             with TabPane("Search", id="search"):
                 yield SearchPane(self.ss_app.search, lookup=self.ss_app.library.get, now=self.ss_app.now, id="search-pane")
+            with TabPane("Memory", id="memory"):
+                yield MemoryPane(self.ss_app.memory_items,
+                                 lambda project: self.ss_app.library.sessions(project=project),
+                                 now=self.ss_app.now, id="memory-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -70,6 +76,8 @@ class MainScreen(Screen[None]):
         lib = self.ss_app.library
         sessions = lib.all_sessions()
         lists.first().set_sessions(sessions)
+        for pane in self.query(MemoryPane):  # its projects and "sessions around this time" changed
+            pane.reload()
         roots = [r for r in lib.roots if r.error is None]
         self.sub_title = f"{len(roots)} root{'s' if len(roots) != 1 else ''}"
 
@@ -106,12 +114,31 @@ class MainScreen(Screen[None]):
             pane.set_progress(1, 1)  # also searches the shown query again: new content shows
 
     # -- navigation -----------------------------------------------------------------------------
+    def memory_changed(self) -> None:
+        """Live: a memory file changed; the pane reads its items again."""
+        for pane in self.query(MemoryPane):
+            pane.reload()
+
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         if tab == "search":
             self.query_one(SearchPane).focus_input()
+        elif tab == "memory":
+            self.query_one(MemoryPane).focus_timeline()
         else:
             self.query_one(SessionList).focus()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_clicked(self, event: TabbedContent.TabActivated) -> None:
+        """A tab chosen with the mouse gets its pane focused too."""
+        tab = event.pane.id or ""
+        focused = self.focused
+        if focused is None or tab not in {a.id for a in focused.ancestors_with_self if a.id}:
+            self.call_later(self.action_show_tab, tab)
+
+    @on(MemoryPane.SessionRequested)
+    def open_memory_session(self, event: MemoryPane.SessionRequested) -> None:
+        self.open_transcript(event.session)
 
     def action_back_to_sessions(self) -> None:
         """Escape from the search input (the results take escape back to the input first)."""
