@@ -458,7 +458,8 @@ class SearchIndex:
         if q.substrings() or excluded:
             hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
             mode = "substring"
-        elif not q.has_text or sort == "recent":
+        elif not q.has_text or sort == "recent" or _unscored(q):
+            # Filters alone, or prefixes only (every match scores the same): newest first.
             res = searcher.search(tq, limit, order_by_field="ts")
             hits = [self._hit(searcher, addr, q, max_chars, rank=i + 1) for i, (_, addr) in enumerate(res.hits)]
             mode = "recent"
@@ -713,6 +714,12 @@ def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
         count += buf[pos:stop].count(b"\n")
         pos = stop
     return end, line + count
+
+
+def _unscored(q: Query) -> bool:
+    """True when BM25 cannot tell the hits apart: every text term is a prefix (a regex query
+    gives each match the same score)."""
+    return bool(q.must) and all(t.kind == "prefix" for alts in q.must for t in alts)
 
 
 def _alternative_check(t: Term) -> Callable[[str], bool]:

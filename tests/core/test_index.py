@@ -234,3 +234,10 @@ def test_or_with_a_substring_stays_an_or(world: World) -> None:
     world.update()
     assert world.keys("core/jsonl.py OR deploy") == [("s-a", "L3"), ("s-a", "L2")]
     assert world.keys("ssionSco OR deploy") == [("s-a", "L3")]
+
+
+def test_prefix_only_queries_come_newest_first(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", [f"migration step {i}" for i in range(30)])
+    world.update()
+    hits = world.index.search("migrat*", limit=5).hits
+    assert [h.entry_id for h in hits] == ["L31", "L30", "L29", "L28", "L27"]
