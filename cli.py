@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
-    from sessionscope.core.library import Library
+    from sessionscope.core.library import Library, ScanReport
     from sessionscope.core.model import Entry, Session
 
 EXIT_USAGE = 2
@@ -165,8 +165,11 @@ def _emit(obj: Any) -> None:
 
 
 # -- library ------------------------------------------------------------------------------
-def open_library(args: argparse.Namespace) -> tuple[Library, list[str]]:
-    """The library over the requested roots, scanned; plus warnings for stderr."""
+def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Library, list[str]]:
+    """The library over the requested roots, scanned; plus warnings for stderr.
+
+    With `scan=False` the roots are checked but the files are not read: `open_index` then scans
+    and indexes in one pass (each changed file parsed once, not once per step)."""
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.discovery import Root, resolve_roots
@@ -178,20 +181,25 @@ def open_library(args: argparse.Namespace) -> tuple[Library, list[str]]:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
         roots = resolve_roots(args.root, config.roots, config.default_roots)
-    catalog = Catalog(cache_dir() / "catalog.sqlite")
-    lib = Library(roots, catalog=catalog)
-    report = lib.scan()
-    warnings += report.notes if args.root else [n for n in report.notes if "rebuilding" in n]
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         raise CliError(missing[0].error or "root missing")
     if not any(r.error is None for r in roots):
         looked = ", ".join(r.path for r in roots)
         raise CliError(f"no agent history found (looked in {looked}); pass --root DIR or try --demo")
-    unreadable = [e for e in report.errors if e not in warnings]
-    if unreadable:
-        warnings.append(f"{len(unreadable)} file(s) could not be read; first: {unreadable[0]}")
+    lib = Library(roots, catalog=Catalog(cache_dir() / "catalog.sqlite"))
+    if scan:
+        warnings += scan_warnings(args, lib.scan(), warnings)
     return lib, warnings
+
+
+def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[str]) -> list[str]:
+    """What of a scan report the user should see on stderr."""
+    out = list(report.notes if args.root else [n for n in report.notes if "rebuilding" in n])
+    unreadable = [e for e in report.errors if e not in already]
+    if unreadable:
+        out.append(f"{len(unreadable)} file(s) could not be read; first: {unreadable[0]}")
+    return out
 
 
 DEMO_VERSION = "2"  # bump when the demo generator's output changes, so caches are rebuilt
@@ -336,8 +344,9 @@ def _print_entries(
     return 0
 
 
-def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False) -> Any:
-    """The search index, brought up to date first (with a progress bar on a terminal)."""
+def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False, scan: bool = False) -> Any:
+    """The search index, brought up to date first (with a progress bar on a terminal); with
+    `scan`, the library is scanned in the same pass (see `open_library(scan=False)`)."""
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.index import SearchIndex
 
@@ -346,7 +355,7 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False)
         print(f"sessionscope: {m}", file=sys.stderr)
     show = not args.json and sys.stderr.isatty()
     if not show:
-        report = index.update(lib, rebuild=rebuild)
+        report = index.update(lib, rebuild=rebuild, scan=scan)
     else:
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -358,7 +367,9 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False)
                 bar.update(task, completed=p.bytes_done, total=p.bytes_total or None,
                            files=f"{p.files_done}/{p.files_total} files")
 
-            report = index.update(lib, progress, rebuild=rebuild)
+            report = index.update(lib, progress, rebuild=rebuild, scan=scan)
+    if scan and report.scan is not None:
+        _warn(scan_warnings(args, report.scan, []), args)
     for m in report.messages:
         print(f"sessionscope: warning: {m}", file=sys.stderr)
     return index, report
@@ -371,9 +382,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         query = parse(args.query)
     except QueryError as exc:
         raise CliError(f"search: {exc}") from None
-    lib, warnings = open_library(args)
+    lib, warnings = open_library(args, scan=False)
     _warn(warnings, args)
-    index, _ = open_index(args, lib)
+    index, _ = open_index(args, lib, scan=True)
     result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
     hits = result.hits
     if args.group:
@@ -405,7 +416,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    lib, warnings = open_library(args)
+    lib, warnings = open_library(args, scan=args.status)
     _warn(warnings, args)
     if args.status:
         from sessionscope.core.config import cache_dir
@@ -418,7 +429,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             for k, v in status.items():
                 print(f"{k:<14} {v}")
         return 0
-    index, report = open_index(args, lib, rebuild=args.rebuild)
+    index, report = open_index(args, lib, rebuild=args.rebuild, scan=True)
     data = {
         "files_indexed": report.files_indexed, "files_appended": report.files_appended,
         "files_dropped": report.files_dropped, "documents_added": report.docs_added,
