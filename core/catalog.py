@@ -12,14 +12,18 @@ import os
 import sqlite3
 import threading
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import orjson
 
-from .model import Session, SessionKind, TokenUsage, iso, parse_timestamp
+from .model import Session, SessionKind, TokenUsage
 
-SCHEMA_VERSION = 3
+# 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
+# the app's startup as dicts with ISO strings), and each file has its newest session's time, so
+# that the newest screenful can be read first.
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,8 +36,10 @@ CREATE TABLE IF NOT EXISTS files (
     head_hash TEXT NOT NULL,
     adapter TEXT,
     sessions BLOB,
-    error TEXT
+    error TEXT,
+    recency INTEGER  -- epoch ms of the file's newest session; NULL when it has none
 );
+CREATE INDEX IF NOT EXISTS files_by_recency ON files(recency, path);
 -- What the full-text index holds of each file: the fingerprint it was read under, and the offset
 -- and line just after its last indexed complete line (appends resume there).
 CREATE TABLE IF NOT EXISTS index_files (
@@ -146,17 +152,49 @@ class Catalog:
     def all(self) -> list[FileRow]:
         with self._lock:
             rows = self._db.execute("SELECT * FROM files").fetchall()
-        return [_row_to_file(r) for r in rows]
+        decode = _Decoder()
+        return [_row_to_file(r, decode) for r in rows]
+
+    def by_recency(self, batch: int = 100) -> Iterator[tuple[int | None, list[FileRow]]]:
+        """Every row, the files with the newest sessions first (those without sessions last), a
+        batch at a time with the recency (epoch ms) of its last file: no file still to come
+        holds a session newer than that, so a first screen can be shown before the rest is
+        read. (None: the batch is of files without sessions.)"""
+        decode = _Decoder()
+        # Keyset paging along the (recency, path) index rather than one long-lived cursor: the
+        # lock is held for a batch at a time, and rows written meanwhile do not repeat others.
+        query = "SELECT * FROM files WHERE recency IS NOT NULL ORDER BY recency DESC, path DESC LIMIT ?"
+        args: tuple[Any, ...] = (batch,)
+        dated = True
+        while True:
+            with self._lock:
+                rows = self._db.execute(query, args).fetchall()
+            if rows:
+                yield rows[-1][9], [_row_to_file(r, decode) for r in rows]
+            if len(rows) == batch:
+                last = rows[-1]
+                if dated:
+                    query = ("SELECT * FROM files WHERE (recency, path) < (?, ?)"
+                             " ORDER BY recency DESC, path DESC LIMIT ?")
+                    args = (last[9], last[0], batch)
+                else:
+                    args = (last[0], batch)
+            elif dated:  # then the files without sessions
+                dated = False
+                query = "SELECT * FROM files WHERE recency IS NULL AND path > ? ORDER BY path LIMIT ?"
+                args = ("", batch)
+            else:
+                return
 
     def put(self, row: FileRow) -> None:
         fp = row.fingerprint
-        blob = orjson.dumps([session_to_dict(s) for s in row.sessions])
+        blob = orjson.dumps([session_to_row(s) for s in row.sessions])
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter,"
-                " sessions, error) VALUES(?,?,?,?,?,?,?,?,?)",
+                " sessions, error, recency) VALUES(?,?,?,?,?,?,?,?,?,?)",
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
-                 blob, row.error),
+                 blob, row.error, file_recency(row.sessions)),
             )
 
     # -- what the full-text index holds ---------------------------------------------------
@@ -203,11 +241,12 @@ class _Tx:
             self.cat._lock.release()
 
 
-def _row_to_file(row: tuple[Any, ...]) -> FileRow:
-    (path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error) = row
+def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRow:
+    """A `SELECT *` row of `files` as a FileRow."""
+    (path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error) = row[:9]
     try:
-        parsed = [session_from_dict(d) for d in orjson.loads(sessions)] if sessions else []
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        parsed = (decode or _Decoder()).sessions(sessions) if sessions else []
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError):
         parsed, size = [], -1  # unreadable row: force a re-read by spoiling the fingerprint
     return FileRow(
         path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
@@ -215,25 +254,70 @@ def _row_to_file(row: tuple[Any, ...]) -> FileRow:
 
 
 # -- converters: the row format is the catalog's own, not the domain type -------------------
-def session_to_dict(s: Session) -> dict[str, Any]:
-    return {
-        "id": s.id, "agent": s.agent, "fmt": s.source_format, "paths": list(s.paths),
-        "kind": s.kind.value, "project": s.project, "title": s.title,
-        "first": iso(s.first_timestamp), "last": iso(s.last_timestamp), "n": s.entry_count,
-        "models": list(s.models), "branch": s.git_branch,
-        "usage": [s.usage.input, s.usage.output, s.usage.cache_read, s.usage.cache_creation],
-        "parent": s.parent_id, "children": list(s.child_ids), "lines": s.line_count,
-        "malformed": s.malformed_count, "noise": s.noise_count, "size": s.size,
-    }
+#
+# A session is an array, in this order (times in epoch milliseconds, as the ISO strings of
+# schema 3 held them: to the millisecond, UTC):
+#   id, agent, format, paths, kind, project, title, first, last, entries, models, branch,
+#   [input, output, cache_read, cache_creation], parent, children, lines, malformed, noise, size
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+_KINDS = {k.value: k for k in SessionKind}
 
 
-def session_from_dict(d: dict[str, Any]) -> Session:
-    return Session(
-        id=d["id"], agent=d["agent"], source_format=d["fmt"], paths=tuple(d["paths"]),
-        kind=SessionKind(d["kind"]), project=d.get("project"), title=d.get("title"),
-        first_timestamp=parse_timestamp(d.get("first")), last_timestamp=parse_timestamp(d.get("last")),
-        entry_count=d.get("n", 0), models=tuple(d.get("models", ())), git_branch=d.get("branch"),
-        usage=TokenUsage(*d.get("usage", (0, 0, 0, 0))), parent_id=d.get("parent"),
-        child_ids=tuple(d.get("children", ())), line_count=d.get("lines", 0),
-        malformed_count=d.get("malformed", 0), noise_count=d.get("noise", 0), size=d.get("size", 0),
-    )
+def epoch_ms(ts: datetime | None) -> int | None:
+    """A time as whole epoch milliseconds (truncated, as `iso` does); naive means local time."""
+    if ts is None:
+        return None
+    if ts.tzinfo is None:
+        ts = ts.astimezone(timezone.utc)
+    return (ts - _EPOCH) // _MS
+
+
+def file_recency(sessions: Iterable[Session]) -> int | None:
+    """What `files.recency` holds: the newest of the sessions' last (else first) times."""
+    newest = None
+    for s in sessions:
+        ms = epoch_ms(s.last_timestamp or s.first_timestamp)
+        if ms is not None and (newest is None or ms > newest):
+            newest = ms
+    return newest
+
+
+def session_to_row(s: Session) -> list[Any]:
+    u = s.usage
+    return [
+        s.id, s.agent, s.source_format, list(s.paths), s.kind.value, s.project, s.title,
+        epoch_ms(s.first_timestamp), epoch_ms(s.last_timestamp), s.entry_count, list(s.models),
+        s.git_branch, [u.input, u.output, u.cache_read, u.cache_creation], s.parent_id,
+        list(s.child_ids), s.line_count, s.malformed_count, s.noise_count, s.size,
+    ]
+
+
+class _Decoder:
+    """Rows to Sessions. Strings that repeat across sessions (agent, format, project, branch,
+    model) are shared rather than one copy per session: 20k sessions hold a few hundred."""
+
+    def __init__(self) -> None:
+        self._strings: dict[str, str] = {}
+
+    def sessions(self, blob: bytes) -> list[Session]:
+        return [self.session(r) for r in orjson.loads(blob)]
+
+    def session(self, r: list[Any]) -> Session:
+        (sid, agent, fmt, paths, kind, project, title, first, last, n, models, branch, usage,
+         parent, children, lines, malformed, noise, size) = r
+        share = self._strings.setdefault
+        return Session(
+            sid, share(agent, agent), share(fmt, fmt), tuple(paths), _KINDS[kind],
+            None if project is None else share(project, project), title,
+            None if first is None else _EPOCH + timedelta(milliseconds=first),
+            None if last is None else _EPOCH + timedelta(milliseconds=last),
+            n, tuple(share(m, m) for m in models) if models else (),
+            None if branch is None else share(branch, branch), TokenUsage(*usage), parent,
+            tuple(children) if children else (), lines, malformed, noise, size,
+        )
+
+
+def session_from_row(r: list[Any]) -> Session:
+    return _Decoder().session(r)

@@ -68,6 +68,28 @@ class Library:
         self._sessions = _link([s for r in rows for s in r.sessions])
         return len(self._sessions)
 
+    def load_cached_newest(self, count: int) -> int:
+        """Like `load_cached`, but only as far as it takes to know the `count` most recent
+        top-level sessions (with whatever else their files hold): a first screen of a long list
+        in milliseconds, while `load_cached` reads the rest. Returns how many sessions are known.
+
+        Files come newest first; a file holds no session newer than its own recency, so once
+        `count` top-level sessions are at least as recent as the last file read, no file still
+        unread can hold a newer one."""
+        from .catalog import epoch_ms
+
+        rows: list[FileRow] = []
+        tops: list[int] = []  # the recency (epoch ms) of each top-level session read
+        for floor, batch in self.catalog.by_recency(batch=max(count, 1)):
+            for row in batch:
+                if _under_any(row.path, self.roots):
+                    rows.append(row)
+                    tops.extend(epoch_ms(recency(s)) for s in row.sessions if not is_child(s))
+            if floor is None or sum(ms >= floor for ms in tops) >= count:
+                break
+        self._sessions = _link([s for r in rows for s in r.sessions])
+        return len(self._sessions)
+
     def scan(self, progress: ProgressFn | None = None) -> ScanReport:
         report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
         self.catalog.messages.clear()

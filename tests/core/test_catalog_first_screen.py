@@ -1,0 +1,120 @@
+"""The catalog's compact rows and its newest-first reading, and the library's first screenful:
+what the app paints before it has read the whole catalog."""
+from __future__ import annotations
+
+import random
+import sqlite3
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from sessionscope.core.catalog import SCHEMA_VERSION, Catalog, FileRow, Fingerprint, epoch_ms
+from sessionscope.core.discovery import Root
+from sessionscope.core.library import Library, is_child, recency
+from sessionscope.core.model import Session, SessionKind, TokenUsage
+
+T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+UTC = timezone.utc
+
+
+def session(sid: str, minutes: float | None, **kw: object) -> Session:
+    ts = None if minutes is None else T0 + timedelta(minutes=minutes)
+    base: dict = dict(id=sid, agent="claude-code", source_format="claude-code", paths=(f"/r/{sid}.jsonl",),
+                      project="/w/proj", title=f"title {sid}", first_timestamp=ts, last_timestamp=ts,
+                      entry_count=3, models=("m",), git_branch="main", usage=TokenUsage(1, 2, 3, 4), size=10)
+    base.update(kw)
+    return Session(**base)  # type: ignore[arg-type]
+
+
+def row(path: str, sessions: list[Session]) -> FileRow:
+    return FileRow(path, Fingerprint(1, hash(path) & 0xFFFF, 10, 1, "h"), "claude-code", sessions, None)
+
+
+def test_rows_keep_every_field_and_times_to_the_millisecond(tmp_path: Path) -> None:
+    cat = Catalog(tmp_path / "c.sqlite")
+    plus2 = timezone(timedelta(hours=2))
+    s = Session(
+        id="s1", agent="codex", source_format="codex", paths=("/r/a.jsonl", "/r/b.jsonl"),
+        kind=SessionKind.SUBAGENT, project=None, title=None,
+        first_timestamp=datetime(2025, 1, 2, 3, 4, 5, 678999, tzinfo=plus2),
+        last_timestamp=datetime(2025, 1, 2, 3, 4, 6, 1, tzinfo=UTC), entry_count=7,
+        models=("a", "b"), git_branch=None, usage=TokenUsage(5, 6, 7, 8), parent_id="p",
+        child_ids=("c1", "c2"), line_count=9, malformed_count=1, noise_count=2, size=1234,
+    )
+    cat.put(row("/r/a.jsonl", [s, session("s2", None)]))
+    got = cat.get("/r/a.jsonl")
+    assert got is not None
+    first, second = got.sessions
+    assert first == Session(
+        **{**{f: getattr(s, f) for f in s.__dataclass_fields__},
+           "first_timestamp": datetime(2025, 1, 2, 1, 4, 5, 678000, tzinfo=UTC),
+           "last_timestamp": datetime(2025, 1, 2, 3, 4, 6, 0, tzinfo=UTC)})
+    assert second.first_timestamp is None and second.last_timestamp is None
+    assert epoch_ms(datetime(1970, 1, 1, 0, 0, 1, 999, tzinfo=UTC)) == 1000
+
+
+def test_an_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES('schema_version', '3')")
+    db.commit()
+    db.close()
+    cat = Catalog(path)
+    assert cat.messages == [f"catalog schema changed (3 -> {SCHEMA_VERSION}): rebuilding {path}"]
+    assert cat.all() == []
+
+
+def test_by_recency_gives_every_row_once_newest_first(tmp_path: Path) -> None:
+    cat = Catalog(tmp_path / "c.sqlite")
+    minutes = [5, 1, 9, 9, 3, 7, 9, 2]  # ties at 9: paged by path, none lost or repeated
+    for i, m in enumerate(minutes):
+        cat.put(row(f"/r/f{i}.jsonl", [session(f"s{i}", m), session(f"old{i}", -100)]))
+    cat.put(row("/r/empty.jsonl", []))
+    cat.put(row("/r/undated.jsonl", [session("u", None)]))
+    seen: list[str] = []
+    floors = []
+    for floor, batch in cat.by_recency(batch=3):
+        floors.append(floor)
+        for r in batch:
+            seen.append(r.path)
+            if floor is not None:  # nothing in a later batch is newer than this one's floor
+                assert epoch_ms(max(recency(s) for s in r.sessions)) >= floor
+    assert sorted(seen) == sorted(r.path for r in cat.all())
+    assert len(seen) == len(set(seen))
+    newest = [max(m for m in minutes if m is not None)] * 3
+    assert [cat.get(p).sessions[0].last_timestamp for p in seen[:3]] == [  # type: ignore[union-attr]
+        T0 + timedelta(minutes=m) for m in newest]
+    assert seen[-2:] == ["/r/empty.jsonl", "/r/undated.jsonl"] and floors[-1] is None
+
+
+def test_the_newest_screenful_is_the_same_as_from_a_full_load(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    cat = Catalog(tmp_path / "c.sqlite")
+    for i in range(300):
+        parent = session(f"p{i}", rng.uniform(0, 10_000), paths=(f"/r/p/{i}.jsonl",))
+        sessions = [parent]
+        # Children (in the same file, as Codex's, or their own files, as Claude's subagents)
+        # may be newer than their parent: they count for the file's recency, not the screen.
+        for k in range(rng.randrange(3)):
+            child = session(f"c{i}-{k}", rng.uniform(0, 12_000), kind=SessionKind.SUBAGENT,
+                            parent_id=parent.id, paths=(f"/r/p/{i}-{k}.jsonl",))
+            if rng.random() < 0.5:
+                sessions.append(child)
+            else:
+                cat.put(row(f"/r/p/{i}-{k}.jsonl", [child]))
+        if rng.random() < 0.3:  # an older session in a file with a newer one
+            sessions.append(session(f"o{i}", rng.uniform(-5_000, 0)))
+        cat.put(row(f"/r/p/{i}.jsonl", sessions))
+    cat.put(row("/elsewhere/x.jsonl", [session("outside", 99_999)]))  # not under the root
+    roots = [Root("/r", "--root", explicit=True)]
+
+    full = Library(roots, catalog=cat)
+    full.load_cached()
+    tops = [s.id for s in full.all_sessions() if not is_child(s)]
+    for count in (1, 10, 50, 200, 1000):
+        first = Library(roots, catalog=cat)
+        known = first.load_cached_newest(count)
+        assert 0 < known <= len(full.all_sessions())
+        shown = [s.id for s in first.all_sessions() if not is_child(s)]
+        assert shown[:count] == tops[:count]
+        assert "outside" not in shown
