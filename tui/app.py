@@ -14,6 +14,7 @@ do. One lock keeps the watcher's changes to the library apart from the scan and 
 from __future__ import annotations
 
 import argparse
+import gc
 import threading
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,13 +28,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from sessionscope.core.index import Progress, SearchIndex, SearchResult
-from sessionscope.core.library import Library, ScanReport
-
 #: while sessions keep changing, the index is brought up to date at most once per this many seconds
 INDEX_INTERVAL = 1.0
 
+#: top-level sessions read from the catalog before the first paint (a few screens' worth); the
+#: rest are read after it, so a first screen of a 20k-session history costs milliseconds
+FIRST_SCREEN = 200
+#: how long the library worker waits for that first paint before it reads on regardless
+FIRST_PAINT_WAIT = 2.0
+
 if TYPE_CHECKING:
+    from sessionscope.core.adapters import Registry
+    from sessionscope.core.index import Progress, SearchIndex, SearchResult
+    from sessionscope.core.library import Library, ScanReport
     from sessionscope.core.memory import MemoryItem
     from sessionscope.core.watch import SessionEvent, Watcher
 
@@ -100,6 +107,9 @@ class SessionScopeApp(App[None]):
         self._live: list[SessionEvent] = []  # events received, not yet shown
         self._live_scheduled = False
         self._index_due = threading.Event()  # the watcher changed the library since the last update
+        self._first_painted = threading.Event()  # the first screen of sessions is on screen
+        self.gc_paused = False  # run_app turned the GC off until the first paint
+        self.sessions_loading = False  # only the newest sessions are in the library so far
 
     # -- lifecycle ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -110,11 +120,40 @@ class SessionScopeApp(App[None]):
     def on_mount(self) -> None:
         if self.notice:
             self.notify(self.notice, title="sessionscope", timeout=8)
+        self._show_first_screen()
         self.load_library()
+
+    def _show_first_screen(self) -> None:
+        """The newest sessions in the catalog, shown in the first frame: reading all of a 20k
+        session catalog takes ~0.5 s, a screenful a few ms. The library worker reads the rest
+        once this has been painted (not before: it would compete with the first frame)."""
+        library = self.library
+        if not library.all_sessions():  # (a library read before the app is shown as it is)
+            try:
+                newest = library.load_cached_newest(FIRST_SCREEN)
+            except Exception:  # noqa: BLE001 - the worker reads the catalog again and reports it
+                newest = 0
+            main = self._main()
+            if newest:
+                self.sessions_loading = True
+                if main is not None:
+                    main.library_changed()
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        if self.gc_paused:
+            # What startup made (modules, widgets, styles) lives as long as the app: frozen, later
+            # collections pass over it rather than through it.
+            self.gc_paused = False
+            gc.freeze()
+            gc.enable()
+        self._first_painted.set()
 
     @work(thread=True, exclusive=True, group="library", exit_on_error=False)
     def load_library(self) -> None:
-        """Cached sessions first (instant), then a scan that confirms them, then the index."""
+        """Cached sessions first (the newest screenful is already shown), then a scan that
+        confirms them, then the index."""
+        self._first_painted.wait(FIRST_PAINT_WAIT)
         with self._library_lock:
             if self.library.load_cached():
                 self.post_message(self.LibraryScanned(None, cached=True))
@@ -123,6 +162,8 @@ class SessionScopeApp(App[None]):
         self._update_index()
 
     def _update_index(self) -> None:
+        from sessionscope.core.index import SearchIndex
+
         with self._library_lock:
             index = SearchIndex(self.index_dir) if self.index_dir else SearchIndex(None)
             self.index = index
@@ -219,6 +260,7 @@ class SessionScopeApp(App[None]):
     def search(self, query: str, limit: int = 200) -> SearchResult:
         """The index's answer (called from the search pane's worker thread)."""
         if self.index is None:
+            from sessionscope.core.index import SearchResult
             from sessionscope.core.query import parse
 
             return SearchResult([], "pending", parse(query, self.now))
@@ -234,6 +276,7 @@ class SessionScopeApp(App[None]):
         return None
 
     def on_session_scope_app_library_scanned(self, event: LibraryScanned) -> None:
+        self.sessions_loading = False
         main = self._main()
         if main is not None:
             main.library_changed()
@@ -258,6 +301,7 @@ class SessionScopeApp(App[None]):
             self.notify(m, severity="warning", timeout=8)
 
     def on_unmount(self) -> None:
+        self._first_painted.set()  # a library worker still waiting for it goes on (to its end)
         if self.watcher is not None:
             self.watcher.stop.set()  # its thread sees it within one watchfiles step
             self._index_due.set()  # wakes the index thread to see it
@@ -294,6 +338,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.library import Library
 
     config = load_config()
     notice = None
@@ -314,12 +359,38 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
     base = cache_dir()
-    library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))
+    library = Library(roots, catalog=Catalog(base / "catalog.sqlite"), registry=_lazy_registry())
     poll = bool(getattr(args, "poll", False)) or config.poll
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
                            memory=memory, memory_dirs=memory_dirs)
 
 
+def _lazy_registry() -> Registry:
+    """The default adapters, imported when first used (by the scan, after the first paint)
+    rather than before the app starts: they are most of the core's import time."""
+    from functools import cached_property
+
+    from sessionscope.core.adapters import Registry, default_registry
+
+    class LazyRegistry(Registry):
+        def __init__(self) -> None:  # the adapters come with the first use
+            pass
+
+        @cached_property
+        def adapters(self) -> list[Any]:  # type: ignore[override]
+            return default_registry().adapters
+
+    return LazyRegistry()
+
+
 def run_app(args: argparse.Namespace) -> int:
-    build_app(args).run()
+    # No GC passes until the first frame: startup allocates many long-lived objects, and a full
+    # pass over them (~15-20 ms) would come just before the first paint.
+    gc.disable()
+    try:
+        app = build_app(args)
+        app.gc_paused = True
+        app.run()
+    finally:
+        gc.enable()
     return 0

@@ -1,31 +1,67 @@
-"""The main screen: tabs for the session list and the search pane; transcripts open on top."""
+"""The main screen: tabs for the session list and the search pane; transcripts open on top.
+
+The search and memory panes are built after the first frame (`DeferredPane`), or at once when
+their tab is asked for before that: their modules (the index, markdown) and their first work
+(reading every memory file) would otherwise delay the first paint of the session list.
+"""
 from __future__ import annotations
 
 import subprocess
 import time
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from textual import on
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
-from sessionscope.core.library import recency
 from sessionscope.core.model import Session
 from sessionscope.core.resume import resume_command
-from sessionscope.tui.widgets.memory_pane import MemoryPane
-from sessionscope.tui.widgets.search_pane import SearchPane
 from sessionscope.tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
     from sessionscope.core.index import Progress
     from sessionscope.tui.app import SessionScopeApp
+    from sessionscope.tui.widgets.memory_pane import MemoryPane
+    from sessionscope.tui.widgets.search_pane import SearchPane
 
 
 #: while sessions keep changing, the list is rebuilt at most once per this many seconds
 LIVE_INTERVAL = 0.5
+
+
+class DeferredPane(Widget):
+    """Stands in for a pane until the first frame has been painted, then is replaced by
+    `make()` (like textual's `Lazy`, but the pane's module is imported only then too)."""
+
+    DEFAULT_CSS = "DeferredPane { display: none; }"
+
+    def __init__(self, make: Callable[[], Widget]) -> None:
+        super().__init__()
+        self._make = make
+        self._made: AwaitComplete | None = None
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.replace)
+
+    def replace(self) -> AwaitComplete:
+        """Mount the pane in this one's place (once); awaiting it waits until it is composed."""
+        if self._made is None:
+            parent = self.parent
+            if not isinstance(parent, Widget) or not self.is_attached:  # removed meanwhile
+                return AwaitComplete.nothing()
+            pane = self._make()
+
+            async def swap() -> None:
+                await parent.mount(pane, after=self)
+                await self.remove()
+
+            self._made = AwaitComplete(swap())
+        return self._made
 
 
 class MainScreen(Screen[None]):
@@ -54,12 +90,41 @@ class MainScreen(Screen[None]):
             with TabPane("Sessions", id="sessions"):
                 yield SessionList(now=self.ss_app.now, id="session-list")
             with TabPane("Search", id="search"):
-                yield SearchPane(self.ss_app.search, lookup=self.ss_app.library.get, now=self.ss_app.now, id="search-pane")
+                yield DeferredPane(self._make_search_pane)
             with TabPane("Memory", id="memory"):
-                yield MemoryPane(self.ss_app.memory_items,
-                                 lambda project: self.ss_app.library.sessions(project=project),
-                                 now=self.ss_app.now, id="memory-pane")
+                yield DeferredPane(self._make_memory_pane)
         yield Footer()
+
+    def _make_search_pane(self) -> SearchPane:
+        from sessionscope.tui.widgets.search_pane import SearchPane
+
+        app = self.ss_app
+        pane = SearchPane(app.search, lookup=app.library.get, now=app.now, id="search-pane")
+        if app.indexing is not None:  # an index build under way since before the pane was made
+            pane.set_progress(app.indexing.files_done, app.indexing.files_total)
+        return pane
+
+    def _make_memory_pane(self) -> MemoryPane:
+        from sessionscope.tui.widgets.memory_pane import MemoryPane
+
+        app = self.ss_app
+        return MemoryPane(app.memory_items, lambda project: app.library.sessions(project=project),
+                          now=app.now, id="memory-pane")
+
+    def _with_pane(self, tab: str, then: Callable[[Any], object]) -> None:
+        """`then(pane)` with the pane of a tab: now, or once built if it was not yet."""
+        holder = self.query_one(f"TabPane#{tab}")
+        deferred = holder.query_children(DeferredPane)
+        if not deferred:
+            then(holder.query_children().first())
+            return
+        made = deferred.first().replace()
+
+        async def when_made() -> None:
+            await made
+            then(holder.query_children().first())
+
+        self.call_next(when_made)
 
     def on_mount(self) -> None:
         self.sub_title = "loading sessions…"
@@ -75,9 +140,12 @@ class MainScreen(Screen[None]):
         self._stale = False
         lib = self.ss_app.library
         sessions = lib.all_sessions()
-        lists.first().set_sessions(sessions)
-        for pane in self.query(MemoryPane):  # its projects and "sessions around this time" changed
-            pane.reload()
+        loading = self.ss_app.sessions_loading  # only the newest so far: the rest is being read
+        lists.first().set_sessions(sessions, complete=not loading)
+        if loading:
+            return
+        for pane in self.query("MemoryPane"):  # its projects and "sessions around this time" changed
+            cast("MemoryPane", pane).reload()
         roots = [r for r in lib.roots if r.error is None]
         self.sub_title = f"{len(roots)} root{'s' if len(roots) != 1 else ''}"
 
@@ -106,25 +174,25 @@ class MainScreen(Screen[None]):
             self._rebuild()
 
     def index_progressed(self, progress: Progress) -> None:
-        for pane in self.query(SearchPane):
-            pane.set_progress(progress.files_done, progress.files_total)
+        for pane in self.query("SearchPane"):
+            cast("SearchPane", pane).set_progress(progress.files_done, progress.files_total)
 
     def index_updated(self, documents: int) -> None:
-        for pane in self.query(SearchPane):
-            pane.set_progress(1, 1)  # also searches the shown query again: new content shows
+        for pane in self.query("SearchPane"):
+            cast("SearchPane", pane).set_progress(1, 1)  # also searches the shown query again
 
     # -- navigation -----------------------------------------------------------------------------
     def memory_changed(self) -> None:
         """Live: a memory file changed; the pane reads its items again."""
-        for pane in self.query(MemoryPane):
-            pane.reload()
+        for pane in self.query("MemoryPane"):
+            cast("MemoryPane", pane).reload()
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         if tab == "search":
-            self.query_one(SearchPane).focus_input()
+            self._with_pane("search", lambda pane: pane.focus_input())
         elif tab == "memory":
-            self.query_one(MemoryPane).focus_timeline()
+            self._with_pane("memory", lambda pane: pane.focus_timeline())
         else:
             self.query_one(SessionList).focus()
 
@@ -136,8 +204,7 @@ class MainScreen(Screen[None]):
         if focused is None or tab not in {a.id for a in focused.ancestors_with_self if a.id}:
             self.call_later(self.action_show_tab, tab)
 
-    @on(MemoryPane.SessionRequested)
-    def open_memory_session(self, event: MemoryPane.SessionRequested) -> None:
+    def on_memory_pane_session_requested(self, event: MemoryPane.SessionRequested) -> None:
         self.open_transcript(event.session)
 
     def action_back_to_sessions(self) -> None:
@@ -149,8 +216,7 @@ class MainScreen(Screen[None]):
     def open_session(self, event: SessionList.SessionSelected) -> None:
         self.open_transcript(event.session)
 
-    @on(SearchPane.HitSelected)
-    def open_hit(self, event: SearchPane.HitSelected) -> None:
+    def on_search_pane_hit_selected(self, event: SearchPane.HitSelected) -> None:
         session = self.ss_app.library.get(event.hit.session_id)
         if session is None:
             self.notify(f"session {event.hit.session_id} is no longer on disk", severity="warning")

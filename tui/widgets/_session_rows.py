@@ -52,10 +52,13 @@ class SessionRows:
         self.show_children = False
         self.rows: list[Row] = []
         self.summary = ("", "")  # the counts line: in full, and cut to the session count
+        self.complete = True  # False while only the newest sessions are known
         self._ordered: list[Session] | None = None  # roots (+ orphans) in the current order
         self._hay: dict[str, str] = {}
 
-    def set_sessions(self, sessions: list[Session]) -> None:
+    def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
+        """All sessions; `complete=False`: the newest so far, the rest still being read."""
+        self.complete = complete
         by_id = {s.id: s for s in sessions}
         # What the text filter looks in, folded once: typing re-filters on every key.
         self._hay = {s.id: f"{s.title or ''} {s.project or ''}".casefold() for s in sessions}
@@ -175,6 +178,8 @@ class SessionRows:
 
     def _summarize(self, shown: int, total: int, agents: int, projects: int,
                    child_kinds: dict[str, int]) -> tuple[str, str]:
+        if not self.complete:  # the counts would be of the newest few hundred
+            return " loading sessions…", " loading…"
         head = f"{shown:,} of {count(total, 'session')}" if self.filtered else count(shown, "session")
         parts = [head, count(agents, "agent"), count(projects, "project")]
         if child_kinds:

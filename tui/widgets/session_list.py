@@ -184,12 +184,13 @@ class SessionList(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
 
     # -- public API ---------------------------------------------------------------------------
-    def set_sessions(self, sessions: list[Session]) -> None:
+    def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
         """Show these sessions (children included: nesting comes from parent_id/child_ids).
+        `complete=False`: only the newest so far, more to come (the counts line says loading).
 
         The highlighted session stays highlighted when it is still there."""
         keep = self.highlighted_session
-        self.model.set_sessions(list(sessions))
+        self.model.set_sessions(list(sessions), complete)
         self._rows_changed(keep)
 
     @property

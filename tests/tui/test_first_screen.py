@@ -1,0 +1,67 @@
+"""Startup over a warm catalog: the newest sessions are on screen before the rest of the catalog
+is read (the list says it is loading meanwhile), then the whole list; the search and memory
+panes are built after the first frame, or at once when their tab is asked for."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from app_factory import make_app, settle
+from textual.widgets import Input
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.library import Library, is_child
+from sessionscope.tui.app import SessionScopeApp
+from sessionscope.tui.widgets.search_pane import SearchPane
+from sessionscope.tui.widgets.session_list import SessionList
+
+SIZE = (120, 36)
+
+
+def _warm(tmp_path: Path) -> SessionScopeApp:
+    """An app whose catalog already holds the demo corpus (as on a second start)."""
+    first = make_app(tmp_path)
+    first.library.scan()
+    first.library.catalog.close()
+    app = make_app(tmp_path)
+    return app
+
+
+async def test_newest_first_then_all(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    app = _warm(tmp_path)
+    release = threading.Event()
+    load_cached = Library.load_cached
+
+    def held(self: Library) -> int:
+        release.wait(10)
+        return load_cached(self)
+
+    monkeypatch.setattr(Library, "load_cached", held)
+    monkeypatch.setattr("sessionscope.tui.app.FIRST_SCREEN", 2)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        listing = app.screen.query_one(SessionList)
+        newest = [r.session.id for r in listing.rows]
+        assert newest, "the newest sessions are shown before the catalog is read whole"
+        assert listing.model.summary[0].strip() == "loading sessions…"
+        assert app.screen.sub_title == "loading sessions…"
+        release.set()
+        await settle(pilot)
+        everything = Library(app.library.roots, catalog=Catalog(tmp_path / "catalog.sqlite"))
+        everything.load_cached()
+        tops = [s.id for s in everything.all_sessions() if not is_child(s)]
+        assert [r.session.id for r in listing.rows] == tops
+        assert newest == tops[: len(newest)]
+        assert "loading" not in listing.model.summary[0]
+        assert app.screen.sub_title == "2 roots"
+
+
+async def test_a_tab_asked_for_before_its_pane_is_built(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        screen.action_show_tab("search")  # possibly before the first frame built the pane
+        await settle(pilot)
+        pane = screen.query_one(SearchPane)
+        assert isinstance(app.focused, Input) and app.focused in pane.query(Input)
+        assert not screen.query("DeferredPane")
