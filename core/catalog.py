@@ -155,6 +155,27 @@ class Catalog:
         decode = _Decoder()
         return [_row_to_file(r, decode) for r in rows]
 
+    def sessions_by_file(self, page: int = 1000) -> Iterator[tuple[str, list[Session]]]:
+        """Every file's path and sessions, a page of rows at a time: what reading the whole
+        catalog for the session list needs, without each row's FileRow and Fingerprint or all
+        the raw rows held at once (their peak was most of the memory a 20k catalog took)."""
+        decode = _Decoder()
+        last = 0
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT rowid, path, sessions FROM files WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                    (last, page),
+                ).fetchall()
+            for _, path, blob in rows:
+                try:
+                    yield path, decode.sessions(blob) if blob else []
+                except _UNREADABLE:  # scan() reads such a file again
+                    yield path, []
+            if len(rows) < page:
+                return
+            last = rows[-1][0]
+
     def by_recency(self, batch: int = 100) -> Iterator[tuple[int | None, list[FileRow]]]:
         """Every row, the files with the newest sessions first (those without sessions last), a
         batch at a time with the recency (epoch ms) of its last file: no file still to come
@@ -246,7 +267,7 @@ def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRo
     (path, dev, ino, size, mtime_ns, head_hash, adapter, sessions, error) = row[:9]
     try:
         parsed = (decode or _Decoder()).sessions(sessions) if sessions else []
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError):
+    except _UNREADABLE:
         parsed, size = [], -1  # unreadable row: force a re-read by spoiling the fingerprint
     return FileRow(
         path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
@@ -260,6 +281,7 @@ def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRo
 #   id, agent, format, paths, kind, project, title, first, last, entries, models, branch,
 #   [input, output, cache_read, cache_creation], parent, children, lines, malformed, noise, size
 
+_UNREADABLE = (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 _KINDS = {k.value: k for k in SessionKind}

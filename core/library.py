@@ -64,8 +64,17 @@ class Library:
     def load_cached(self) -> int:
         """Sessions as the catalog last saw them, without touching the files (for a first paint
         before `scan()` confirms them). Returns how many sessions are known."""
-        rows = [r for r in self.catalog.all() if _under_any(r.path, self.roots)]
-        self._sessions = _link([s for r in rows for s in r.sessions])
+        sessions: list[Session] = []
+        gc_was = gc.isenabled()
+        gc.disable()  # ~10 objects per session, all long-lived: GC passes would only slow it
+        try:
+            for path, found in self.catalog.sessions_by_file():
+                if found and _under_any(path, self.roots):
+                    sessions.extend(found)
+        finally:
+            if gc_was:
+                gc.enable()
+        self._sessions = _link(sessions)
         return len(self._sessions)
 
     def load_cached_newest(self, count: int) -> int:

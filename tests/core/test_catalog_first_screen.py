@@ -118,3 +118,19 @@ def test_the_newest_screenful_is_the_same_as_from_a_full_load(tmp_path: Path) ->
         shown = [s.id for s in first.all_sessions() if not is_child(s)]
         assert shown[:count] == tops[:count]
         assert "outside" not in shown
+
+
+def test_sessions_by_file_pages_through_every_row(tmp_path: Path) -> None:
+    cat = Catalog(tmp_path / "c.sqlite")
+    for i in range(5):
+        cat.put(row(f"/r/f{i}.jsonl", [session(f"s{i}", i)]))
+    cat.put(row("/r/empty.jsonl", []))
+    cat.put(row("/r/bad.jsonl", [session("bad", 1)]))
+    with cat._lock:
+        cat._db.execute("UPDATE files SET sessions = ? WHERE path = '/r/bad.jsonl'", (b"[[1, 2]]",))
+    got = dict(cat.sessions_by_file(page=2))
+    assert sorted(got) == sorted(r.path for r in cat.all())
+    assert [s.id for s in got["/r/f3.jsonl"]] == ["s3"]
+    assert got["/r/empty.jsonl"] == [] and got["/r/bad.jsonl"] == []  # the scan reads it again
+    lib = Library([Root("/r", "--root", explicit=True)], catalog=cat)
+    assert lib.load_cached() == 5

@@ -54,14 +54,14 @@ class SessionRows:
         self.summary = ("", "")  # the counts line: in full, and cut to the session count
         self.complete = True  # False while only the newest sessions are known
         self._ordered: list[Session] | None = None  # roots (+ orphans) in the current order
-        self._hay: dict[str, str] = {}
+        self._sessions: list[Session] = []
+        self._hay: dict[str, str] | None = None  # built by the first text filter
 
     def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
         """All sessions; `complete=False`: the newest so far, the rest still being read."""
         self.complete = complete
         by_id = {s.id: s for s in sessions}
-        # What the text filter looks in, folded once: typing re-filters on every key.
-        self._hay = {s.id: f"{s.title or ''} {s.project or ''}".casefold() for s in sessions}
+        self._sessions, self._hay = sessions, None
         self.children = {}
         self.roots, self.orphans = [], []
         for s in sessions:
@@ -141,9 +141,16 @@ class SessionRows:
         if self.project_filter is not None and s.project != self.project_filter:
             return False
         if words:
-            hay = self._hay.get(s.id, "")
+            hay = self._haystack().get(s.id, "")
             return all(w in hay for w in words)
         return True
+
+    def _haystack(self) -> dict[str, str]:
+        """What the text filter looks in, folded once (typing re-filters on every key), and
+        only once a filter is typed: for 20k sessions it is ~20 ms and ~6 MB."""
+        if self._hay is None:
+            self._hay = {s.id: f"{s.title or ''} {s.project or ''}".casefold() for s in self._sessions}
+        return self._hay
 
     def rebuild(self) -> None:
         """Filter, nest and count."""
