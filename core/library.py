@@ -89,7 +89,9 @@ class Library:
 
         rows: list[FileRow] = []
         tops: list[int] = []  # the recency (epoch ms) of each top-level session read
-        for floor, batch in self.catalog.by_recency(batch=max(count, 1)):
+        # A first page a little bigger than `count`: usually enough (some files hold only
+        # child runs) without a second query.
+        for floor, batch in self.catalog.by_recency(batch=count + count // 4 + 8):
             for row in batch:
                 if _under_any(row.path, self.roots):
                     rows.append(row)

@@ -33,7 +33,7 @@ INDEX_INTERVAL = 1.0
 
 #: top-level sessions read from the catalog before the first paint (a few screens' worth); the
 #: rest are read after it, so a first screen of a 20k-session history costs milliseconds
-FIRST_SCREEN = 200
+FIRST_SCREEN = 120
 #: how long the library worker waits for that first paint before it reads on regardless
 FIRST_PAINT_WAIT = 2.0
 

@@ -36,9 +36,8 @@ LIVE_INTERVAL = 0.5
 
 class DeferredPane(Widget):
     """Stands in for a pane until the first frame has been painted, then is replaced by
-    `make()` (like textual's `Lazy`, but the pane's module is imported only then too)."""
-
-    DEFAULT_CSS = "DeferredPane { display: none; }"
+    `make()` (like textual's `Lazy`, but the pane's module is imported only then too). Blank,
+    and in a tab that is not shown at first: no CSS of its own (one stylesheet parse less)."""
 
     def __init__(self, make: Callable[[], Widget]) -> None:
         super().__init__()
