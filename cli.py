@@ -111,10 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
 
-    from sessionscope import brief_cli, memory_cli
+    from sessionscope import brief_app, brief_cli, memory_cli
 
     memory_cli.add_parser(sub, common)
     brief_cli.add_parser(sub, common)
+    brief_app.add_parser(sub, common)
 
     w = sub.add_parser("watch", parents=[common],
                        help="print session events as they happen (JSON lines with --json)")
@@ -507,6 +508,12 @@ def cmd_context(args: argparse.Namespace) -> int:
     return brief_cli.run(args)
 
 
+def cmd_brief(args: argparse.Namespace) -> int:
+    from sessionscope import brief_app
+
+    return brief_app.run(args)
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("the app has no --json output; use a command (sessionscope --help)")
@@ -528,6 +535,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "watch": cmd_watch,
     "memory": cmd_memory,
     "context": cmd_context,
+    "brief": cmd_brief,
 }
 
 

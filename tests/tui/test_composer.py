@@ -468,18 +468,10 @@ def test_snapshot_empty_outcome(snap_compare, tmp_path: Path) -> None:  # noqa: 
 
 # -- sessionscope brief ----------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
-    """cli.py's shape (the shared options, a subcommand) with only the brief command: the tests'
-    stand-in until cli.py wires `brief_app` in (the piped test runs it as a script)."""
-    from sessionscope import brief_app
+    """The real command line (the brief command is wired into cli.py)."""
+    from sessionscope.cli import build_parser
 
-    p = argparse.ArgumentParser(prog="sessionscope")
-    p.add_argument("--poll", action="store_true")
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--root", action="append", default=[])
-    common.add_argument("--demo", action="store_true")
-    common.add_argument("--json", action="store_true")
-    brief_app.add_parser(p.add_subparsers(dest="command"), common)
-    return p
+    return build_parser()
 
 
 def test_brief_command_options() -> None:

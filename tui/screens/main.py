@@ -65,10 +65,11 @@ class DeferredPane(Widget):
 
 class MainScreen(Screen[None]):
     BINDINGS = [
-        Binding("1", "show_tab('sessions')", "Sessions", id="main.sessions"),
+        Binding("1", "show_tab('sessions')", "Sessions", show=False, id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
         Binding("3", "show_tab('memory')", "Memory", id="main.memory"),
         Binding("escape", "back_to_sessions", "Sessions", show=False, id="main.back"),
+        Binding("b", "brief", "Brief", id="main.brief"),
         Binding("R", "resume", "Resume", id="main.resume"),
         Binding("ctrl+r", "copy_resume", "Copy resume cmd", id="main.copy_resume"),
     ]
@@ -226,6 +227,13 @@ class MainScreen(Screen[None]):
         from sessionscope.tui.screens.transcript import TranscriptScreen
 
         self.app.push_screen(TranscriptScreen(self.ss_app.library, session, entry_id=entry_id, highlight=highlight))
+
+    def action_brief(self) -> None:
+        """The brief composer, scoped to the highlighted session's project."""
+        from sessionscope.tui.screens.composer import ComposerScreen
+
+        s = self._current()
+        self.app.push_screen(ComposerScreen(project=s.project if s else None))
 
     # -- resume ---------------------------------------------------------------------------------
     def _current(self) -> Session | None:

@@ -83,7 +83,7 @@ class SessionList(ScrollView, can_focus=True):
         Binding("g", "first", "First", show=False),
         Binding("G", "last", "Last", show=False),
         Binding("s", "cycle_sort", "Sort", id="session-list.sort"),
-        Binding("S", "reverse_sort", "Reverse", id="session-list.reverse"),
+        Binding("S", "reverse_sort", "Reverse", show=False, id="session-list.reverse"),
         Binding("a", "cycle_agent(1)", "Agent", id="session-list.agent"),
         Binding("A", "cycle_agent(-1)", "Agent back", show=False),
         Binding("p", "cycle_project(1)", "Project", id="session-list.project"),
