@@ -18,20 +18,36 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sessionscope.core.memory import (
-    STATUSES,
-    Decision,
-    MemoryItem,
-    NoteError,
-    NoteUpdate,
-    SessionNote,
-    discover_memory,
-    group_by_project,
-    load_last,
-    note_from_source,
-    project_memory_dirs,
-    save_note,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sessionscope.core.memory import (
+        Decision,
+        MemoryItem,
+        NoteError,
+        NoteUpdate,
+        SessionNote,
+        discover_memory,
+        group_by_project,
+        load_last,
+        note_from_source,
+        project_memory_dirs,
+        save_note,
+    )
+
+#: the note statuses (core.memory_notes.STATUSES; a test holds them equal). Defined here so that
+#: building the command line does not import the memory core (YAML, frontmatter): every
+#: `sessionscope` start, the app's included, builds it.
+STATUSES = ("in-progress", "paused", "completed")
+_CORE = ("Decision", "MemoryItem", "NoteError", "NoteUpdate", "SessionNote", "discover_memory",
+         "group_by_project", "load_last", "note_from_source", "project_memory_dirs", "save_note")
+
+
+def _import_core() -> None:
+    """Bind the memory core's names in this module, on the first memory command."""
+    from sessionscope.core import memory
+
+    globals().update({name: getattr(memory, name) for name in _CORE})
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -81,6 +97,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _import_core()
     handler = {"save": cmd_save, "load-last": cmd_load_last, "list": cmd_list}[args.memory_command]
     try:
         return handler(args)

@@ -317,3 +317,20 @@ def test_save_over_a_directory_named_like_the_note_is_a_clean_error(capsys: pyte
     error, _ = fail_json(capsys, "save", "--dir", str(mem), *SAVE, "--status", "paused", "--replace")
     assert error.startswith(f"could not write {mem / '2026-11-17-09-30-foo-system.md'} (")
     assert [p.name for p in mem.iterdir()] == ["2026-11-17-09-30-foo-system.md"]
+
+
+def test_the_cli_statuses_are_the_cores() -> None:
+    from sessionscope import memory_cli
+    from sessionscope.core.memory_notes import STATUSES
+
+    assert memory_cli.STATUSES == STATUSES
+
+
+def test_building_the_command_line_does_not_import_the_memory_core() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from sessionscope.cli import build_parser; build_parser(); "
+            "print('sessionscope.core.memory' in sys.modules, 'yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
