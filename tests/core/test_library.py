@@ -88,3 +88,78 @@ def test_missing_default_root_is_a_note_not_an_error(tmp_path: Path) -> None:
     lib = Library([Root(str(tmp_path / "nope"), "codex")], catalog=Catalog(None))
     report = lib.scan()
     assert report.errors == [] and "root not found" in report.notes[0]
+
+
+# -- live updates: one file's change relinks only what it touches ------------------------------
+
+def _synthetic_row(rng, path: str, ids: list[str]):  # noqa: ANN001, ANN202
+    from sessionscope.core.catalog import FileRow, Fingerprint
+    from sessionscope.core.model import Session, SessionKind
+
+    sessions = []
+    for sid in ids:
+        parent = rng.choice([None, None, *IDS])
+        sessions.append(Session(id=sid, agent="a", source_format="claude-code", paths=(path,),
+                                kind=SessionKind.SUBAGENT if parent else SessionKind.MAIN,
+                                parent_id=parent, child_ids=tuple(rng.sample(IDS, rng.choice([0, 0, 1]))),
+                                size=rng.choice([1, 2, 3])))  # few sizes: ties between copies
+    error = "broken" if rng.random() < 0.1 else None
+    return FileRow(path, Fingerprint(1, rng.randrange(1 << 30), 1, 1, ""), "claude-code", sessions, error)
+
+
+IDS = [f"s{i}" for i in range(12)]  # few ids over many files: duplicates, parents, children
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_relinking_one_file_matches_linking_every_row(seed: int) -> None:
+    """put_row/drop_file keep the map exactly as `_link` over all rows makes it (values, and the
+    order that ties in recency fall back on), and the file errors as a full pass would."""
+    import random
+
+    from sessionscope.core.library import _link
+
+    rng = random.Random(seed)
+    lib = Library([], catalog=Catalog(None))
+    paths = [f"/r/p{i}.jsonl" for i in range(10)]
+
+    def ids() -> list[str]:
+        return rng.sample(IDS, rng.choice([1, 1, 1, 2, 3]))
+    for p in paths[:5]:
+        lib.rows[p] = _synthetic_row(rng, p, ids())
+    lib._relink()  # what a scan leaves
+    for step in range(60):
+        path = rng.choice(paths)
+        op = rng.random()
+        old = lib.rows.get(path)
+        if op < 0.25:
+            lib.drop_file(path)
+        elif op < 0.7 and old is not None:  # grew: the same ids, other figures
+            lib.put_row(_synthetic_row(rng, path, [s.id for s in old.sessions]))
+        else:  # created, or rewritten with other ids
+            lib.put_row(_synthetic_row(rng, path, ids()))
+        want = _link([s for r in lib.rows.values() for s in r.sessions])
+        assert list(lib._sessions.items()) == list(want.items()), f"step {step}"
+        assert list(lib.file_errors.items()) == [(r.path, r.error) for r in lib.rows.values() if r.error]
+        if step == 30:  # a rescan replaces the rows wholesale: the next change links in full
+            lib.rows = dict(lib.rows)
+            lib._sessions = _link([s for r in lib.rows.values() for s in r.sessions])
+
+
+def test_an_append_relinks_without_visiting_the_other_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.core.library as library
+
+    root, lib = make(tmp_path)
+    for i in range(30):
+        write(root / "p" / f"{i:08d}-0000-4000-8000-000000000000.jsonl", [claude("u1", None, f"{i:08d}-0000-4000-8000-000000000000", 1)])
+    lib.scan()
+    path = str(root / "p" / f"{3:08d}-0000-4000-8000-000000000000.jsonl")
+    row = lib.rows[path]
+    lib.put_row(row)  # the first change after a scan indexes the rows once
+    linked: list[int] = []
+    real = library._link
+    monkeypatch.setattr(library, "_link", lambda sessions: linked.append(len(sessions)) or real(sessions))
+    from dataclasses import replace as dc_replace
+    grown = dc_replace(row.sessions[0], entry_count=5)
+    from sessionscope.core.catalog import FileRow
+    lib.put_row(FileRow(path, row.fingerprint, row.adapter, [grown], None))
+    assert linked == [] and lib.get(grown.id).entry_count == 5 and len(lib.all_sessions()) == 30
