@@ -224,6 +224,13 @@ class Catalog:
             rows = self._db.execute("SELECT path, key, offset, line FROM index_files").fetchall()
         return {r[0]: IndexState(*r) for r in rows}
 
+    def index_state(self, path: str) -> IndexState | None:
+        """One file's index state (a live update looks at the files that changed, not all)."""
+        with self._lock:
+            r = self._db.execute("SELECT path, key, offset, line FROM index_files WHERE path=?",
+                                 (path,)).fetchone()
+        return IndexState(*r) if r else None
+
     def set_index_states(self, states: Iterable[IndexState]) -> None:
         with self._lock:
             self._db.executemany(

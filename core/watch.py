@@ -78,6 +78,19 @@ class Tracker:
         self.library = library
         self._suffixes = tuple({s for a in library.registry.adapters for s in a.suffixes})
         self._tails: dict[str, tuple[int, int, int, Any]] = {}  # path -> (inode, offset, line, parser)
+        self._changed: set[str] = set()  # files whose rows changed since `take_changed`
+        self._changed_lock = threading.Lock()
+
+    def take_changed(self) -> set[str]:
+        """The files whose rows in the library changed since the last call: all an index that
+        follows the library needs to look at (`SearchIndex.update(paths=…)`)."""
+        with self._changed_lock:
+            out, self._changed = self._changed, set()
+        return out
+
+    def _mark(self, path: str) -> None:
+        with self._changed_lock:
+            self._changed.add(path)
 
     def apply(self, paths: Iterable[str]) -> list[SessionEvent]:
         events = []
@@ -117,9 +130,11 @@ class Tracker:
             if row is None:
                 return None
             lib.drop_file(path)
+            self._mark(path)
             return SessionEvent(Change.DELETED, path, tuple(row.sessions))
         if row is None:
             new = lib.read_file(path)
+            self._mark(path)
             return SessionEvent(Change.CREATED, path, tuple(new.sessions)) if new.adapter else None
         st = os.stat(path)
         fp = row.fingerprint
@@ -129,6 +144,7 @@ class Tracker:
             return self._grew(row, st)
         self._tails.pop(path, None)
         new = lib.read_file(path)
+        self._mark(path)
         return SessionEvent(Change.REWRITTEN, path, tuple(new.sessions))
 
     def _grew(self, row: FileRow, st: os.stat_result) -> SessionEvent | None:
@@ -165,6 +181,7 @@ class Tracker:
             line_count=main.line_count + (next_line - line),
         )
         lib.put_row(FileRow(row.path, Fingerprint.of(row.path, st), row.adapter, [updated, *row.sessions[1:]], None))
+        self._mark(row.path)
         if not new:
             return None
         return SessionEvent(Change.GREW, row.path, (updated,), tuple(new))
@@ -261,6 +278,10 @@ class Watcher:
                 events = self.tracker.apply(paths)
             if events:
                 yield events
+
+    def take_changed(self) -> set[str]:
+        """The files whose library rows the watcher changed since the last call (see Tracker)."""
+        return self.tracker.take_changed()
 
     def _known_and_present(self) -> set[str]:
         """Every file the library knows and every session file under its roots (none when the

@@ -5,11 +5,11 @@ with `--poll` / `poll = true`). Each batch of session events is applied to the l
 watcher and posted to the app as one message; the UI work is coalesced (however many batches are
 queued, the session list is rebuilt once and each open transcript sees them all in order).
 
-The index follows in a second thread worker, not in the watcher's: an update reads only what was
-appended, but it also compares every file's indexed state, ~0.1-0.4 s with 20k files, which
-would hold back the next batch (and so the open transcript) each time. So it runs at once after
-a change, then at most once per INDEX_INTERVAL while changes keep coming, and blocks while none
-do. One lock keeps the watcher's changes to the library apart from the scan and index updates.
+The index follows in a second thread worker, not in the watcher's: an update looks only at the
+files the watcher changed and reads only what was appended, but each one ends in a commit
+(~10-20 ms), which would hold back the next batch (and so the open transcript) each time. So it
+runs at once after a change, then at most once per INDEX_INTERVAL while changes keep coming, and
+blocks while none do. One lock keeps the watcher's changes to the library apart from the scan and index updates.
 """
 from __future__ import annotations
 
@@ -216,7 +216,8 @@ class SessionScopeApp(App[None]):
                 index = self.index
                 if index is None:
                     continue
-                report = index.update(self.library, cancelled=stop.is_set)
+                # Only the files the watcher changed: not a comparison of every file's state
+                report = index.update(self.library, cancelled=stop.is_set, paths=watcher.take_changed())
                 documents = index.index.searcher().num_docs
             if report.docs_added or report.files_dropped or report.messages:
                 self.post_message(self.IndexUpdated(documents, report.messages))

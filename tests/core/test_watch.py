@@ -237,3 +237,70 @@ def test_changes_before_arming_and_within_a_polled_second_are_seen(setup, poll: 
     finally:
         watcher.stop.set()
         thread.join(10)
+
+
+def test_the_index_follows_the_changed_paths_alone(setup, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """`update(paths=tracker.take_changed())` reads the state of the changed files only, and
+    ends where a full update would: appends, creations, rewrites, renames and deletions."""
+    root, lib, tracker, index = setup
+    a, b = root / "a.jsonl", root / "b.jsonl"
+    a.write_bytes(head("a") + line("alpha one", 0))
+    b.write_bytes(head("b") + line("beta one", 0))
+    tracker.apply([str(a), str(b)])
+    assert tracker.take_changed() == {str(a), str(b)} and tracker.take_changed() == set()
+    index.update(lib)
+    full = []
+    monkeypatch.setattr(lib.catalog, "index_states", lambda: full.append(1) or {})
+
+    def follow():  # noqa: ANN202
+        return index.update(lib, paths=tracker.take_changed())
+
+    with open(a, "ab") as fh:
+        fh.write(line("alpha two", 1))
+    tracker.apply([str(a), str(b)])  # b unchanged: not among the changed paths
+    report = follow()
+    assert (report.files_appended, report.files_indexed, report.docs_added) == (1, 0, 1)
+    assert len(index.search("alpha").hits) == 2
+    b.write_bytes(head("b") + line("gamma", 0))  # rewritten
+    c = root / "c.jsonl"
+    c.write_bytes(head("c") + line("delta", 0))  # created
+    tracker.apply([str(b), str(c)])
+    report = follow()
+    assert report.files_indexed == 2 and index.search("beta").hits == []
+    assert len(index.search("gamma").hits) == 1 and len(index.search("delta").hits) == 1
+    moved = root / "moved.jsonl"
+    os.rename(c, moved)
+    os.unlink(a)
+    tracker.apply([str(c), str(moved), str(a)])
+    report = follow()
+    assert report.files_dropped == 2
+    assert index.search("alpha").hits == [] and [h.locator.path for h in index.search("delta").hits] == [str(moved)]
+    assert follow().docs_added == 0  # nothing changed since
+    assert full == []  # never every file's state
+
+
+def test_many_changed_paths_or_an_empty_index_take_the_full_pass(setup) -> None:  # noqa: ANN001
+    import sessionscope.core.index as index_module
+
+    root, lib, tracker, index = setup
+    paths = []
+    for i in range(index_module.PATHS_AT_ONCE + 1):
+        p = root / f"s{i}.jsonl"
+        p.write_bytes(head(f"s{i}") + line(f"word{i}", 0))
+        paths.append(str(p))
+    tracker.apply(paths)
+    calls = []
+    real = lib.catalog.index_states
+    lib.catalog.index_states = lambda: calls.append(1) or real()
+    report = index.update(lib, paths=set(paths[:1]))  # an empty index: the full pass
+    assert calls == [1] and report.files_indexed == len(paths)
+    with open(paths[0], "ab") as fh:
+        fh.write(line("more", 1))
+    tracker.apply(paths)
+    report = index.update(lib, paths=set(paths))  # many paths: one query for every state
+    assert calls == [1, 1] and report.files_appended == 1
+    tracker.take_changed()
+    with open(paths[0], "ab") as fh:
+        fh.write(line("again", 2))
+    tracker.apply(paths[:1])
+    assert index.update(lib, paths=tracker.take_changed()).files_appended == 1 and calls == [1, 1]
