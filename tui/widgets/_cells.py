@@ -1,6 +1,9 @@
 """Small helpers the Line API lists share for laying text into fixed-width cells."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from typing import Callable
+
 from rich.style import Style
 from rich.text import Text
 
@@ -26,3 +29,13 @@ def foreground(style: Style) -> Style:
     then come out at full strength."""
     return Style(color=style.color, bold=style.bold, italic=style.italic, underline=style.underline,
                  strike=style.strike, reverse=style.reverse)
+
+
+def clock_of(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
+    """The clock a widget shows times against: the real local time, a fixed instant (tests,
+    snapshots), or a callable."""
+    if now is None:
+        return lambda: datetime.now(timezone.utc).astimezone()
+    if isinstance(now, datetime):
+        return lambda: now
+    return now

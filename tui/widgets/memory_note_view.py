@@ -8,7 +8,7 @@ characters made visible, and the body goes through a Markdown parser with raw HT
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Callable, ClassVar
 
 from markdown_it import MarkdownIt
@@ -23,7 +23,7 @@ from textual.widgets import Markdown, Static
 from sessionscope.core.memory import AUTO_INDEX, AUTO_TOPIC, INSTRUCTIONS, SCHEMA_VERSION, SESSION_NOTE, MemoryItem
 from sessionscope.core.text import printable
 
-from ._cells import foreground
+from ._cells import clock_of, foreground
 
 __all__ = ["MemoryNoteView", "card_rows", "display_path", "safe_markdown_parser"]
 
@@ -129,12 +129,7 @@ class MemoryNoteView(VerticalScroll, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self._shown: tuple[MemoryItem, dict[str, Any]] | None = None
         self._message = ""
 

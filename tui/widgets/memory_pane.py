@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any, Callable, ClassVar, Iterable
 
 from textual import on, work
@@ -39,6 +39,7 @@ from sessionscope.core.memory import (
 )
 from sessionscope.core.model import Session
 from sessionscope.core.text import one_line
+from sessionscope.tui.widgets._cells import clock_of
 
 from .memory_note_view import MemoryNoteView
 from .memory_timeline import MemoryTimeline
@@ -139,12 +140,7 @@ class MemoryPane(Horizontal):
         self._items_provider = items_provider
         self._sessions_provider = sessions_provider
         self._now = now
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self.window = window
         self.loading_items = False
 

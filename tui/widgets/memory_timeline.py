@@ -13,7 +13,7 @@ characters are made visible.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Callable, ClassVar
 
 from rich.style import Style
@@ -39,7 +39,7 @@ from sessionscope.core.memory import (
 )
 from sessionscope.core.text import one_line
 
-from ._cells import fit, foreground
+from ._cells import clock_of, fit, foreground
 from ._memory_rows import STATUS_FILTERS, Line, MemoryRows
 
 __all__ = ["HEADER_LINES", "STATUS_FILTERS", "Line", "MemoryTimeline", "badge_label"]
@@ -173,12 +173,7 @@ class MemoryTimeline(ScrollView, can_focus=True):
     ) -> None:
         """`now` fixes the clock the dates are shown in (its time zone; tests, snapshots)."""
         super().__init__(name=name, id=id, classes=classes)
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self.model = MemoryRows()
         self._cursor = 0  # index into the shown items
         self._hover: int | None = None  # index into the shown items

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Callable, ClassVar, Iterable, NamedTuple
 
 from rich.style import Style
@@ -25,7 +25,7 @@ from sessionscope.core.memory import claude_dir_name
 from sessionscope.core.model import Session
 from sessionscope.core.text import one_line
 
-from ._cells import fit, foreground
+from ._cells import clock_of, fit, foreground
 
 __all__ = ["NEARBY_WINDOW", "Nearby", "NearbySessions", "same_project", "sessions_around"]
 
@@ -153,12 +153,7 @@ class NearbySessions(ScrollView, can_focus=True):
     ) -> None:
         """`now` fixes the clock the times are shown in (its time zone)."""
         super().__init__(name=name, id=id, classes=classes)
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self._rows: list[Nearby] = []
         self._cursor = 0
         self._hover: int | None = None

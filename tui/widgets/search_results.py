@@ -8,7 +8,7 @@ spans `core.index.highlight_spans` finds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Callable, ClassVar, NamedTuple
 
 from rich.style import Style
@@ -28,7 +28,7 @@ from sessionscope.core.query import Query
 from sessionscope.core.scan_search import Hit
 from sessionscope.core.text import one_line, printable
 
-from ._cells import fit, foreground
+from ._cells import clock_of, fit, foreground
 
 Lookup = Callable[[str], "Session | None"]
 
@@ -154,12 +154,7 @@ class SearchResults(ScrollView, can_focus=True):
         """`lookup` finds a hit's session (for its title); `now` fixes the clock of the dates."""
         super().__init__(name=name, id=id, classes=classes)
         self._lookup = lookup
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc).astimezone()
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self._rows: list[Row] = []
         self._hit_rows: list[int] = []  # indices into _rows of the selectable rows
         self._cursor = 0  # index into _hit_rows

@@ -21,7 +21,7 @@ rendered (and cached), so 20,000 sessions paint as fast as 20.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Callable, ClassVar, NamedTuple
 
 from rich.style import Style
@@ -38,7 +38,7 @@ from sessionscope.core.format import human_tokens, project_name, relative_time
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.text import one_line
 
-from ._cells import fit, foreground
+from ._cells import clock_of, fit, foreground
 from ._session_rows import SORTS, Row, SessionRows
 
 __all__ = ["HEADER_LINES", "SORTS", "Row", "SessionList"]
@@ -170,12 +170,7 @@ class SessionList(ScrollView, can_focus=True):
         """`now` fixes the clock that "3d ago" is measured from (tests, snapshots); a callable is
         asked again every minute, so the ages stay right in a long-running app."""
         super().__init__(name=name, id=id, classes=classes)
-        if now is None:
-            self._clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
-        elif isinstance(now, datetime):
-            self._clock = lambda: now
-        else:
-            self._clock = now
+        self._clock: Callable[[], datetime] = clock_of(now)
         self._now = self._clock()
         self.model = SessionRows()
         self._cursor = 0
