@@ -60,6 +60,7 @@ class Library:
         self._file_errors: dict[str, str] = {}
         self.rows: dict[str, FileRow] = {}  # the files of the last scan, by path
         self._links: _Links | None = None  # for relinking one changed file (see `_relink`)
+        self._prepared_for: tuple[dict[str, FileRow], dict[str, Session]] | None = None
 
     # -- scanning -----------------------------------------------------------------------
     def load_cached(self) -> int:
@@ -231,6 +232,21 @@ class Library:
         self.catalog.remove([path])
         self._relink(path, row, None)
         return row
+
+    def prepare_relink(self) -> None:
+        """Index the rows for relinking one file at a time now, if the session map is what
+        linking them makes (it is after a scan): a watcher calls this when it starts, so that
+        its first change does not pay for the index (~25 ms at 20k files; more under load)."""
+        links, tried = self._links, self._prepared_for
+        if not self.rows or (links is not None and links.rows is self.rows and links.sessions is self._sessions):
+            return
+        if tried is not None and tried[0] is self.rows and tried[1] is self._sessions:
+            return  # looked at already: the map is not the rows' (the next change links in full)
+        self._prepared_for = (self.rows, self._sessions)
+        links = _Links.build(self.rows)
+        if list(links.sessions.items()) == list(self._sessions.items()):
+            links.sessions = self._sessions
+            self._links = links
 
     def _relink(self, path: str | None = None, old: FileRow | None = None,
                 new: FileRow | None = None) -> None:

@@ -93,6 +93,7 @@ class Tracker:
             self._changed.add(path)
 
     def apply(self, paths: Iterable[str]) -> list[SessionEvent]:
+        self.library.prepare_relink()  # once: a file's change then relinks only its sessions
         events = []
         for path in sorted(self._expand(paths)):
             try:

@@ -163,3 +163,21 @@ def test_an_append_relinks_without_visiting_the_other_files(tmp_path: Path, monk
     from sessionscope.core.catalog import FileRow
     lib.put_row(FileRow(path, row.fingerprint, row.adapter, [grown], None))
     assert linked == [] and lib.get(grown.id).entry_count == 5 and len(lib.all_sessions()) == 30
+
+
+def test_a_scanned_library_is_prepared_for_relinking_without_changing_its_map(tmp_path: Path) -> None:
+    root, lib = make(tmp_path)
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1)])
+    write(root / "p" / f"{B}.jsonl", [claude("u1", None, B, 2)])
+    lib.scan()
+    before = lib._sessions
+    lib.prepare_relink()
+    assert lib._sessions is before and lib._links is not None and lib._links.sessions is before
+    lib.load_cached()  # a map that did not come from linking the rows: left for a full link
+    cached = lib._sessions
+    lib.prepare_relink()
+    assert lib._sessions is cached
+    empty = Library(lib.roots, catalog=lib.catalog)
+    empty.load_cached()
+    empty.prepare_relink()  # never scanned: nothing to index, the catalog's sessions stay
+    assert empty._links is None and len(empty.all_sessions()) == 2
