@@ -732,8 +732,9 @@ def print_table(r: dict[str, Any]) -> None:
     print(f"  {'':60}{'median':>8}{'p95':>8}{'max':>8}{'n':>5}")
     for key, out in r["live"].items():
         mode, view = key.split("/")
-        head = f"{mode}, " + {"raw": "baseline", "list": "session list showing",
-                              "transcript": "transcript open"}[view]
+        head = f"{mode}, " + {"raw": "baseline: bare watchfiles" + (" (its own poller, 100 ms)" if mode == "poll"
+                                                                     else ""),
+                              "list": "session list showing", "transcript": "transcript open"}[view]
         if "error" in out:
             print(f"  {head}: error: {out['error']}")
             continue

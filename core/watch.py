@@ -6,7 +6,10 @@ new entries, read from the last complete line, never by re-reading the file), wa
 truncated (re-read whole), was deleted; or a memory file changed. A burst of writes to one file
 becomes one event, because watchfiles batches changes (its debounce is tuned down from 1.6 s so a
 change reaches the app well within 300 ms) and each batch is reduced to one event per path.
-Waiting uses inotify, so an idle watcher costs no CPU; `poll=True` is for file systems without it.
+Waiting uses inotify, so an idle watcher costs next to no CPU (watchfiles wakes every STEP_MS).
+`poll=True` is for file systems without it: our own poller (`_Poller`) follows the files being
+written every POLL_MS and walks everything in sweeps that take at most POLL_BUDGET of the time.
+A live index follows the files whose rows changed (`take_changed`), not every file.
 """
 from __future__ import annotations
 
@@ -28,10 +31,16 @@ from .model import Entry, EntryKind, Session, iso
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 STEP_MS = 30  # a batch closes after this long without a new change
-# Polling compares modification times to the second, so a file changed again within the second of
-# its last reported change (or of the watches being armed) goes unseen: such files are looked at
-# once more this long after. Also the longest the first catch-up pass waits (see `batches`).
+# How often watchfiles hands back control while nothing changes (the first catch-up pass runs then).
 RECHECK_MS = 1100
+# Polling (`poll=True`, for file systems without inotify): files and folders modified within HOT_S
+# (and those seen changing since) are looked at every POLL_MS; everything is walked again in a sweep
+# whose share of the time stays under POLL_BUDGET, so the sweeps thin out as the history grows
+# (2,000 files: ~0.7 s apart; 20,000: ~7 s), at most SWEEP_MAX_S apart.
+POLL_MS = 100
+POLL_BUDGET = 0.02
+HOT_S = 900
+SWEEP_MAX_S = 10.0
 
 
 class Change(str, Enum):
@@ -200,8 +209,8 @@ def _head_unchanged(path: str, fp: Fingerprint) -> bool:
 
 
 class _StopProbe:
-    """The stop event as watchfiles sees it: watchfiles asks `is_set()` from its wait loop, which
-    it enters only once the file-system watches are in place, so the first question means armed."""
+    """The stop event as watchfiles (or the poller) sees it: `is_set()` is first asked once the
+    file-system watches are in place (the poller's first sweep is done), so it means armed."""
 
     def __init__(self, stop: threading.Event, armed: threading.Event) -> None:
         self._stop = stop
@@ -213,6 +222,133 @@ class _StopProbe:
             self.armed_at = time.monotonic()
             self._armed.set()
         return self._stop.is_set()
+
+
+class _Poller:
+    """Polling at a bounded cost. A sweep walks every folder under the roots and stats every file
+    that `wanted` names (session and memory files): new, changed (inode, size or mtime in ns) and
+    vanished ones are reported. Between sweeps only the hot part is looked at: the files and
+    folders modified within HOT_S of the last sweep, the roots, and whatever was seen changing
+    since. A session being written is so followed within POLL_MS; one written again after a quiet
+    spell, or a new one in a quiet folder, within a sweep interval. Polling every file every
+    100 ms (watchfiles' poller) cost 8.6% of a core idle with 2,000 files (bench/bench_live.py),
+    and grows with the history."""
+
+    def __init__(self, roots: list[str], wanted: Any) -> None:
+        self.roots = roots
+        self.wanted = wanted  # file name -> bool
+        self.files: dict[str, tuple[int, int, int]] = {}  # path -> (inode, size, mtime_ns)
+        self.dirs: dict[str, int] = {}  # folder -> mtime_ns
+        self.hot_files: set[str] = set()
+        self.hot_dirs: set[str] = set()
+        self.cost = 0.0  # seconds the last sweep took
+
+    def sweep_interval(self) -> float:
+        return min(SWEEP_MAX_S, max(POLL_MS / 1000, self.cost / POLL_BUDGET))
+
+    def sweep(self) -> set[str]:
+        """Everything under the roots; the changes since the last sweep (none the first time)."""
+        started = time.perf_counter()
+        files: dict[str, tuple[int, int, int]] = {}
+        dirs: dict[str, int] = {}
+        for d in self.roots:
+            self._walk(d, files, dirs, set())
+        first = not self.files and not self.dirs
+        changed = set() if first else {p for p, v in files.items() if self.files.get(p) != v}
+        if not first:
+            changed.update(p for p in self.files if p not in files)
+        self.files, self.dirs = files, dirs
+        recent = time.time_ns() - HOT_S * 1_000_000_000
+        self.hot_files = {p for p, v in files.items() if v[2] >= recent} | (changed & files.keys())
+        self.hot_dirs = {d for d, m in dirs.items() if m >= recent} | set(self.roots)
+        self.cost = time.perf_counter() - started
+        return changed
+
+    def tick(self) -> set[str]:
+        """The hot files and folders looked at again; what changed (it is hot from now on)."""
+        changed: set[str] = set()
+        for p in list(self.hot_files):
+            try:
+                st = os.stat(p)
+            except FileNotFoundError:
+                self.hot_files.discard(p)
+                if self.files.pop(p, None) is not None:
+                    changed.add(p)
+                continue
+            except OSError:
+                continue
+            v = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if self.files.get(p) != v:
+                self.files[p] = v
+                changed.add(p)
+        for d in list(self.hot_dirs):
+            try:
+                m = os.stat(d).st_mtime_ns
+            except OSError:
+                self.hot_dirs.discard(d)  # gone: its files are found gone by the tick or a sweep
+                continue
+            if self.dirs.get(d) != m:
+                self.dirs[d] = m
+                changed |= self._new_in(d)
+        return changed
+
+    def _new_in(self, d: str) -> set[str]:
+        """Files that appeared directly in folder `d`, and everything in folders that appeared
+        there (files that went are left to the sweep, or to the tick if they were hot)."""
+        new: set[str] = set()
+        try:
+            with os.scandir(d) as it:
+                items = list(it)
+        except OSError:
+            return new
+        for item in items:
+            try:
+                if item.is_dir(follow_symlinks=True):
+                    if item.path not in self.dirs:
+                        files: dict[str, tuple[int, int, int]] = {}
+                        dirs: dict[str, int] = {}
+                        self._walk(item.path, files, dirs, set())
+                        self.dirs.update(dirs)
+                        self.hot_dirs.update(dirs)
+                        new.update(p for p in files if p not in self.files)
+                        self.files.update(files)
+                elif item.path not in self.files and self.wanted(item.name) and item.is_file(follow_symlinks=True):
+                    st = item.stat(follow_symlinks=True)
+                    self.files[item.path] = (st.st_ino, st.st_size, st.st_mtime_ns)
+                    new.add(item.path)
+            except OSError:
+                continue
+        self.hot_files.update(new)
+        return new
+
+    def _walk(self, root: str, files: dict[str, tuple[int, int, int]], dirs: dict[str, int],
+              seen: set[tuple[int, int]]) -> None:
+        stack = [root]
+        while stack:
+            d = stack.pop()
+            try:
+                st = os.stat(d)
+            except OSError:
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in seen:  # a symlinked folder seen already: no loops
+                continue
+            seen.add(key)
+            dirs[d] = st.st_mtime_ns
+            try:
+                with os.scandir(d) as it:
+                    items = list(it)
+            except OSError:
+                continue
+            for item in items:
+                try:
+                    if item.is_dir(follow_symlinks=True):
+                        stack.append(item.path)
+                    elif self.wanted(item.name) and item.is_file(follow_symlinks=True):
+                        fst = item.stat(follow_symlinks=True)
+                        files[item.path] = (fst.st_ino, fst.st_size, fst.st_mtime_ns)
+                except OSError:
+                    continue
 
 
 class Watcher:
@@ -236,18 +372,31 @@ class Watcher:
     def batches(self) -> Iterator[list[SessionEvent]]:
         """Blocking: one list of events per batch of changes, until `stop` is set.
 
-        Besides what watchfiles reports, two things are looked at here. Once, soon after the
-        watches are armed, every known file and every session file under the roots is compared
-        with what the library holds: changes between the library's last scan and the arming are
-        not lost. When polling, a file reported changed is looked at once more RECHECK_MS later
-        (see there). Looking at an unchanged file costs a stat and reports nothing."""
-        import watchfiles
-
+        Besides what is reported changed, every known file and every session file under the
+        roots is compared with what the library holds once, soon after the watches are armed:
+        changes between the library's last scan and the arming are not lost. Looking at an
+        unchanged file costs a stat and reports nothing."""
         if not self.paths:
             return
         probe = _StopProbe(self.stop, self.armed)
         caught_up = False
-        recheck: dict[str, float] = {}  # polling: path -> when it was last reported
+        source = self._polled(probe) if self.poll else self._notified(probe)
+        for paths in source:
+            if not caught_up:
+                caught_up = True
+                paths |= self._known_and_present()
+            if not paths:
+                continue
+            with self.lock:
+                events = self.tracker.apply(paths)
+            if events:
+                yield events
+
+    def _notified(self, probe: _StopProbe) -> Iterator[set[str]]:
+        """Changed paths as inotify (through watchfiles) reports them, a burst as one set; an
+        empty set every RECHECK_MS while nothing changes."""
+        import watchfiles
+
         for changes in watchfiles.watch(
             *self.paths,
             watch_filter=None,
@@ -256,29 +405,25 @@ class Watcher:
             stop_event=probe,
             rust_timeout=RECHECK_MS,
             yield_on_timeout=True,
-            force_polling=self.poll,
-            poll_delay_ms=100,
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
-            paths = {path for _, path in changes}
-            now = time.monotonic()
-            if self.poll:
-                due = [p for p, t in recheck.items() if now - t >= RECHECK_MS / 1000]
-                for p in due:
-                    del recheck[p]
-                recheck.update(dict.fromkeys(paths, now))
-                paths.update(due)
-            armed_at = probe.armed_at if probe.armed_at is not None else now
-            if not caught_up and (not self.poll or now - armed_at >= RECHECK_MS / 1000):
-                caught_up = True
-                paths.update(self._known_and_present())
-            if not paths:
-                continue
-            with self.lock:
-                events = self.tracker.apply(paths)
-            if events:
-                yield events
+            yield {path for _, path in changes}
+
+    def _polled(self, probe: _StopProbe) -> Iterator[set[str]]:
+        """Changed paths found by polling (see `_Poller`), every POLL_MS."""
+        suffixes = self.tracker._suffixes
+        poller = _Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith(".md"))
+        poller.sweep()  # what is there now: changes are compared with it
+        next_sweep = time.monotonic() + poller.sweep_interval()
+        while not probe.is_set():  # (the first question arms)
+            if self.stop.wait(POLL_MS / 1000):
+                return
+            changed = poller.tick()
+            if time.monotonic() >= next_sweep:
+                changed |= poller.sweep()
+                next_sweep = time.monotonic() + poller.sweep_interval()
+            yield changed
 
     def take_changed(self) -> set[str]:
         """The files whose library rows the watcher changed since the last call (see Tracker)."""

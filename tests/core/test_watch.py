@@ -304,3 +304,69 @@ def test_many_changed_paths_or_an_empty_index_take_the_full_pass(setup) -> None:
         fh.write(line("again", 2))
     tracker.apply(paths[:1])
     assert index.update(lib, paths=tracker.take_changed()).files_appended == 1 and calls == [1, 1]
+
+
+def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: Path) -> None:
+    """What `poll=True` costs between sweeps is the hot part: files and folders written recently
+    (or seen changing); a quiet file's change, or a new file in a quiet folder, waits for the
+    next sweep. Nothing is missed, and the sweeps thin out as they get dearer."""
+    import time as _time
+
+    from sessionscope.core.watch import POLL_BUDGET, SWEEP_MAX_S, _Poller
+
+    old = _time.time() - 86400
+    quiet, busy = tmp_path / "quiet", tmp_path / "busy"
+    quiet.mkdir()
+    busy.mkdir()
+    cold, hot = quiet / "cold.jsonl", busy / "hot.jsonl"
+    cold.write_bytes(head("c"))
+    hot.write_bytes(head("h"))
+    (quiet / "notes.txt").write_text("not a session")
+    os.utime(cold, (old, old))
+    os.utime(quiet, (old, old))
+    poller = _Poller([str(tmp_path)], lambda name: name.endswith((".jsonl", ".md")))
+    assert poller.sweep() == set()  # the first sweep is the baseline
+    assert poller.hot_files == {str(hot)} and str(quiet) not in poller.hot_dirs
+    assert str(tmp_path / "quiet" / "notes.txt") not in poller.files  # only the wanted names
+
+    with open(hot, "ab") as fh:
+        fh.write(line("hot append", 0))
+    with open(cold, "ab") as fh:
+        fh.write(line("cold append", 0))
+    os.utime(quiet, (old, old))
+    assert poller.tick() == {str(hot)}
+    assert poller.sweep() == {str(cold)}
+    assert str(cold) in poller.hot_files  # written now: hot from here on
+    with open(cold, "ab") as fh:
+        fh.write(line("again", 1))
+    assert poller.tick() == {str(cold)}
+
+    (busy / "new.jsonl").write_bytes(head("n"))  # a new file in a hot folder, and a new folder
+    (busy / "sub" / "deeper").mkdir(parents=True)
+    (busy / "sub" / "deeper" / "agent.jsonl").write_bytes(head("a"))
+    assert poller.tick() == {str(busy / "new.jsonl"), str(busy / "sub" / "deeper" / "agent.jsonl")}
+    assert poller.tick() == set()
+    (quiet / "late.jsonl").write_bytes(head("l"))  # a new file in a quiet folder: the sweep
+    os.utime(quiet, (old, old))
+    assert poller.tick() == set()
+    assert poller.sweep() == {str(quiet / "late.jsonl")}
+    os.unlink(hot)
+    other = quiet / "other.jsonl"
+    other.write_bytes(head("o"))
+    assert poller.sweep() == {str(hot), str(other)}
+    os.utime(other, (old, old))
+    os.utime(quiet, (old, old))
+    poller.sweep()
+    poller.sweep()  # (the utime was a change, so hot until a sweep finds it quiet)
+    (busy / "new.jsonl").unlink()
+    other.unlink()
+    assert poller.tick() == {str(busy / "new.jsonl")}  # a hot file gone: at once
+    assert poller.sweep() == {str(other)}  # a quiet one: by the sweep
+    assert poller.sweep() == set()
+
+    poller.cost = 0.0
+    assert poller.sweep_interval() == 0.1
+    poller.cost = 0.05
+    assert poller.sweep_interval() == pytest.approx(0.05 / POLL_BUDGET)
+    poller.cost = 5.0
+    assert poller.sweep_interval() == SWEEP_MAX_S
