@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -370,3 +371,69 @@ def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: 
     assert poller.sweep_interval() == pytest.approx(0.05 / POLL_BUDGET)
     poller.cost = 5.0
     assert poller.sweep_interval() == SWEEP_MAX_S
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_the_inotify_reader_follows_folders_that_come_and_go(tmp_path: Path) -> None:
+    """Folders created or moved in are watched at once and reported themselves (the tracker walks
+    them); one moved away is reported and no longer watched; an overflowed queue reports the
+    roots (the tracker compares everything under them)."""
+    import select
+
+    from sessionscope.core.watch import _IN_Q_OVERFLOW, _Inotify
+
+    root = tmp_path / "root"
+    (root / "proj").mkdir(parents=True)
+    ino = _Inotify.open()
+    assert ino is not None
+    try:
+        ino.roots = [str(root)]
+        ino.add_tree(str(root))
+        assert set(ino.wds) == {str(root), str(root / "proj")}
+
+        def settle() -> set[str]:
+            got: set[str] = set()
+            p = select.poll()
+            p.register(ino.fd, select.POLLIN)
+            while p.poll(100):
+                got |= ino.read()
+            return got
+        (root / "proj" / "s.jsonl").write_bytes(head("s"))
+        assert settle() == {str(root / "proj" / "s.jsonl")}
+        staged = tmp_path / "staged" / "other"
+        (staged / "deep").mkdir(parents=True)
+        (staged / "deep" / "a.jsonl").write_bytes(head("a"))
+        os.rename(staged, root / "other")
+        assert settle() == {str(root / "other")}
+        assert str(root / "other" / "deep") in ino.wds  # watched, deep down
+        (root / "other" / "deep" / "b.jsonl").write_bytes(head("b"))
+        (root / "other" / "deep" / "new").mkdir()
+        assert settle() == {str(root / "other" / "deep" / "b.jsonl"), str(root / "other" / "deep" / "new")}
+        (root / "other" / "deep" / "new" / "c.jsonl").write_bytes(head("c"))
+        assert settle() == {str(root / "other" / "deep" / "new" / "c.jsonl")}
+        os.rename(root / "other", tmp_path / "away")
+        assert settle() == {str(root / "other")}
+        assert not any(d.startswith(str(root / "other")) for d in ino.wds)
+        (tmp_path / "away" / "deep" / "d.jsonl").write_bytes(head("d"))
+        assert settle() == set()  # not ours any more
+        changed: set[str] = set()
+        ino._event(-1, _IN_Q_OVERFLOW, "", changed)
+        assert changed == {str(root)}
+    finally:
+        ino.close()
+
+
+def test_a_stopped_watcher_wakes_at_once(setup) -> None:  # noqa: ANN001
+    """Nothing wakes an idle watcher but a change or `stop`: it blocks, and stops at once."""
+    _, lib, _, _ = setup
+    watcher = Watcher(lib)
+    thread = threading.Thread(target=lambda: list(watcher.batches()), daemon=True)
+    thread.start()
+    assert watcher.armed.wait(10)
+    import time as _time
+
+    _time.sleep(0.2)
+    t = _time.monotonic()
+    watcher.stop.set()
+    thread.join(5)
+    assert not thread.is_alive() and _time.monotonic() - t < 0.5
