@@ -31,7 +31,10 @@ polling rows), over that copy.
    Nothing sleeps on the measured path: the bench blocks on the child's pipe. Between appends it
    waits a little over the app's INDEX_INTERVAL (the live index runs at most once a second), so
    each append is measured from a quiet app. Baseline in the same run: bare `watchfiles.watch`
-   over the same roots with the watcher's own debounce/step/poll settings, append to yield.
+   over the same roots, append to yield, with the watcher's DEBOUNCE_MS/STEP_MS (and for the
+   polling rows its own poller, every 100 ms): what the watcher was built on, and still uses
+   where there is no inotify. With polling, list rows append to files that were quiet (found by
+   a sweep), transcript rows to a file being written (looked at every POLL_MS).
 2. Idle CPU: process CPU time (`time.process_time()`, all threads) over a window (60 s; 10 s
    with --quick) of the real app, watching, nothing changing, after its start-up work is done;
    against an empty Textual `App()` idling the same window under the same harness. Both in
@@ -290,6 +293,8 @@ async def _live_phase(args: argparse.Namespace) -> None:
             diag("Tracker.apply", time.perf_counter() - t0)
     Tracker.apply = hooked_apply  # type: ignore[method-assign]
     _timed(Library, "_relink", diag)
+    _timed(SearchIndex, "_commit", diag)
+    _timed(SearchIndex, "_ingest", diag)
     _timed(MainScreen, "library_changed", diag)
     _timed(SessionScopeApp, "_show_live", diag)
     from sessionscope.core.catalog import Catalog as _C
