@@ -52,6 +52,7 @@ STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded 
 # those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
 # build 385 -> 290 MB, a 2.7 GB one 424 -> 328 MB) at no measurable cost in build time.
 COMMIT_DOCS = 10_000
+LIVE_STATES = 4096  # most index states kept for `update(paths=…)` (then they are read again)
 # `update(paths=…)` reads these many files' index states one by one; more than this (or an eighth
 # of the library) and the one query for every file's state is cheaper.
 PATHS_AT_ONCE = 64
@@ -114,6 +115,8 @@ def _same_file(key: str, row: FileRow) -> bool:
     fp = row.fingerprint
     if (dev, ino) != (str(fp.dev), str(fp.ino)):
         return False
+    if int(head_len) == 4096 and fp.size >= 4096 and fp.head_hash:
+        return fp.head_hash == head_hash  # the row's fingerprint hashed the same 4 KB: no read
     try:
         return _head_hash(row.path, int(head_len)) == head_hash
     except OSError:
@@ -147,6 +150,11 @@ class SearchIndex:
         self._generation = 0
         self._meta_seen: Any = self._meta_stamp()
         self._vocab: tuple[int, _Vocabulary] | None = None  # the terms of `text`, per generation
+        # The index states of the files live updates looked at (None: not indexed), as this
+        # index last wrote them: a session being written is not read back from the catalog on
+        # every append (a query that, in the app, also waits for the UI thread's GIL).
+        self._live_states: dict[str, IndexState | None] = {}
+        self._written: dict[str, IndexState] | None = None  # committed by the current live update
 
     # -- setup ------------------------------------------------------------------------------
     def _schema(self) -> Any:
@@ -233,10 +241,26 @@ class SearchIndex:
         if paths is not None and not (rebuild or scan):
             wanted = set(paths)
             if len(wanted) <= max(PATHS_AT_ONCE, len(library.rows) // 8) and not self.fresh:
-                states = {p: st for p in wanted if (st := catalog.index_state(p)) is not None}
+                known = self._live_states
+                states = {p: st for p in wanted
+                          if (st := known[p] if p in known else catalog.index_state(p)) is not None}
                 rows = {p: r for p in wanted
                         if (r := library.rows.get(p)) is not None and r.adapter and not r.error}
-                return self._bring_up(library, rows, states, report, progress, cancelled, started)
+                self._written = written = {}
+                try:
+                    report = self._bring_up(library, rows, states, report, progress, cancelled, started)
+                except BaseException:
+                    for p in wanted:
+                        known.pop(p, None)
+                    raise
+                finally:
+                    self._written = None
+                if len(known) > LIVE_STATES:
+                    known.clear()
+                for p in wanted:  # what the catalog now says of each
+                    known[p] = None if p in states and p not in rows else written.get(p, states.get(p))
+                return report
+        self._live_states.clear()
         states = catalog.index_states()
         if rebuild or (states and self.fresh):
             writer.delete_all_documents()
@@ -379,6 +403,8 @@ class SearchIndex:
         return added, IndexState(path, key, end, end_line)
 
     def _commit(self, catalog: Any, pending: list[IndexState]) -> None:
+        if self._written is not None:
+            self._written.update((st.path, st) for st in pending)
         self._writer_().commit()
         self.index.reload()
         self._generation += 1  # after the reload: a concurrent search keyed on the old one rebuilds

@@ -437,3 +437,28 @@ def test_a_stopped_watcher_wakes_at_once(setup) -> None:  # noqa: ANN001
     watcher.stop.set()
     thread.join(5)
     assert not thread.is_alive() and _time.monotonic() - t < 0.5
+
+
+def test_a_file_being_written_is_not_read_back_from_the_catalog_on_every_append(setup) -> None:  # noqa: ANN001
+    root, lib, tracker, index = setup
+    p = root / "s.jsonl"
+    p.write_bytes(head("s") + line("first", 0))
+    tracker.apply([str(p)])
+    index.update(lib)
+    asked: list[str] = []
+    real = lib.catalog.index_state
+    lib.catalog.index_state = lambda path: asked.append(path) or real(path)
+    for i in range(1, 4):
+        with open(p, "ab") as fh:
+            fh.write(line(f"append number{i}", i))
+        tracker.apply([str(p)])
+        assert index.update(lib, paths=tracker.take_changed()).docs_added == 1
+    assert asked == [str(p)]  # once: after that, what this index last wrote
+    assert index._live_states[str(p)] == real(str(p))  # ... which is what the catalog says
+    assert len(index.search("number1 OR number2 OR number3").hits) == 3
+    os.unlink(p)
+    tracker.apply([str(p)])
+    assert index.update(lib, paths=tracker.take_changed()).files_dropped == 1
+    assert index._live_states[str(p)] is None and real(str(p)) is None
+    index.update(lib)  # a full pass forgets them
+    assert index._live_states == {}
