@@ -399,7 +399,9 @@ def test_real_codex_open_question_at_the_end() -> None:
 
 
 def test_real_corpus_end_to_end(tmp_path: Path) -> None:
-    """Retrieval, reading and the brief over the real transcripts (read in place: old mtimes)."""
+    """Retrieval, reading and the brief over the real transcripts, read in place. Their mtimes are
+    whenever the corpus was copied, possibly seconds ago, which would make the newest one look like
+    the session the brief is being made in: `now` an hour on keeps the live rule out of this test."""
     if not CORPUS.is_dir():
         pytest.skip(NO_CORPUS)
     roots = [Root(str(CORPUS / "claude-code"), "--root", True), Root(str(CORPUS / "codex"), "--root", True)]
@@ -408,13 +410,15 @@ def test_real_corpus_end_to_end(tmp_path: Path) -> None:
     index = SearchIndex(tmp_path / "index")
     index.update(lib)
     counting = CountingIndex(index)
+    later = datetime.now(timezone.utc) + timedelta(hours=1)
     result = compose(CountingLibrary(lib), counting, Task("xterm.js scrolling in the terminal pane"),
-                     project="/home/marco/projects/spotter", env=NO_ENV, memory=[])
+                     project="/home/marco/projects/spotter", env=NO_ENV, memory=[], now=later)
     assert result.status == FOUND and len(counting.queries) <= 2 and len(result.usage.sessions_read) <= 3
     [f] = [f for f in result.findings if "xterm.js still does not work" in f.text]
     assert f.type == FAILED and f.source.session_id == "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
     assert "xterm.js" in f.terms and "scrolling" in f.terms
-    result = compose(lib, index, Task("go.mod toolchain"), project="/home/wei/repo/claude-code", env=NO_ENV, memory=[])
+    result = compose(lib, index, Task("go.mod toolchain"), project="/home/wei/repo/claude-code", env=NO_ENV,
+                     memory=[], now=later)
     [c] = [f for f in result.findings if f.type == CORRECTION and "toolchain" in f.text]
     assert "toolchain" in c.terms and c.attribution == "user"
     assert BRIEF_LINE.match("\n".join(render_brief(result).text.split("\n")[2:5]))
