@@ -473,12 +473,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     _warn(warnings, args)
     index = None if args.no_index else open_index(args, lib)[0]
     watcher = Watcher(lib, poll=args.poll or load_config().poll)
-    if not args.json:
-        print(f"watching {len(watcher.paths)} root(s); ctrl+c to stop", file=sys.stderr)
+    # On stderr in both modes (stdout stays pure JSON lines): a script can wait for it before
+    # writing, and anything written between the scan and the watch being armed is caught up.
+    print(f"watching {len(watcher.paths)} root(s); ctrl+c to stop", file=sys.stderr, flush=True)
     try:
         for batch in watcher.batches():
-            if index is not None:
-                index.update(lib)
+            if index is not None:  # only the files this batch touched: no stat pass over every root
+                index.update(lib, paths=watcher.take_changed())
             for event in batch:
                 if args.json:
                     sys.stdout.write(orjson.dumps(event.to_dict()).decode() + "\n")
