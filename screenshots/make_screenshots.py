@@ -7,6 +7,7 @@ Deterministic: a fixed clock and seed, caches in a temporary directory.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -48,11 +49,29 @@ async def transcript_diff(pilot: Any) -> None:
     await pilot.pause()
 
 
+async def memory(pilot: Any) -> None:
+    await pilot.press("3")
+    await settle(pilot)
+    await pilot.press("j", "j")  # a note of the first project: rendered, with its sessions around it
+    await settle(pilot)
+
+
+async def brief(pilot: Any) -> None:
+    from sessionscope.tui.screens.composer import ComposerScreen
+
+    await pilot.app.push_screen(ComposerScreen("flaky webhook retry", "/home/dev/projects/payments-api"))
+    await settle(pilot)
+    await pilot.press("a", "x", "a")  # approve, reject, approve: the preview holds the two approved
+    await settle(pilot)
+
+
 SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "sessions": sessions,
     "search": search,
     "transcript": transcript,
     "transcript-diff": transcript_diff,
+    "memory": memory,
+    "brief": brief,
 }
 
 
@@ -66,16 +85,25 @@ async def shoot(name: str, steps: Callable[[Any], Awaitable[None]], work: Path) 
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory() as tmp:
+    # A fixed place, not a random temporary name: the memory pane shows the note's path.
+    work = Path(tempfile.gettempdir()) / "sessionscope-screenshots"
+    shutil.rmtree(work, ignore_errors=True)
+    try:
         for name, steps in SHOTS.items():
-            svg = asyncio.run(shoot(name, steps, Path(tmp)))
+            svg = asyncio.run(shoot(name, steps, work))
             print(svg)
             try:
                 import cairosvg
             except ImportError:
                 continue
-            cairosvg.svg2png(url=str(svg), write_to=str(svg.with_suffix(".png")))
+            # The SVG asks for Fira Code, then any monospace; cairosvg's fallback for a missing
+            # font is proportional, which shifts the columns. Name a monospace font it has.
+            text = svg.read_text().replace("font-family: Fira Code, monospace;",
+                                           'font-family: DejaVu Sans Mono;')
+            cairosvg.svg2png(bytestring=text.encode(), write_to=str(svg.with_suffix(".png")))
             print(svg.with_suffix(".png"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
