@@ -7,7 +7,6 @@ corrupt database is deleted and rebuilt with a message, and deleting it loses no
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import threading
@@ -49,6 +48,29 @@ CREATE TABLE IF NOT EXISTS index_files (
     line INTEGER NOT NULL
 );
 """
+#: what `_SCHEMA` creates
+_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files"})
+
+
+def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
+    """The schema version the database says it has (None: none, as in a new file; a string
+    when it is no number) and whether every table and index of `_SCHEMA` is there."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    if "meta" not in names:
+        return None, False
+    row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    if row is None:
+        return None, False
+    try:
+        version: int | str = int(row[0])
+    except (TypeError, ValueError):
+        version = str(row[0])
+    return version, _SCHEMA_NAMES <= names
+
+
+def _create(db: sqlite3.Connection) -> None:
+    db.executescript(_SCHEMA)
+    db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +84,8 @@ class Fingerprint:
     @classmethod
     def of(cls, path: str, st: os.stat_result | None = None) -> Fingerprint:
         st = st or os.stat(path)
+        import hashlib  # (not at import: the app's first frame never fingerprints a file)
+
         with open(path, "rb") as fh:
             head = fh.read(4096)
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, hashlib.sha1(head).hexdigest())
@@ -100,34 +124,35 @@ class Catalog:
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        """The database, as it is when it has this schema (the common case, and at every app
+        start: only reads, a fraction of a millisecond); else created, or rebuilt with a message."""
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             db = self._connect()
-            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None or int(row[0]) != SCHEMA_VERSION:
-                if row is not None:
-                    self.messages.append(
-                        f"catalog schema changed ({row[0]} -> {SCHEMA_VERSION}): rebuilding {self.path}"
-                    )
+            version, complete = _schema_state(db)
+            if version is not None and version != SCHEMA_VERSION:
+                self.messages.append(
+                    f"catalog schema changed ({version} -> {SCHEMA_VERSION}): rebuilding {self.path}"
+                )
                 db.close()
                 self._delete()
                 db = self._connect()
+            elif complete:
+                return db
+            _create(db)
             return db
         except sqlite3.DatabaseError as exc:
             self.messages.append(f"catalog unreadable ({exc}): rebuilding {self.path}")
             self._delete()
-            return self._connect()
+            db = self._connect()
+            _create(db)
+            return db
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA journal_mode=WAL")  # (reads the header: a file that is no database fails here)
         db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA)
-        db.execute(
-            "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),)
-        )
-        db.execute("SELECT count(*) FROM files").fetchone()
         return db
 
     def _delete(self) -> None:

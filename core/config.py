@@ -14,7 +14,6 @@ tool_result_cap = 4000              # characters of each tool result that go int
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +53,8 @@ def load_config(path: Path | None = None) -> Config:
     p = path or config_path()
     if not p.is_file():
         return Config()
+    import tomllib  # (only when there is a file: most starts have none)
+
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8", errors="replace"))
     except (OSError, tomllib.TOMLDecodeError) as exc:

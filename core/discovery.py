@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from .adapters.base import Registry, walk_files
+if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots needs none)
+    from .adapters.base import Registry
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def resolve_roots(
 
 def candidate_files(root: Root, registry: Registry) -> Iterator[str]:
     """Files under a root that some adapter might read, each once (by real path)."""
+    from .adapters.base import walk_files
+
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
     seen: set[str] = set()
     for path in walk_files(root.path, suffixes):

@@ -10,13 +10,16 @@ import gc
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from .adapters import LoadedSession, Registry, default_registry
 from .catalog import Catalog, FileRow, Fingerprint
 from .discovery import Root, candidate_files
-from .jsonl import ReaderError
 from .model import Entry, EntryKind, Session, SessionKind
+
+# The adapters (and the reader) come with the first scan or load, not with this module: the
+# app's first frame needs only the catalog's sessions.
+if TYPE_CHECKING:
+    from .adapters import LoadedSession, Registry
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -54,13 +57,23 @@ class Library:
         catalog: Catalog | None = None,
     ) -> None:
         self.roots = roots
-        self.registry = registry or default_registry()
+        self._registry = registry
         self.catalog = catalog or Catalog(None)
         self._sessions: dict[str, Session] = {}
         self._file_errors: dict[str, str] = {}
         self.rows: dict[str, FileRow] = {}  # the files of the last scan, by path
         self._links: _Links | None = None  # for relinking one changed file (see `_relink`)
         self._prepared_for: tuple[dict[str, FileRow], dict[str, Session]] | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """The adapters; the default ones are made at first use (the first scan or load), so
+        that reading the catalog alone, as the app's first frame does, never imports them."""
+        if self._registry is None:
+            from .adapters import default_registry
+
+            self._registry = default_registry()
+        return self._registry
 
     # -- scanning -----------------------------------------------------------------------
     def load_cached(self) -> int:
@@ -189,6 +202,8 @@ class Library:
 
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
+        from .jsonl import ReaderError
+
         try:
             fp = Fingerprint.of(path, st)
         except OSError as exc:
@@ -327,6 +342,8 @@ class Library:
 
     def load(self, session: Session) -> LoadedSession:
         """The session's entries, read from disk now (the catalog keeps only metadata)."""
+        from .jsonl import ReaderError
+
         adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
             raise ReaderError(f"no adapter reads {session.path}")
@@ -340,6 +357,8 @@ class Library:
 
     def iter_loaded(self, sessions: Iterable[Session]) -> Iterator[tuple[Session, LoadedSession]]:
         """Load sessions one after another, skipping (not raising on) unreadable ones."""
+        from .jsonl import ReaderError
+
         cache: dict[str, list[LoadedSession]] = {}
         for s in sessions:
             try:

@@ -13,7 +13,6 @@ blocks while none do. One lock keeps the watcher's changes to the library apart 
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import threading
 from dataclasses import dataclass
@@ -38,7 +37,8 @@ FIRST_SCREEN = 120
 FIRST_PAINT_WAIT = 2.0
 
 if TYPE_CHECKING:
-    from sessionscope.core.adapters import Registry
+    import argparse
+
     from sessionscope.core.index import Progress, SearchIndex, SearchResult
     from sessionscope.core.library import Library, ScanReport
     from sessionscope.core.memory import MemoryItem
@@ -365,28 +365,10 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
     base = cache_dir()
-    library = Library(roots, catalog=Catalog(base / "catalog.sqlite"), registry=_lazy_registry())
+    library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
                            memory=memory, memory_dirs=memory_dirs)
-
-
-def _lazy_registry() -> Registry:
-    """The default adapters, imported when first used (by the scan, after the first paint)
-    rather than before the app starts: they are most of the core's import time."""
-    from functools import cached_property
-
-    from sessionscope.core.adapters import Registry, default_registry
-
-    class LazyRegistry(Registry):
-        def __init__(self) -> None:  # the adapters come with the first use
-            pass
-
-        @cached_property
-        def adapters(self) -> list[Any]:  # type: ignore[override]
-            return default_registry().adapters
-
-    return LazyRegistry()
 
 
 def run_app(args: argparse.Namespace) -> int:

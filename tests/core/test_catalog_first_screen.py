@@ -7,6 +7,8 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from sessionscope.core.catalog import SCHEMA_VERSION, Catalog, FileRow, Fingerprint, epoch_ms
 from sessionscope.core.discovery import Root
 from sessionscope.core.library import Library, is_child, recency
@@ -52,16 +54,55 @@ def test_rows_keep_every_field_and_times_to_the_millisecond(tmp_path: Path) -> N
     assert epoch_ms(datetime(1970, 1, 1, 0, 0, 1, 999, tzinfo=UTC)) == 1000
 
 
-def test_an_older_schema_is_rebuilt_with_a_message(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", ["3", "x"])  # an older schema; a version that is no number
+def test_an_older_schema_is_rebuilt_with_a_message(tmp_path: Path, version: str) -> None:
     path = tmp_path / "c.sqlite"
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.execute("INSERT INTO meta VALUES('schema_version', '3')")
+    db.execute("INSERT INTO meta VALUES('schema_version', ?)", (version,))
     db.commit()
     db.close()
     cat = Catalog(path)
-    assert cat.messages == [f"catalog schema changed (3 -> {SCHEMA_VERSION}): rebuilding {path}"]
+    assert cat.messages == [f"catalog schema changed ({version} -> {SCHEMA_VERSION}): rebuilding {path}"]
     assert cat.all() == []
+
+
+def test_opening_only_reads_so_a_writer_elsewhere_does_not_block_it(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    cat = Catalog(path)
+    cat.put(row("/r/a.jsonl", [session("s1", 1)]))
+    cat.close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process mid-scan holds the write lock
+    writer.execute("DELETE FROM files")
+    try:
+        again = Catalog(path)
+        assert again.messages == []  # not taken for unreadable (nor deleted) for being busy
+        assert [r.path for r in again.all()] == ["/r/a.jsonl"]  # (WAL: the last commit)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_a_file_that_is_no_catalog_is_rebuilt_with_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"not a database at all\n" * 200)
+    cat = Catalog(path)
+    assert len(cat.messages) == 1 and cat.messages[0].startswith("catalog unreadable (")
+    cat.put(row("/r/a.jsonl", [session("s1", 1)]))
+    assert [r.path for r in Catalog(path).all()] == ["/r/a.jsonl"]
+
+
+def test_a_table_gone_is_created_again(tmp_path: Path) -> None:
+    # The right version but a table gone: created again, the rows kept.
+    path = tmp_path / "c.sqlite"
+    cat = Catalog(path)
+    cat.put(row("/r/a.jsonl", [session("s1", 1)]))
+    cat._db.execute("DROP TABLE index_files")
+    cat.close()
+    again = Catalog(path)
+    assert again.messages == [] and [r.path for r in again.all()] == ["/r/a.jsonl"]
+    assert again.index_states() == {}
 
 
 def test_by_recency_gives_every_row_once_newest_first(tmp_path: Path) -> None:
@@ -134,3 +175,31 @@ def test_sessions_by_file_pages_through_every_row(tmp_path: Path) -> None:
     assert got["/r/empty.jsonl"] == [] and got["/r/bad.jsonl"] == []  # the scan reads it again
     lib = Library([Root("/r", "--root", explicit=True)], catalog=cat)
     assert lib.load_cached() == 5
+
+
+def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
+    """What the app does before its first frame (config, roots, catalog, the newest sessions)
+    imports none of the modules only a scan or a transcript needs; a scan then gets them."""
+    import subprocess
+    import sys
+
+    cat = Catalog(tmp_path / "c.sqlite")
+    cat.put(row(str(tmp_path / "r" / "a.jsonl"), [session("s1", 1)]))
+    cat.close()
+    (tmp_path / "r").mkdir()
+    code = (
+        "import sys\n"
+        "from sessionscope.core.config import load_config\n"
+        "from sessionscope.core.discovery import resolve_roots\n"
+        "from sessionscope.core.catalog import Catalog\n"
+        "from sessionscope.core.library import Library\n"
+        f"load_config(); roots = resolve_roots([{str(tmp_path / 'r')!r}], (), False)\n"
+        f"lib = Library(roots, catalog=Catalog({str(tmp_path / 'c.sqlite')!r}))\n"
+        "assert lib.load_cached_newest(10) == 1\n"
+        "late = ('sessionscope.core.adapters', 'sessionscope.core.jsonl', 'tomllib', 'hashlib')\n"
+        "print(sorted(m for m in late if m in sys.modules))\n"
+        "lib.scan()\n"
+        "print(sorted(m for m in late[:2] if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == ["[]", "['sessionscope.core.adapters', 'sessionscope.core.jsonl']"]
