@@ -44,28 +44,48 @@ def bounded(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
-def build_parser() -> argparse.ArgumentParser:
-    def shared(default: bool) -> argparse.ArgumentParser:
-        # The same options before or after the command: the command's copy must not reset what
-        # was given before it, so its defaults are suppressed.
-        d = (lambda v: v) if default else (lambda v: argparse.SUPPRESS)
-        parent = _Parser(add_help=False)
-        parent.add_argument("--root", action="append", default=d([]), metavar="DIR",
-                            help="read sessions under DIR (repeatable); replaces the default roots")
-        parent.add_argument("--demo", action="store_true", default=d(False), help="use the built-in demo corpus")
-        parent.add_argument("--json", action="store_true", default=d(False), help="machine-readable JSON on stdout")
-        return parent
+def _shared(default: bool) -> argparse.ArgumentParser:
+    """The options taken before or after the command. The command's copy (`default=False`)
+    must not reset what was given before it, so its defaults are suppressed."""
+    d = (lambda v: v) if default else (lambda v: argparse.SUPPRESS)
+    parent = _Parser(add_help=False)
+    parent.add_argument("--root", action="append", default=d([]), metavar="DIR",
+                        help="read sessions under DIR (repeatable); replaces the default roots")
+    parent.add_argument("--demo", action="store_true", default=d(False), help="use the built-in demo corpus")
+    parent.add_argument("--json", action="store_true", default=d(False), help="machine-readable JSON on stdout")
+    return parent
 
-    common = shared(False)
-    p = _Parser(
-        prog="sessionscope",
-        description="Browse, search and brief from AI coding-agent session history "
-        "(Claude Code, Codex CLI, session-logs JSONL). Without a command, opens the app.",
-        parents=[shared(True)],
-    )
+
+def _top_parser(**kwargs: Any) -> argparse.ArgumentParser:
+    """The options of `sessionscope` itself, without the commands."""
+    p = _Parser(prog="sessionscope", parents=[_shared(True)], **kwargs)
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--poll", action="store_true",
                    help="the app: poll for changes instead of inotify (network file systems)")
+    return p
+
+
+def app_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The options of a plain `sessionscope [--root DIR]... [--demo] [--poll]` (the app, or
+    `--version`), parsed without building the commands' parsers: those take ~10 ms and several
+    modules, all before the app's first frame. None when argv is anything else (a command,
+    help, an unknown option, an error): `build_parser()` parses that, as it always did."""
+    try:
+        args, rest = _top_parser(add_help=False).parse_known_args(argv)
+    except CliError:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _shared(False)
+    p = _top_parser(
+        description="Browse, search and brief from AI coding-agent session history "
+        "(Claude Code, Codex CLI, session-logs JSONL). Without a command, opens the app.",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     s = sub.add_parser("sessions", parents=[common], help="list sessions, most recent first")
@@ -130,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     want_json = "--json" in argv
     try:
-        args = build_parser().parse_args(argv)
+        args = app_args(argv) or build_parser().parse_args(argv)
         if args.version:
             from sessionscope import __version__
 

@@ -193,3 +193,31 @@ def test_options_before_the_command(capsys: pytest.CaptureFixture[str], demo: li
     code, out, err = run(capsys, "--json", *demo, "sessions", "--limit", "1")
     assert code == 0, err
     assert len(json.loads(out)["sessions"]) == 1
+
+
+def test_the_app_options_skip_building_the_commands(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from sessionscope import cli
+
+    # The app's own options parse to what the full parser gives...
+    for argv in ([], ["--root", "/a", "--root", "/b"], ["--demo", "--poll"], ["--version"], ["--json"]):
+        fast = cli.app_args(argv)
+        assert fast is not None and vars(fast) == vars(cli.build_parser().parse_args(argv)), argv
+    # ...and anything else is left to it: commands, help, errors, unknown options.
+    for argv in (["sessions"], ["--root", "/a", "search", "x"], ["-h"], ["--help"], ["--he"],
+                 ["--root"], ["--limit", "3"], ["--bogus"], ["--root", "/a", "extra"]):
+        assert cli.app_args(argv) is None, argv
+    code, out, err = run(capsys, "--root")  # so the error is the full parser's, as ever
+    assert code == 2 and "expected one argument" in err
+
+    # Opening the app never builds the commands' parsers (nor imports their modules).
+    opened: list[object] = []
+
+    def no_parser() -> None:
+        raise AssertionError("the full parser was built")
+
+    monkeypatch.setattr(cli, "build_parser", no_parser)
+    monkeypatch.setattr(cli, "_run_app", lambda args: opened.append(args) or 0)
+    assert main(["--root", str(tmp_path), "--poll"]) == 0
+    assert [(a.root, a.poll, a.command) for a in opened] == [([str(tmp_path)], True, None)]  # type: ignore[attr-defined]
