@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_factory import make_app, settle
-from textual.widgets import TabbedContent
 
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.main import MainScreen
@@ -116,9 +115,46 @@ async def test_tabs_switch_with_keys(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("2")
-        assert app.screen.query_one(TabbedContent).active == "search"
+        assert app.screen.active_tab == "search"
         await pilot.press("escape", "1")
-        assert app.screen.query_one(TabbedContent).active == "sessions"
+        assert app.screen.active_tab == "sessions"
+
+
+async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path) -> None:
+    from textual.widgets import ContentSwitcher, Input
+
+    from sessionscope.tui.widgets.tab_bar import TabBar
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        bar = screen.query_one(TabBar)
+        switcher = screen.query_one(ContentSwitcher)
+        assert [bar._tab_at(x) for x in (0, 9, 10, 17, 18, 25, 26)] == [0, 0, 1, 1, 2, 2, None]
+        await pilot.click(TabBar, offset=(12, 0))  # " Search " is cells 10-17
+        await settle(pilot)
+        assert (screen.active_tab, switcher.current) == ("search", "search")
+        assert isinstance(app.focused, Input)  # the pane's query input, as with the key
+        await pilot.click(TabBar, offset=(20, 1))  # the underline, under " Memory "
+        await settle(pilot)
+        assert (screen.active_tab, switcher.current) == ("memory", "memory")
+        await pilot.click(TabBar, offset=(60, 0))  # right of the tabs: nothing
+        await settle(pilot)
+        assert screen.active_tab == "memory"
+        bar.focus()
+        await pilot.press("right")  # from the last tab round to the first
+        await settle(pilot)
+        assert (screen.active_tab, switcher.current) == ("sessions", "sessions")
+        assert isinstance(app.focused, SessionList)
+        bar.focus()
+        await pilot.press("left")
+        await settle(pilot)
+        assert screen.active_tab == "memory"
+        await pilot.hover(TabBar, offset=(3, 0))
+        assert bar._hover == 0
+        await pilot.hover(SessionList, offset=(3, 5))
+        assert bar._hover is None
 
 
 async def test_markup_and_escapes_in_transcripts_stay_literal(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from textual.widgets import Input
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.library import Library, is_child
 from sessionscope.tui.app import SessionScopeApp
+from sessionscope.tui.screens.main import Holder
 from sessionscope.tui.widgets.search_pane import SearchPane
 from sessionscope.tui.widgets.session_list import SessionList
 
@@ -64,4 +65,4 @@ async def test_a_tab_asked_for_before_its_pane_is_built(tmp_path: Path) -> None:
         await settle(pilot)
         pane = screen.query_one(SearchPane)
         assert isinstance(app.focused, Input) and app.focused in pane.query(Input)
-        assert not screen.query("DeferredPane")
+        assert [len(h.children) for h in screen.query(Holder)] == [1, 1, 1]  # each pane made once

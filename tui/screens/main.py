@@ -1,6 +1,8 @@
-"""The main screen: tabs for the session list and the search pane; transcripts open on top.
+"""The main screen: tabs for the session list, the search and the memory pane; transcripts open
+on top. The tabs are a `TabBar` over a `ContentSwitcher` of one `Holder` per tab (not textual's
+`TabbedContent`: its many widgets cost the first frame ~20 ms).
 
-The search and memory panes are built after the first frame (`DeferredPane`), or at once when
+The search and memory panes are built after the first frame (in their holders), or at once when
 their tab is asked for before that: their modules (the index, markdown) and their first work
 (reading every memory file) would otherwise delay the first paint of the session list.
 """
@@ -17,11 +19,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Footer, Header
 
 from sessionscope.core.model import Session
-from sessionscope.core.resume import resume_command
 from sessionscope.tui.widgets.session_list import SessionList
+from sessionscope.tui.widgets.tab_bar import TabBar
 
 if TYPE_CHECKING:
     from sessionscope.core.index import Progress
@@ -33,33 +35,41 @@ if TYPE_CHECKING:
 #: while sessions keep changing, the list is rebuilt at most once per this many seconds
 LIVE_INTERVAL = 0.5
 
+#: the tabs: the id of each one's holder in the switcher, and its label
+TABS = (("sessions", "Sessions"), ("search", "Search"), ("memory", "Memory"))
 
-class DeferredPane(Widget):
-    """Stands in for a pane until the first frame has been painted, then is replaced by
-    `make()` (like textual's `Lazy`, but the pane's module is imported only then too). Blank,
-    and in a tab that is not shown at first: no CSS of its own (one stylesheet parse less)."""
 
-    def __init__(self, make: Callable[[], Widget]) -> None:
-        super().__init__()
+class Holder(Widget):
+    """A tab's place in the switcher, holding its pane: given, or made by `make()` once the
+    first frame has been painted (like textual's `Lazy`, but the pane's module is imported only
+    then too). No CSS of its own (one stylesheet parse less): styles/app.tcss sizes it."""
+
+    def __init__(self, pane: Widget | None = None, *, make: Callable[[], Widget] | None = None,
+                 id: str) -> None:
+        super().__init__(*([pane] if pane is not None else []), id=id)
         self._make = make
         self._made: AwaitComplete | None = None
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.replace)
+    @property
+    def pending(self) -> bool:
+        """Its pane is still to be made."""
+        return self._make is not None and self._made is None
 
-    def replace(self) -> AwaitComplete:
-        """Mount the pane in this one's place (once); awaiting it waits until it is composed."""
+    def on_mount(self) -> None:
+        if self._make is not None:
+            self.call_after_refresh(self.build)
+
+    def build(self) -> AwaitComplete:
+        """Mount the pane (once); awaiting it waits until the pane is composed."""
         if self._made is None:
-            parent = self.parent
-            if not isinstance(parent, Widget) or not self.is_attached:  # removed meanwhile
+            if self._make is None or not self.is_attached:  # nothing to make, or removed
                 return AwaitComplete.nothing()
             pane = self._make()
 
-            async def swap() -> None:
-                await parent.mount(pane, after=self)
-                await self.remove()
+            async def mount() -> None:
+                await self.mount(pane)
 
-            self._made = AwaitComplete(swap())
+            self._made = AwaitComplete(mount())
         return self._made
 
 
@@ -86,13 +96,11 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
-        with TabbedContent(initial="sessions"):
-            with TabPane("Sessions", id="sessions"):
-                yield SessionList(now=self.ss_app.now, id="session-list")
-            with TabPane("Search", id="search"):
-                yield DeferredPane(self._make_search_pane)
-            with TabPane("Memory", id="memory"):
-                yield DeferredPane(self._make_memory_pane)
+        yield TabBar(TABS, "sessions", id="tabs")
+        with ContentSwitcher(initial="sessions", id="panes"):
+            yield Holder(SessionList(now=self.ss_app.now, id="session-list"), id="sessions")
+            yield Holder(make=self._make_search_pane, id="search")
+            yield Holder(make=self._make_memory_pane, id="memory")
         yield Footer()
 
     def _make_search_pane(self) -> SearchPane:
@@ -112,13 +120,13 @@ class MainScreen(Screen[None]):
                           now=app.now, id="memory-pane")
 
     def _with_pane(self, tab: str, then: Callable[[Any], object]) -> None:
-        """`then(pane)` with the pane of a tab: now, or once built if it was not yet."""
-        holder = self.query_one(f"TabPane#{tab}")
-        deferred = holder.query_children(DeferredPane)
-        if not deferred:
+        """`then(pane)` with the pane of a tab: now, or once it is built if it is not yet (it is
+        built at once when its tab is asked for before the first frame)."""
+        holder = self.query_one(f"#panes > #{tab}", Holder)
+        made = holder.build()
+        if made.is_done:
             then(holder.query_children().first())
             return
-        made = deferred.first().replace()
 
         async def when_made() -> None:
             await made
@@ -187,8 +195,13 @@ class MainScreen(Screen[None]):
         for pane in self.query("MemoryPane"):
             cast("MemoryPane", pane).reload()
 
+    @property
+    def active_tab(self) -> str:
+        return self.query_one(TabBar).active
+
     def action_show_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        self.query_one(TabBar).active = tab
+        self.query_one(ContentSwitcher).current = tab
         if tab == "search":
             self._with_pane("search", lambda pane: pane.focus_input())
         elif tab == "memory":
@@ -196,10 +209,11 @@ class MainScreen(Screen[None]):
         else:
             self.query_one(SessionList).focus()
 
-    @on(TabbedContent.TabActivated)
-    def _tab_clicked(self, event: TabbedContent.TabActivated) -> None:
-        """A tab chosen with the mouse gets its pane focused too."""
-        tab = event.pane.id or ""
+    @on(TabBar.TabActivated)
+    def _tab_clicked(self, event: TabBar.TabActivated) -> None:
+        """A tab chosen with the mouse (or the keys on the focused bar) is shown and its pane
+        focused."""
+        tab = event.tab
         focused = self.focused
         if focused is None or tab not in {a.id for a in focused.ancestors_with_self if a.id}:
             self.call_later(self.action_show_tab, tab)
@@ -209,7 +223,7 @@ class MainScreen(Screen[None]):
 
     def action_back_to_sessions(self) -> None:
         """Escape from the search input (the results take escape back to the input first)."""
-        if self.query_one(TabbedContent).active == "search":
+        if self.active_tab == "search":
             self.action_show_tab("sessions")
 
     @on(SessionList.SessionSelected)
@@ -244,6 +258,8 @@ class MainScreen(Screen[None]):
         if session is None:
             self.notify("no session highlighted", severity="warning")
             return None
+        from sessionscope.core.resume import resume_command
+
         parent = self.ss_app.library.get(session.parent_id) if session.parent_id else None
         cmd = resume_command(session, parent)
         if cmd is None:
