@@ -29,7 +29,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -177,6 +177,7 @@ class SessionList(ScrollView, can_focus=True):
         self._hover: int | None = None
         self.editing_filter = False
         self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
+        self._base: Style | None = None  # `rich_style` during one render (see `render_lines`)
 
     # -- public API ---------------------------------------------------------------------------
     def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
@@ -497,9 +498,19 @@ class SessionList(ScrollView, can_focus=True):
             self._cache[key] = strip
         return strip
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._base = None  # worked out again for each render, once (not once per row)
+        return super().render_lines(crop)
+
+    def _base_style(self) -> Style:
+        """`rich_style`: the colours inherited from the ancestors."""
+        if self._base is None:
+            self._base = self.rich_style
+        return self._base
+
     def _strip(self, text: Text, width: int, base: Style | None = None) -> Strip:
         text.truncate(width, overflow="ellipsis", pad=True)
-        style = self.rich_style + base if base is not None else self.rich_style
+        style = self._base_style() + base if base is not None else self._base_style()
         return Strip(text.render(self.app.console), width).apply_style(style)
 
     def _render_counts(self, width: int) -> Strip:
