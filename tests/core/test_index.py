@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.discovery import Root
-from sessionscope.core.index import SearchIndex
+from sessionscope.core import index as index_module
+from sessionscope.core.index import INDEX_VERSION, SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.scan_search import scan_search
 
@@ -169,7 +170,7 @@ def test_corrupt_index_is_rebuilt_with_a_message(world: World) -> None:
     write_session(world.root / "a.jsonl", "s-a", ["alpha"])
     world.update()
     world.index.close()
-    for f in (world.index_dir / "tantivy-v1").iterdir():
+    for f in (world.index_dir / f"tantivy-v{INDEX_VERSION}").iterdir():
         if f.name == "meta.json":
             f.write_text("{not json")
     index = SearchIndex(world.index_dir)
@@ -241,3 +242,93 @@ def test_prefix_only_queries_come_newest_first(world: World) -> None:
     world.update()
     hits = world.index.search("migrat*", limit=5).hits
     assert [h.entry_id for h in hits] == ["L31", "L30", "L29", "L28", "L27"]
+
+
+# -- phrases of common words: the `pairs` field ------------------------------------------------
+# Common words (each in COMMON_WORDS) in any case, words that are not, and what can stand between
+# words: punctuation, underscores, digits, non-ASCII letters and marks (a text with any of those
+# is split by tantivy's analyzer instead of the ASCII fast path).
+COMMON = ["the", "to", "this", "that", "is", "not", "error", "file", "it", "s"]
+PIECES = COMMON + ["The", "THIS", "Error", "alpha", "über", "naïve", "x1", "42"]
+GAPS = [" ", " ", " ", ", ", "\n", "_", "-", "'", " — ", "/", ". ", "\u00a0", "\u0301 "]
+
+
+def _phrase_world(tmp: Path, rng: random.Random) -> tuple[World, list[str]]:
+    w = World(tmp)
+    texts: list[str] = []
+    for f in range(3):
+        mine = ["".join(rng.choice(PIECES) + rng.choice(GAPS) for _ in range(rng.randint(1, 12)))
+                for _ in range(rng.randint(1, 8))]
+        texts += mine
+        write_session(w.root / f"s{f}.jsonl", f"s{f}", mine)
+    w.update()
+    return w, texts
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), words=st.lists(st.sampled_from(COMMON + ["alpha", "über"]), min_size=2,
+                                                   max_size=4))
+def test_phrases_of_common_words_match_a_brute_force_scan_and_the_plain_phrase_query(
+        tmp_path_factory: pytest.TempPathFactory, seed: int, words: list[str]) -> None:
+    """The pairs only narrow a phrase's candidates: the same hits, ranks and scores as the phrase
+    query alone, and the entries whose words hold the phrase, none missed and none extra."""
+    w, _ = _phrase_world(tmp_path_factory.mktemp("pairs"), random.Random(seed))
+    query = '"' + " ".join(words) + '"'
+    hits = w.index.search(query, limit=500).hits
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(index_module, "COMMON_WORDS", frozenset())  # no pairs: the plain phrase query
+        plain = w.index.search(query, limit=500).hits
+    assert [(h.entry_id, h.session_id, h.rank, h.score) for h in hits] == \
+        [(h.entry_id, h.session_id, h.rank, h.score) for h in plain]
+
+    def holds(text: str) -> bool:
+        tokens = [t.lower() for t in re.findall(r"[^\W_]+", text)]
+        return any(tokens[i : i + len(words)] == words for i in range(len(tokens)))
+
+    expected = sorted((f"s{f}", e.id) for f in range(3) for e in w.lib.load(w.lib.get(f"s{f}")).entries
+                      if holds(e.text))
+    assert sorted((h.session_id, h.entry_id) for h in hits) == expected, query
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(
+    st.lists(st.sampled_from(PIECES + GAPS + ["é", "ǅ", "İ", "\u212a", "😀", "x_y", "٣"]),
+             max_size=30).map("".join),
+    st.text(max_size=60),
+))
+def test_common_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
+    """Whatever the text, the pairs are made of exactly the terms tantivy indexes for it (ASCII
+    takes a fast path of its own; a difference would make a phrase miss documents)."""
+    index = SearchIndex(None)
+    terms = index._words(text)  # the `text` field's analyzer
+    common = index_module.COMMON_WORDS
+    expected = " ".join(f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common)
+    assert index_module._common_pairs(text, index._words) == expected
+
+
+def test_common_word_phrases_in_a_larger_query(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["Is this THE file? this_is not it", "this is the file",
+                                                    "the file is this", "is this the File", "file: this is"])
+    world.update()
+    # "this_is" and "file: this is" hold the phrase too: tokens are runs of letters and digits
+    assert sorted(world.keys('"this is"')) == [("s-a", "L2"), ("s-a", "L3"), ("s-a", "L6")]
+    assert sorted(world.keys('"is this the file"')) == [("s-a", "L2"), ("s-a", "L5")]
+    assert sorted(world.keys('"this is" -"the file"')) == [("s-a", "L6")]
+    assert sorted(world.keys('"the file" OR "file this"')) == [("s-a", f"L{i}") for i in (2, 3, 4, 5, 6)]
+    assert sorted(world.keys('"this is" role:assistant')) == [("s-a", "L3")]
+    assert world.keys('"the this"') == []
+
+
+def test_an_index_of_an_older_format_is_rebuilt_with_a_message(world: World) -> None:
+    old = world.index_dir / f"tantivy-v{INDEX_VERSION - 1}"
+    old.mkdir(parents=True)
+    (old / "meta.json").write_text("{}")
+    index = SearchIndex(world.index_dir)
+    assert any("index format changed" in m for m in index.messages)
+    assert not old.exists()
+    world.index = index
+    write_session(world.root / "a.jsonl", "s-a", ["alpha"])
+    report = world.update()
+    assert any("index format changed" in m for m in report.messages)
+    assert world.count("alpha") == 1
