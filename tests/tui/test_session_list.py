@@ -333,6 +333,39 @@ async def test_untrusted_titles_render_literally() -> None:
         assert "\x1b" not in line and "␛[2J" in line
 
 
+async def test_rows_fill_their_width_however_long_or_wide_their_text() -> None:
+    """Each row is exactly as wide as the list; a title too long for its column is cut with an
+    ellipsis where `Text.truncate` would cut it (wide characters and emoji included), and a
+    list too narrow for its columns cuts the row itself."""
+    from rich.text import Text
+
+    titles = ["short", "日本語のタイトルがとても長い場合の表示を確認する" * 2, "emoji 🚀🚀🚀 " * 9,
+              "tab\tand\x1b[2J"]
+    sessions = [session(f"s{i}", t, project="長" * 30 if i == 1 else "pay", hours_ago=i + 1)
+                for i, t in enumerate(titles)]
+    sessions.append(session("s-sub", "日本語" * 20, kind=SessionKind.SUBAGENT, parent="gone"))
+    app = ListApp(sessions)
+    async with app.run_test(size=SIZE):
+        listing = app.query_one(SessionList)
+        listing.action_toggle_children()  # the subagent run, its parent not in the list
+        rows = listing.model.rows
+        assert len(rows) == len(sessions)
+        for width in (3, 12, 30, 60, 118):
+            title_width, _ = listing._layout(width)
+            for i, row in enumerate(rows):
+                strip = listing._render_row(row, width, i == 0, i == 1)
+                assert strip.cell_length == width, (width, row.session.id)
+                line = strip.text
+                if 1 + title_width + 2 > width:  # too narrow even for the title: the row is cut
+                    assert line.endswith("…") or line.rstrip() == line[:width].rstrip()
+                    continue
+                s = row.session
+                kind = "" if s.kind is SessionKind.MAIN else f"{s.kind.value} · "
+                title = Text(kind + " ".join((s.title or "").split()).replace("\x1b", "␛"))
+                title.truncate(title_width, overflow="ellipsis", pad=True)
+                assert line.startswith(" " + title.plain), (width, line)
+
+
 async def test_set_sessions_keeps_the_highlighted_session() -> None:
     app = ListApp(corpus())
     async with app.run_test(size=SIZE) as pilot:
