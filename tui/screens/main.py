@@ -74,6 +74,8 @@ class Holder(Widget):
 
 
 class MainScreen(Screen[None]):
+    AUTO_FOCUS = "#session-list"  # not the first focusable (the tab bar): one focus change, not two
+
     BINDINGS = [
         Binding("1", "show_tab('sessions')", "Sessions", show=False, id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
