@@ -32,19 +32,27 @@ entry lines (not "reading…").
    spawning it and passes it along; the child reports the time at the frame. The app child runs
    the real command line (`sessionscope.cli.main(["--root", …])`, SESSIONSCOPE_CACHE_DIR = the
    warm cache dir, with `App.run` forced headless); the baseline child imports textual and runs
-   `App()`. Runs alternate between the two; medians, min-max. Target: within 1.5x.
+   `App()`. Runs alternate between the two (round 0 first, not counted); medians, min-max.
+   Target: within 1.5x.
 2. Time from selecting a transcript (`MainScreen.open_transcript`, what enter on the list calls)
    to its first painted screen: the 100 MB transcript against a 100 KB one from the same corpus
    (a claude main session nearest 100 KB). Both are hard-linked into a two-file root whose catalog
    and search index are warmed first, so the app has nothing to scan or index in the background.
    One fresh process per run (Pilot, after the library load and index update have finished),
-   alternating; `--open-repeat` (11) runs a side, as ~50 ms figures are noisier than the rest.
+   alternating, after a round 0 that is not counted; `--open-repeat` (11) runs a side, as ~50 ms
+   figures are noisier than the rest.
    Target: within 1.5x.
 3. Peak memory while scrolling the 100 MB transcript end to end: a fresh process opens it, then
    sends PageDown (the view's own jump, not animated) and paints a frame after each, until the
    whole file is loaded and the view is at its end. VmHWM (peak RSS, counting file-backed and
    mmap'd pages) and the peak of RssAnon (private memory; sampled every 10 ms in a thread).
    Target: peak RSS under 250 MB. Also printed: time per PageDown (key to painted frame).
+
+Every child runs with Python's bytecode cache on (PYTHONPYCACHEPREFIX in bench/.corpus-app/pycache,
+PYTHONDONTWRITEBYTECODE unset; filled by round 0, which is not counted), as an installed package
+has its .pyc files: where PYTHONDONTWRITEBYTECODE is set, the app's own ~30 modules would
+otherwise be compiled from source on every start while textual's bytecode is in the venv.
+`--no-bytecode` measures that way.
 
 Next to each wall time the table gives the process's CPU time (`time.process_time()`, all
 threads) at the same frame: on a loaded machine it moves much less than the wall time, so its
@@ -80,6 +88,7 @@ sys.path.insert(0, str(HERE))
 MB = 1024 * 1024
 SIZE = (120, 40)
 APP_CACHE = HERE / ".corpus-app"
+PYCACHE = APP_CACHE / "pycache"  # the children's bytecode (see `_child_env`)
 
 STARTUP_TARGET = 1.5
 
@@ -439,10 +448,23 @@ def _pick_small(manifest: dict[str, Any], root: Path, want: int) -> Path:
 # -- running the children -----------------------------------------------------------------------
 
 
-def _startup_run(mode: str, cache: Path, roots: list[str]) -> dict[str, Any]:
-    env = dict(os.environ)
-    env["SESSIONSCOPE_CACHE_DIR"] = str(cache)
-    env["SESSIONSCOPE_CONFIG"] = str(cache / "no-config.toml")
+def _child_env(bytecode: bool, **extra: str) -> dict[str, str]:
+    """The environment of a measured child. With `bytecode`, Python's bytecode cache is on (in
+    PYCACHE, filled by the first, unmeasured run of each kind of child): an installed package
+    has its .pyc files (pip compiles them; textual's are in the venv). Where
+    PYTHONDONTWRITEBYTECODE is set (as on some CI runners), the app side would otherwise compile
+    its own ~30 modules from source on every start (~25 ms) while the baseline loads textual's
+    bytecode. `--no-bytecode` measures that way."""
+    env = dict(os.environ, **extra)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    return env
+
+
+def _startup_run(mode: str, cache: Path, roots: list[str], bytecode: bool) -> dict[str, Any]:
+    env = _child_env(bytecode, SESSIONSCOPE_CACHE_DIR=str(cache),
+                     SESSIONSCOPE_CONFIG=str(cache / "no-config.toml"))
     argv = [sys.executable, "-c", _STARTUP_CHILD, "", mode, str(SIZE[0]), str(SIZE[1])]
     for r in roots:
         argv += ["--root", r]
@@ -457,14 +479,14 @@ def _startup_run(mode: str, cache: Path, roots: list[str]) -> dict[str, Any]:
 
 
 def _phase_run(phase: str, cache: Path, roots: list[str], target: Path,
-               max_seconds: float) -> dict[str, Any]:
+               max_seconds: float, bytecode: bool) -> dict[str, Any]:
     argv = [sys.executable, __file__, "--phase", phase, "--cache", str(cache), "--target",
             str(target), "--max-seconds", str(max_seconds)]
     for r in roots:
         argv += ["--root", r]
     t0 = time.monotonic()
     proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          timeout=max_seconds + 300)
+                          timeout=max_seconds + 300, env=_child_env(bytecode))
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         return {"phase": phase, "error": (proc.stderr.strip().splitlines()
@@ -531,7 +553,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="run-", dir=APP_CACHE))
     report: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                               "machine": _machine(), "size": list(SIZE), "repeat": args.repeat,
-                              "open_repeat": args.open_repeat}
+                              "open_repeat": args.open_repeat, "bytecode": args.bytecode}
     try:
         # -- setup: warm page cache, warm catalogs (and the transcripts' index)
         list_cache = work / "list-cache"
@@ -568,7 +590,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         for i in range(args.repeat + 1 if modes else 0):  # round 0 warms the OS's caches
             for mode in modes:
                 log(f"startup {mode} run {i} …")
-                r = _startup_run(mode, list_cache, list_roots)
+                r = _startup_run(mode, list_cache, list_roots, args.bytecode)
                 if i:
                     runs[mode].append(r)
         if modes:
@@ -576,17 +598,20 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
 
         # -- 2. open: 100 KB vs 100 MB, alternating, one process each
         opens: dict[str, list[dict[str, Any]]] = {"small": [], "big": []}
-        for i in range(args.open_repeat if "open" in args.phases else 0):
-            for which, path in (("small", little), ("big", big)):
-                log(f"open {which} run {i + 1} …")
-                opens[which].append(_phase_run("open", t_cache, t_roots, path, 60))
+        for i in range(args.open_repeat + 1 if "open" in args.phases else 0):
+            for which, path in (("small", little), ("big", big)):  # round 0 warms the caches
+                log(f"open {which} run {i} …")
+                r = _phase_run("open", t_cache, t_roots, path, 60, args.bytecode)
+                if i:
+                    opens[which].append(r)
         if "open" in args.phases:
             report["open"] = _summarize_open(opens)
 
         # -- 3. scroll the big one end to end
         if not args.skip_scroll and "scroll" in args.phases:
             log("scrolling the big transcript end to end …")
-            report["scroll"] = _phase_run("scroll", t_cache, t_roots, big, args.max_scroll_s)
+            report["scroll"] = _phase_run("scroll", t_cache, t_roots, big, args.max_scroll_s,
+                                          args.bytecode)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -683,7 +708,9 @@ def print_table(r: dict[str, Any]) -> None:
     print(f"machine: {m['cores']} cores ({m['usable_cores']} usable), {m['memory_gb']} GB RAM, "
           f"Python {m['python']}, textual {m['textual']}, {m['platform']}")
     print(f"app size {r['size'][0]}x{r['size'][1]}, headless; {r['repeat']} runs per startup "
-          f"timing, {r['open_repeat']} per open timing; median (min-max), each a fresh process")
+          f"timing, {r['open_repeat']} per open timing; median (min-max), each a fresh process; "
+          + ("bytecode cached (as installed)" if r.get("bytecode") else
+             "no bytecode cache (--no-bytecode: every module compiled on each start)"))
     print(f"sessions: {c['session_files']} files, {c['session_bytes'] / MB:.0f} MB, "
           f"{c['catalog_sessions']} sessions; catalog warmed by Library.scan() in "
           f"{c['catalog_scan_s']} s")
@@ -793,6 +820,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="give up scrolling after this long")
     ap.add_argument("--diagnose", action="store_true",
                     help="also time the startup with each cause of its time patched away")
+    ap.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                    help="run the children without a bytecode cache when PYTHONDONTWRITEBYTECODE "
+                    "is set (the app's own modules are then compiled on every start)")
     ap.add_argument("--keep", action="store_true", help="keep the warmed cache dirs")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
