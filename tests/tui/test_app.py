@@ -172,3 +172,33 @@ async def test_markup_and_escapes_in_transcripts_stay_literal(tmp_path: Path) ->
         )
         assert "\x1b" not in text and "\x9b" not in text
         assert "␛" in text  # the escape from the transcript is shown, visibly, not sent
+
+
+async def test_title_bar_follows_the_sub_title_opens_the_palette_and_grows(tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    from sessionscope.tui.widgets.title_bar import TitleBar
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        bar = app.screen.query_one(TitleBar)
+        line = bar.render_line(0).text
+        assert len(line) == SIZE[0] and line.startswith(" ◆ ")
+        assert "sessionscope — 2 roots" in line
+        assert line.index("sessionscope") == 8 + (SIZE[0] - 18 - len("sessionscope — 2 roots")) // 2
+        app.screen.sub_title = "elsewhere"
+        await pilot.pause()
+        assert "sessionscope — elsewhere" in bar.render_line(0).text
+        await pilot.hover(TitleBar, offset=(1, 0))
+        assert bar.tooltip == "Open the command palette"
+        await pilot.click(TitleBar, offset=(40, 0))  # not the icon: three lines tall, and back
+        await pilot.pause()
+        assert bar.size.height == 3 and "elsewhere" in bar.render_line(1).text
+        assert bar.render_line(0).text.strip() == ""
+        await pilot.click(TitleBar, offset=(40, 1))
+        await pilot.pause()
+        assert bar.size.height == 1
+        await pilot.click(TitleBar, offset=(1, 0))  # the icon
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)

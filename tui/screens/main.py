@@ -19,11 +19,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Header
+from textual.widgets import ContentSwitcher, Footer
 
 from sessionscope.core.model import Session
 from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.tab_bar import TabBar
+from sessionscope.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from sessionscope.core.index import Progress
@@ -97,7 +98,7 @@ class MainScreen(Screen[None]):
         self._rebuild_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="◆")
+        yield TitleBar(icon="◆")
         yield TabBar(TABS, "sessions", id="tabs")
         with ContentSwitcher(initial="sessions", id="panes"):
             yield Holder(SessionList(now=self.ss_app.now, id="session-list"), id="sessions")

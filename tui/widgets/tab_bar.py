@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -136,14 +137,17 @@ class TabBar(Widget, can_focus=True):
         width = self.size.width
         console = self.app.console
         if y == 0:
-            text = Text(no_wrap=True, end="")
+            # A tab's padding carries only its background, so that a label's run of text starts
+            # at the label (in an exported SVG too).
+            segments = []
             for i, (tab, label) in enumerate(zip(self._ids, self._labels)):
                 name = ("tab-bar--active" if tab == self._active
                         else "tab-bar--hover" if i == self._hover else "tab-bar--tab")
-                text.append(f" {label} ", self.get_component_rich_style(name))
-            text.truncate(width, pad=True)
-            segments = text.render(console)
-        elif y == 1:
+                style = self.get_component_rich_style(name)  # (over the bar's own background)
+                pad = Segment(" ", Style(bgcolor=style.bgcolor))
+                segments += [pad, Segment(label, style), pad]
+            return Strip(segments).adjust_cell_length(width, Style(bgcolor=self.rich_style.bgcolor))
+        if y == 1:
             bar = self.get_component_rich_style("tab-bar--bar")
             spans = self._spans()
             start, end = (spans[self._ids.index(self._active)] if self._active in self._ids
