@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import stat
 from array import array
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import orjson
 
@@ -28,6 +29,17 @@ _SCAN_CHUNK = 1 << 20
 
 class ReaderError(Exception):
     """A file that cannot be read at all (missing, unreadable, compressed without support)."""
+
+
+def reader_error(path: str, exc: OSError) -> ReaderError:
+    """The one-line reason an OSError gives for not reading `path`."""
+    if isinstance(exc, FileNotFoundError):
+        return ReaderError(f"file not found: {path}")
+    if isinstance(exc, PermissionError):
+        return ReaderError(f"permission denied: {path}")
+    if isinstance(exc, IsADirectoryError):
+        return ReaderError(f"is a directory: {path}")
+    return ReaderError(f"cannot read {path}: {exc.strerror}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,14 +152,8 @@ class RecordFile:
                 self.size = len(self._buf)
                 return
             fd = os.open(self.path, os.O_RDONLY)
-        except FileNotFoundError as exc:
-            raise ReaderError(f"file not found: {self.path}") from exc
-        except PermissionError as exc:
-            raise ReaderError(f"permission denied: {self.path}") from exc
-        except IsADirectoryError as exc:
-            raise ReaderError(f"is a directory: {self.path}") from exc
         except OSError as exc:
-            raise ReaderError(f"cannot read {self.path}: {exc.strerror}") from exc
+            raise reader_error(self.path, exc) from exc
         self._fd = fd
         self.size = os.fstat(fd).st_size
         self._buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.size else b""
@@ -345,15 +351,45 @@ def _read_zst(path: str) -> bytes:
         raise ReaderError(f"cannot decompress {path}: {exc}") from exc
 
 
-def read_head_tail(path: str, size: int, nbytes: int = 65536) -> tuple[bytes, bytes]:
-    """The first and last `nbytes` of a file (one read each), for cheap metadata sniffing."""
-    with open(path, "rb") as fh:
-        head = fh.read(nbytes)
-        if size <= nbytes:
-            return head, head
-        fh.seek(max(nbytes, size - nbytes))
-        tail = fh.read(nbytes)
-    return head, tail
+class HeadTail(NamedTuple):
+    """The first and last bytes of a file: `head` is the whole file when it is at most twice the
+    size asked for (then `tail is head`), else its first `nbytes`, and `tail` its last."""
+
+    head: bytes
+    tail: bytes
+    size: int
+    mtime: float
+
+    @property
+    def whole(self) -> bool:
+        return self.tail is self.head
+
+
+def read_head_tail(path: str, nbytes: int = 65536) -> HeadTail:
+    """The first and last `nbytes` of a file, for cheap metadata sniffing: one `os.pread` per end
+    on one descriptor (no buffered file object, no seek). A file of at most `2 * nbytes` is read
+    whole in one pread, which is the same bytes.
+
+    Raises ReaderError for a missing, unreadable or non-regular file (a FIFO is never waited on)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise reader_error(path, exc) from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+            raise ReaderError(f"is {kind}: {path}")
+        size = st.st_size
+        if size <= 2 * nbytes:
+            head = os.pread(fd, size, 0)
+            return HeadTail(head, head, size, st.st_mtime)
+        return HeadTail(os.pread(fd, nbytes, 0), os.pread(fd, nbytes, size - nbytes), size,
+                        st.st_mtime)
+    except OSError as exc:
+        raise ReaderError(f"cannot read {path}: {exc.strerror}") from exc
+    finally:
+        os.close(fd)
 
 
 def lines_of(chunk: bytes, *, drop_first_partial: bool, drop_last_partial: bool) -> list[bytes]:

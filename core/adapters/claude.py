@@ -38,12 +38,13 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import orjson
 
 from ..jsonl import ParsedLine
 from ..model import Entry, EntryKind, Locator, Session, SessionKind, TokenUsage, parse_timestamp, truncate
+from ..listing import FIELDS, Ends, QuickMeta
 from .base import Adapter, LineAccount, LoadedSession, RecordParser, first_json_lines, walk_files
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,8 @@ _NOISE_TYPES = frozenset({
     "frame-link", "worktree-state", "relocated", "bridge-session", "started", "result", "tag",
 })
 _CLAUDE_TYPES = _NOISE_TYPES | {"user", "assistant", "system", "summary"}
-_CLAUDE_KEYS = ("uuid", "sessionId", "parentUuid", "leafUuid", "messageId", "message", "snapshot",
-                "operation", "customTitle", "aiTitle", "agentName", "lastPrompt")
+_CLAUDE_KEYS = frozenset(("uuid", "sessionId", "parentUuid", "leafUuid", "messageId", "message",
+                          "snapshot", "operation", "customTitle", "aiTitle", "agentName", "lastPrompt"))
 _MARKUP = re.compile(
     r"\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr"
     r"|local-command-caveat|bash-input|bash-stdout|bash-stderr|system-reminder"
@@ -146,6 +147,9 @@ class ClaudeAdapter(Adapter):
     def parser(self, path: str) -> ClaudeParser:
         return ClaudeParser(path, self.name, self.agent)
 
+    def quick(self, ends: Ends) -> QuickMeta:
+        return _quick(self, ends)
+
     def discover(self, root: str) -> Iterator[str]:
         marker = f"{os.sep}tool-results{os.sep}"
         for path in walk_files(root, self.suffixes):
@@ -172,7 +176,7 @@ def _classify(rec: JSON) -> bool | None:
         return None
     if rtype == "summary":
         return "leafUuid" in rec or isinstance(rec.get("summary"), str)
-    return any(key in rec for key in _CLAUDE_KEYS)
+    return not _CLAUDE_KEYS.isdisjoint(rec)
 
 
 class ClaudeParser(RecordParser):
@@ -262,14 +266,9 @@ class ClaudeParser(RecordParser):
         return rec
 
     def _note_metadata(self, value: JSON, rtype: str) -> None:
-        if rtype == "custom-title":
-            title = _s(value.get("customTitle")) or _s(value.get("title"))
-            if title:
-                self._titles["custom"] = title
-        elif rtype == "ai-title":
-            title = _s(value.get("aiTitle")) or _s(value.get("title"))
-            if title:
-                self._titles["ai"] = title
+        named = _file_title(value, rtype)
+        if named:
+            self._titles[named[0]] = named[1]
 
     def _message(self, value: JSON, rec: _Rec, parsed: ParsedLine, k: int) -> list[Entry]:
         msg = value.get("message")
@@ -301,12 +300,10 @@ class ClaudeParser(RecordParser):
         btype = block.get("type")
         if btype == "text":
             text = _s(block.get("text")) or ""
-            markup = bool(_MARKUP.match(text))
-            kind = EntryKind.COMPACTION if compact else EntryKind.META if rec.meta or markup else EntryKind.TEXT
+            kind, markup = _user_text_kind(text, rec.meta, compact)
             if markup and rec.command is None:
                 rec.command = _command(text)
-            if (kind is EntryKind.TEXT and rec.prompt is None and text.strip()
-                    and not text.startswith(_INTERRUPTED)):
+            if rec.prompt is None and _is_prompt(kind, text):
                 rec.prompt = text
             return _Spec(i, kind, text)
         if isinstance(btype, str) and btype.endswith("tool_result"):
@@ -529,28 +526,15 @@ class ClaudeParser(RecordParser):
         return out
 
     def _is_agent_file(self, stem: str) -> bool:
-        parent_dir = os.path.basename(os.path.dirname(self.path))
-        if stem.startswith("agent-") or parent_dir == "subagents":
-            return True
-        return self._agent_id is not None and self._main_records == 0
+        return _named_agent_file(self.path, stem) or (self._agent_id is not None
+                                                      and self._main_records == 0)
 
     def _main_id(self, stem: str) -> str:
-        if _UUID.fullmatch(stem):
-            return stem
-        if self._session_id or self._any_session_id:
-            return self._session_id or self._any_session_id or stem
-        found = _UUID.search(stem)
-        return found.group(0) if found else stem
+        return _main_session_id(stem, self._session_id, self._any_session_id)
 
     def _agent_session(self, stem: str, recs: list[_Rec], entries: list[Entry]) -> ClaudeLoadedSession:
-        agent_id = self._agent_id or (stem[len("agent-"):] if stem.startswith("agent-") else None)
-        directory = os.path.dirname(self.path)
-        parent_id = self._any_session_id
-        if parent_id is None and os.path.basename(directory) == "subagents":
-            parent_id = os.path.basename(os.path.dirname(directory)) or None
-        sid = f"agent-{agent_id}" if agent_id else stem
-        if parent_id:
-            sid = f"{parent_id}/{sid}"
+        sid, parent_id, agent_id = _agent_session_id(self.path, stem, self._agent_id,
+                                                     self._any_session_id)
         loaded = self._build(sid, SessionKind.SUBAGENT, recs, entries, self.account)
         loaded.noise = list(self._noise)
         loaded.summaries = list(self._summaries)
@@ -558,10 +542,7 @@ class ClaudeParser(RecordParser):
         self._apply_title(loaded, recs, with_file_titles=True)
         if loaded.agent_type and loaded.title_rank <= RANK_PROMPT and loaded.session.title:
             loaded.session = replace(loaded.session, title=f"{loaded.agent_type}: {loaded.session.title}")
-        if (agent_id or "").startswith("acompact"):
-            kind = SessionKind.COMPACTION
-        else:
-            kind = SessionKind.WARMUP if _is_warmup(recs) else SessionKind.SUBAGENT
+        kind = _agent_kind(agent_id, _is_warmup(recs))
         loaded.session = replace(loaded.session, kind=kind, parent_id=parent_id)
         return loaded
 
@@ -613,11 +594,10 @@ class ClaudeParser(RecordParser):
         candidates += [(RANK_PROMPT, next((r.prompt for r in recs if r.prompt), None)),
                        (RANK_COMMAND, next((r.command for r in recs if r.command), None)),
                        (RANK_COMMAND, foreign)]
-        for rank, text in candidates:
-            if text and text.strip():
-                loaded.title_rank = rank
-                loaded.session = replace(loaded.session, title=one_line(text))
-                return
+        picked = _pick_title(candidates)
+        if picked:
+            loaded.title_rank = picked[0]
+            loaded.session = replace(loaded.session, title=picked[1])
 
 
 # -- linking (module functions: they need no adapter state) -----------------------------------
@@ -714,6 +694,70 @@ def _link_summaries(mine: list[LoadedSession]) -> None:
                 target.session = replace(target.session, title=one_line(text))
 
 
+# -- rules shared by the parser and the quick listing ---------------------------------------------
+def _file_title(value: JSON, rtype: str) -> tuple[str, str] | None:
+    """("custom" | "ai", title) of a custom-title / ai-title record."""
+    if rtype == "custom-title":
+        title = _s(value.get("customTitle")) or _s(value.get("title"))
+        return ("custom", title) if title else None
+    if rtype == "ai-title":
+        title = _s(value.get("aiTitle")) or _s(value.get("title"))
+        return ("ai", title) if title else None
+    return None
+
+
+def _user_text_kind(text: str, meta: bool, compact: bool) -> tuple[EntryKind, bool]:
+    """The kind of a user text block, and whether it is harness markup (a slash command...)."""
+    markup = bool(_MARKUP.match(text))
+    return (EntryKind.COMPACTION if compact else EntryKind.META if meta or markup
+            else EntryKind.TEXT), markup
+
+
+def _is_prompt(kind: EntryKind, text: str) -> bool:
+    return kind is EntryKind.TEXT and bool(text.strip()) and not text.startswith(_INTERRUPTED)
+
+
+def _pick_title(candidates: list[tuple[int, str | None]]) -> tuple[int, str] | None:
+    """The first usable (rank, text) of candidates listed strongest first, as a one-line title."""
+    for rank, text in candidates:
+        if text and text.strip():
+            return rank, one_line(text)
+    return None
+
+
+def _named_agent_file(path: str, stem: str) -> bool:
+    return stem.startswith("agent-") or os.path.basename(os.path.dirname(path)) == "subagents"
+
+
+def _main_session_id(stem: str, session_id: str | None, any_session_id: str | None) -> str:
+    if _UUID.fullmatch(stem):
+        return stem
+    if session_id or any_session_id:
+        return session_id or any_session_id or stem
+    found = _UUID.search(stem)
+    return found.group(0) if found else stem
+
+
+def _agent_session_id(path: str, stem: str, agent_id: str | None,
+                      any_session_id: str | None) -> tuple[str, str | None, str | None]:
+    """(session id, parent session id, agent id) of a subagent file."""
+    agent_id = agent_id or (stem[len("agent-"):] if stem.startswith("agent-") else None)
+    directory = os.path.dirname(path)
+    parent_id = any_session_id
+    if parent_id is None and os.path.basename(directory) == "subagents":
+        parent_id = os.path.basename(os.path.dirname(directory)) or None
+    sid = f"agent-{agent_id}" if agent_id else stem
+    if parent_id:
+        sid = f"{parent_id}/{sid}"
+    return sid, parent_id, agent_id
+
+
+def _agent_kind(agent_id: str | None, warmup: bool) -> SessionKind:
+    if (agent_id or "").startswith("acompact"):
+        return SessionKind.COMPACTION
+    return SessionKind.WARMUP if warmup else SessionKind.SUBAGENT
+
+
 # -- small helpers ------------------------------------------------------------------------------
 def _s(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
@@ -795,6 +839,12 @@ def human_size(n: int) -> str:
 
 
 def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
+    """`text` with whitespace runs made one space, cut to `limit` characters."""
+    cut = 4 * limit
+    if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
+        start = " ".join(text[:cut].split())  # a prefix of the whole text's, so its cut is too
+        if len(start) > limit:
+            return truncate(start, limit)
     return truncate(" ".join(text.split()), limit)
 
 
@@ -863,3 +913,279 @@ def _agent_type(path: str) -> str | None:
     except (OSError, orjson.JSONDecodeError):
         return None
     return _s(value.get("agentType")) if isinstance(value, dict) else None
+
+
+# -- quick listing: the main session of a file from its first and last 64 KB (core/listing.py) ---
+_CONV = ("user", "assistant", "system")
+_TITLE_TYPES = ("custom-title", "ai-title", "summary")
+
+
+@dataclass(slots=True)
+class _Shape:
+    """What one record gives its session, as far as a listing needs: `conv` for a registered
+    user/assistant/system record, `entries` whether it yields any entry, and what `_merge_text`
+    looks at (an assistant record whose blocks are all text merges into the text before it)."""
+
+    conv: bool = False
+    entries: bool = False
+    side: bool = False
+    ts: datetime | None = None
+    mid: str | None = None
+    all_text: bool = False
+    last_text: bool = False
+    value: JSON | None = None  # a conversation record's
+    title: JSON | None = None  # a custom-title, ai-title or summary record
+    texts: tuple[str | None, str | None] | None = None  # (prompt, command), once looked for
+
+
+_NOISE_SHAPE = _Shape()
+_ENTRY_SHAPE = _Shape(entries=True)  # malformed, unknown or summary: an entry without a time
+
+
+def _shapes(values: tuple[Any, ...] | None, seen: set[str] | None) -> list[_Shape]:
+    """The shapes of one line's values (a line that is not JSON is one malformed entry)."""
+    if values is None:
+        return [_ENTRY_SHAPE]
+    return [_shape(v, seen) for v in values]
+
+
+def _shape(value: Any, seen: set[str] | None) -> _Shape:
+    """Mirror of `ClaudeParser._record` for one value; `seen` (uuids met so far, when known)
+    makes a repeated uuid noise, as the parser does with resume copies."""
+    if not isinstance(value, dict):
+        return _ENTRY_SHAPE
+    rtype = value.get("type")
+    uuid = _s(value.get("uuid"))
+    if rtype not in _CONV:
+        if seen is not None and uuid and rtype != "summary":
+            seen.add(uuid)
+        if rtype in _TITLE_TYPES:
+            return _Shape(entries=rtype == "summary", title=value)
+        return _ENTRY_SHAPE if rtype not in _NOISE_TYPES else _NOISE_SHAPE
+    if seen is not None and uuid:
+        if uuid in seen:
+            return _NOISE_SHAPE
+        seen.add(uuid)
+    shape = _Shape(conv=True, entries=True, side=value.get("isSidechain") is True, value=value)
+    if rtype != "system":
+        msg = value.get("message")
+        if isinstance(msg, str):
+            msg = {"content": msg}
+        if not isinstance(msg, dict):
+            return shape  # an unknown entry: no time
+        content = msg.get("content")
+        blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        if not blocks:
+            shape.entries = False
+            return shape
+        if rtype == "assistant":
+            text = [isinstance(b, str) or (isinstance(b, dict)
+                                           and b.get("type") in ("text", "image", "document"))
+                    for b in blocks]
+            shape.mid, shape.all_text, shape.last_text = _s(msg.get("id")), all(text), text[-1]
+    shape.ts = parse_timestamp(value.get("timestamp"))
+    return shape
+
+
+def _merged_away(shape: _Shape, prev: _Shape | None) -> bool:
+    """True when every entry of `shape` merges into the entry before it (so its time is lost)."""
+    return (shape.all_text and shape.mid is not None and prev is not None
+            and prev.mid == shape.mid and prev.last_text)
+
+
+class _Track:
+    """One grouping of a file's records (the main thread's, or all of an agent file's) read from
+    the top: its first cwd, prompt, command and time."""
+
+    __slots__ = ("cwd", "first", "prompt", "command", "prev")
+
+    def __init__(self) -> None:
+        self.cwd: str | None = None
+        self.first: datetime | None = None
+        self.prompt: str | None = None
+        self.command: str | None = None
+        self.prev: _Shape | None = None
+
+    def add(self, shape: _Shape) -> None:
+        if self.first is None and shape.ts is not None and not _merged_away(shape, self.prev):
+            self.first = shape.ts
+        if shape.entries:
+            self.prev = shape
+        value = shape.value
+        if value is None:
+            return
+        self.cwd = self.cwd or _s(value.get("cwd"))
+        if self.prompt is None or self.command is None:
+            if shape.texts is None:
+                shape.texts = _user_texts(value) if value.get("type") == "user" else (None, None)
+            self.prompt = self.prompt or shape.texts[0]
+            self.command = self.command or shape.texts[1]
+
+    def known(self) -> bool:
+        return self.cwd is not None and self.first is not None and self.prompt is not None
+
+
+def _user_texts(value: JSON) -> tuple[str | None, str | None]:
+    """(prompt, command) of a user record, as `ClaudeParser._user_block` finds them."""
+    msg = value.get("message")
+    content = msg if isinstance(msg, str) else msg.get("content") if isinstance(msg, dict) else None
+    blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+    meta, compact = value.get("isMeta") is True, value.get("isCompactSummary") is True
+    prompt = command = None
+    for block in blocks:
+        text = block if isinstance(block, str) else (
+            _s(block.get("text")) or "" if isinstance(block, dict) and block.get("type") == "text"
+            else None)
+        if text is None:
+            continue
+        kind, markup = _user_text_kind(text, meta, compact)
+        if markup and command is None:
+            command = _command(text)
+        if prompt is None and _is_prompt(kind, text):
+            prompt = text
+    return prompt, command
+
+
+class _Tail:
+    """The records of a file read from the end backward until it has the time of the last entry
+    of the grouping (a reply merged into the text before it has none of its own), the last agent
+    id or main-thread session id where they are wanted, and whether main-thread records exist."""
+
+    def __init__(self, ends: Ends, agent_file: bool, need_sid: bool, need_main: bool) -> None:
+        self.last: datetime | None = None
+        self.agent_id: str | None = None
+        self.session_id: str | None = None
+        self.main = False
+        found = False
+        pending: _Shape | None = None  # an all-text reply: its time depends on the entry before it
+        for values in ends.tail_values_backward():
+            for shape in reversed(_shapes(values, None)):
+                value = shape.value
+                if shape.conv and value is not None:
+                    if shape.side:
+                        self.agent_id = self.agent_id or _s(value.get("agentId"))
+                    else:
+                        self.main = True
+                        self.session_id = self.session_id or _s(value.get("sessionId"))
+                if found or not shape.entries or (shape.side and not agent_file):
+                    continue
+                if pending is not None:
+                    if not _merged_away(pending, shape):
+                        self.last, found = pending.ts, True
+                        continue
+                    pending = None
+                if shape.ts is None:
+                    continue
+                if shape.all_text and shape.mid is not None:
+                    pending = shape
+                else:
+                    self.last, found = shape.ts, True
+            if (found and (self.agent_id or not agent_file) and (self.session_id or not need_sid)
+                    and (self.main or not need_main)):
+                break
+        else:
+            if not found and pending is not None and ends.whole:
+                # The first entry of the file: nothing before it to merge into.
+                self.last, found = pending.ts, True
+        self.found = found
+
+
+def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
+    path, whole = ends.path, ends.whole
+    stem = _stem(path)
+    named = _named_agent_file(path, stem)
+    uuid_stem = _UUID.fullmatch(stem) is not None
+    unsure: set[str] = set()
+
+    # Head, in file order, until the grouping that applies has them: the first cwd, prompt and
+    # time of the main-thread records and of all records (an agent file's).
+    seen: set[str] = set()
+    main, every = _Track(), _Track()
+    track: _Track | None = None  # the grouping that applies, once the head tells
+    agent_id = any_sid = None
+    main_records = 0
+    titles: list[JSON] = []
+    for values in ends.head_values():
+        for shape in _shapes(values, seen):
+            if shape is _NOISE_SHAPE:
+                continue
+            value = shape.value
+            if value is None:
+                if shape.title is not None:
+                    titles.append(shape.title)
+            elif shape.conv:
+                any_sid = any_sid or _s(value.get("sessionId"))
+                if shape.side:
+                    agent_id = _s(value.get("agentId")) or agent_id
+                else:
+                    main_records += 1
+            if track is not main:
+                every.add(shape)
+            if track is not every and not shape.side:
+                main.add(shape)
+        if track is None and (named or main_records):
+            track = every if named else main
+        if track is not None and any_sid and track.known():
+            break
+    # An agent file holds sidechain records only; a head without main-thread records leaves it
+    # to the tail (and, in the unseen middle, possibly to the full parse).
+    is_agent = named or (main_records == 0 and agent_id is not None)
+    need_sid = not is_agent and not uuid_stem
+    tail = _Tail(ends, is_agent, need_sid, not (main_records or named))
+    if not named and not main_records and not whole:
+        if tail.main and is_agent:  # the tail was read as an agent file's
+            is_agent = False
+            unsure.update(("last_timestamp", "session_id"))
+        elif not tail.main:  # sidechain records only in sight: an agent file, or not
+            unsure.update(FIELDS)
+    track = every if is_agent else main
+    if not whole:
+        if track.cwd is None:
+            unsure.add("project")
+        if track.first is None:
+            unsure.add("first_timestamp")
+        if not tail.found:
+            unsure.add("last_timestamp")
+
+    title, rank = _quick_title(track, seen, titles)
+    unsure.add("title")
+    if is_agent:
+        if not whole and (not tail.agent_id or any_sid is None):
+            unsure.update(("session_id", "kind"))
+        sid, _parent, aid = _agent_session_id(path, stem, tail.agent_id or agent_id, any_sid)
+        if every.prompt is None and not whole:
+            unsure.add("kind")
+        kind = _agent_kind(aid, every.prompt is not None and every.prompt.strip() == "Warmup")
+        agent_type = _agent_type(path)
+        if agent_type and title and rank <= RANK_PROMPT:
+            title = f"{agent_type}: {title}"
+    else:
+        if need_sid and not tail.session_id and not whole:
+            unsure.add("session_id")
+        sid = stem if uuid_stem else _main_session_id(stem, tail.session_id, any_sid)
+        kind = SessionKind.MAIN
+    return ends.meta(adapter, unsure, session_id=sid, kind=kind, project=track.cwd, title=title,
+                     first_timestamp=track.first, last_timestamp=tail.last)
+
+
+def _quick_title(track: _Track, seen: set[str], head_titles: list[JSON]) -> tuple[str | None, int]:
+    """(title, its rank) by the parser's rules, from the records the head walk read. A guess:
+    a rename (custom title) or AI title can be anywhere, and looking at every line of even a
+    small file costs more than the rest of its listing."""
+    custom = ai = None
+    summaries: list[tuple[str, str]] = []
+    for value in head_titles:
+        rtype = value["type"]
+        named = _file_title(value, rtype)
+        if named and named[0] == "custom":
+            custom = named[1]
+        elif named:
+            ai = named[1]
+        elif rtype == "summary" and _s(value.get("summary")):
+            summaries.append((_s(value.get("leafUuid")) or "", value["summary"]))
+    own = [text for leaf, text in summaries if leaf in seen]
+    foreign = summaries[-1][1] if summaries and not own else None
+    picked = _pick_title([(RANK_CUSTOM, custom), (RANK_AI, ai), (RANK_SUMMARY, own[-1] if own else None),
+                          (RANK_PROMPT, track.prompt), (RANK_COMMAND, track.command),
+                          (RANK_COMMAND, foreign)])
+    return (picked[1], picked[0]) if picked else (None, RANK_NONE)

@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
-from ..jsonl import ParsedLine, RawLine, ReaderError, RecordFile, loads_lenient, parse_line
+from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient, parse_line, reader_error
 from ..model import (
     Entry,
     EntryKind,
@@ -68,7 +68,8 @@ from ..model import (
     parse_timestamp,
     truncate,
 )
-from .base import Adapter, LoadedSession, RecordParser, first_json_lines, walk_files
+from ..listing import Ends, QuickMeta, last_stamp
+from .base import Adapter, Lines, LoadedSession, RecordParser, first_json_lines, walk_files
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _WRAPPED_HEAD = re.compile(
@@ -160,6 +161,70 @@ class CodexAdapter(Adapter):
     def parser(self, path: str) -> CodexParser:
         return CodexParser(path)
 
+    def quick(self, ends: Ends) -> QuickMeta:
+        """Id, project, kind and title by the parser's own rules, from the head's lines fed to it
+        (see `_quick_head`); the last record gives the last time."""
+        if ends.path.endswith(".json"):
+            return self._quick_document(ends)
+        parser, title, sure_title, cut = self._quick_head(ends)
+        project = parser._cwd or parser._cwd_fallback
+        last = last_stamp(ends, _record_ts)
+        unsure: set[str] = set()
+        if not ends.whole:
+            if cut or not parser._meta_seen:
+                # Without a session_meta line, or with the start of one too long for the head
+                # (a guess: the line may end broken), id and kind are the full parse's to say.
+                unsure.update(("session_id", "kind", "project", "first_timestamp"))
+            if project is None:
+                unsure.add("project")
+            if not sure_title:
+                unsure.add("title")
+            if parser._first_ts is None:
+                unsure.add("first_timestamp")
+            if last is None:
+                unsure.add("last_timestamp")
+        return ends.meta(self, unsure, session_id=parser._session_id or _name_session_id(ends.path),
+                         kind=parser._kind(), project=project,
+                         title=truncate(title, 200) if title else None,
+                         first_timestamp=parser._first_ts, last_timestamp=last or parser._last_ts)
+
+    def _quick_head(self, ends: Ends) -> tuple[CodexParser, str | None, bool, bool]:
+        """(a parser fed the head, the title, whether it is the first prompt event's, whether the
+        session_meta was guessed from the start of a line too long for the head).
+
+        The common shape is quick: a first line that is a session_meta with its cwd, then the
+        first prompt event, found by the lines' first bytes and parsed alone. Any other head is
+        fed to the parser line by line, for its fallbacks (cwd from turn_context or <cwd>, the
+        first user item as title)."""
+        parser = self.parser(ends.path)
+        head, pieces = ends.head, ends.head_pieces()
+        first = next(pieces, None)
+        if first is None:  # not even one complete line: the window may cut a long session_meta
+            cut = not ends.whole and _cut_session_meta(parser, head.buf[head.first:])
+            return parser, None, False, cut
+        _feed(parser, head, first)
+        if parser._meta_seen and parser._cwd:
+            for piece in pieces:
+                if _may_title(head.buf, piece):
+                    values = head.values(piece) or ()
+                    title = next((t for v in values if (t := _prompt_event(v)) is not None), None)
+                    if title is not None:
+                        return parser, title, True, False
+            parser, pieces = self.parser(ends.path), ends.head_pieces()  # none: read it all
+        for piece in pieces:
+            _feed(parser, head, piece)
+        return parser, parser._title_event or parser._title_item, parser._title_event is not None, False
+
+    def _quick_document(self, ends: Ends) -> QuickMeta:
+        """A TypeScript-era document is one JSON value: read whole when small, else unsure."""
+        if not ends.whole:
+            return ends.meta(self, session_id=_name_session_id(ends.path))
+        session = self.load(ends.path)[0].session
+        return ends.meta(self, (), session_id=session.id, kind=session.kind,
+                         project=session.project, title=session.title,
+                         first_timestamp=session.first_timestamp,
+                         last_timestamp=session.last_timestamp)
+
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):
             return self._load_json_document(path)
@@ -191,12 +256,8 @@ class CodexAdapter(Adapter):
         try:
             with open(path, "rb") as fh:
                 buf = fh.read()
-        except FileNotFoundError as exc:
-            raise ReaderError(f"file not found: {path}") from exc
-        except IsADirectoryError as exc:
-            raise ReaderError(f"is a directory: {path}") from exc
         except OSError as exc:
-            raise ReaderError(f"cannot read {path}: {exc.strerror}") from exc
+            raise reader_error(path, exc) from exc
         parser = self.parser(path)
         body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf
         if not body.strip():
@@ -287,8 +348,7 @@ class CodexParser(RecordParser):
     def finish(self) -> list[LoadedSession]:
         session_id = self._session_id
         if not session_id:
-            found = _UUID.findall(os.path.basename(self.path))
-            session_id = found[-1].lower() if found else _stem(self.path)
+            session_id = _name_session_id(self.path)
             self.warnings.append("no session_meta or header: session id taken from the file name")
         try:
             size = os.path.getsize(self.path)
@@ -659,14 +719,10 @@ class CodexParser(RecordParser):
             return [self.unknown_entry(parsed, "event_msg")]
         raw_type = f"event_msg/{t}"
         if t == "user_message":
-            text = _str(p.get("message")) or ""
-            images = [i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
-            if images:
-                text = (text + "\n" if text else "") + " ".join("[image]" for _ in images)
+            text, injected = _user_message(p)
             if not text.strip():
                 return []
-            kind = p.get("kind")
-            return self._user_text(text, EVENT, parsed, ts, raw_type, injected=bool(kind) and kind != "plain")
+            return self._user_text(text, EVENT, parsed, ts, raw_type, injected=injected)
         if t == "agent_message":
             text = _str(p.get("message")) or ""
             return self._assistant_text(text, EVENT, parsed, ts, raw_type) if text else []
@@ -774,6 +830,93 @@ class _Twins:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+_CUT_META = re.compile(
+    rb'^\{"timestamp":"([^"]*)","type":"session_meta","payload":\{"id":"([^"]*)",'
+    rb'"timestamp":"([^"]*)","cwd":"((?:[^"\\]|\\.)*)"(?:,"originator":"([^"\\]*)")?'
+)
+
+
+_WRAPPED_LINE = b'{"timestamp":"'
+_TITLE_EVENTS = (b'"type":"event_msg","payload":{"type":"user_message"',
+                 b'"type":"event_msg","payload":{"type":"item_completed"')
+
+
+def _may_title(buf: bytes, piece: tuple[int, int]) -> bool:
+    """Whether a line may be a prompt event, by its first bytes: a wrapped line names its type
+    within them (`{"timestamp":…,["ordinal":…,]"type":…,"payload":{"type":…`); a line of any
+    other shape may be anything."""
+    start, end = piece
+    if not buf.startswith(_WRAPPED_LINE, start):
+        return True
+    head = buf[start:min(end, start + 160)]
+    return any(t in head for t in _TITLE_EVENTS)
+
+
+def _feed(parser: CodexParser, lines: Lines, piece: tuple[int, int]) -> None:
+    """One head line through the parser (its values are parsed once, shared with the sniffers)."""
+    values = lines.values(piece)
+    if values:
+        parser.convert(ParsedLine(RawLine(piece[0], 0, lines.buf[piece[0]:piece[1]]), values))
+
+
+def _record_ts(value: Any) -> datetime | None:
+    return parse_timestamp(value.get("timestamp")) if isinstance(value, dict) else None
+
+
+def _cut_session_meta(parser: CodexParser, first: bytes) -> bool:
+    """Id, times, cwd (and originator) from the start of a session_meta line too long for the
+    head (base_instructions can fill it), fed to the parser as a session_meta of those keys."""
+    m = _CUT_META.match(first)
+    if m is None:
+        return False
+    try:
+        cwd = orjson.loads(b'"' + m.group(4) + b'"')
+    except orjson.JSONDecodeError:
+        return False
+    payload = {"id": m.group(2).decode("utf-8", "replace"), "timestamp": m.group(3).decode("ascii", "replace"),
+               "cwd": cwd}
+    if m.group(5):
+        payload["originator"] = m.group(5).decode("utf-8", "replace")
+    record = {"timestamp": m.group(1).decode("ascii", "replace"), "type": "session_meta", "payload": payload}
+    parser.convert(ParsedLine(RawLine(0, 1, first[:m.end()]), (record,)))
+    return True
+
+
+def _user_message(p: dict[str, Any]) -> tuple[str, bool]:
+    """The text of a `user_message` event (images as placeholders), and whether its `kind` says
+    the harness injected it."""
+    text = _str(p.get("message")) or ""
+    images = [i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+    if images:
+        text = (text + "\n" if text else "") + " ".join("[image]" for _ in images)
+    kind = p.get("kind")
+    return text, bool(kind) and kind != "plain"
+
+
+def _prompt_event(value: Any) -> str | None:
+    """The title a record gives as the first prompt event (`CodexParser._title_event`)."""
+    p = value.get("payload") if isinstance(value, dict) and value.get("type") == "event_msg" else None
+    if not isinstance(p, dict):
+        return None
+    if p.get("type") == "user_message":
+        text, injected = _user_message(p)
+    elif p.get("type") == "item_completed" and isinstance(p.get("item"), dict):
+        item = p["item"]
+        if str(item.get("type", "")).lower().replace("_", "") != "usermessage":
+            return None
+        text, injected = _content_text(item.get("content")), False
+    else:
+        return None
+    if not text.strip() or injected or _is_injected(text):
+        return None
+    return _title(text)
+
+
+def _name_session_id(path: str) -> str:
+    found = _UUID.findall(os.path.basename(path))
+    return found[-1].lower() if found else _stem(path)
+
+
 def _is_wrapped(obj: dict[str, Any]) -> bool:
     typ = obj.get("type")
     return isinstance(typ, str) and typ in _WRAPPED_TYPES and isinstance(obj.get("payload"), dict)

@@ -61,6 +61,7 @@ from ..model import (
     parse_timestamp,
     truncate,
 )
+from ..listing import FIELDS, Ends, QuickMeta, last_stamp
 from .base import Adapter, LoadedSession, RecordParser, first_json_lines
 
 DEFAULT_SOURCE = "session-logs"
@@ -88,6 +89,44 @@ class SessionLogsAdapter(Adapter):
 
     def parser(self, path: str) -> SessionLogsParser:
         return SessionLogsParser(path)
+
+    def quick(self, ends: Ends) -> QuickMeta:
+        """The header (the sniffed first line) says almost everything; the first user entry
+        titles a session without a header title, the last entry gives the last time."""
+        header: dict[str, Any] | None = None
+        title = first = None
+        for values in ends.head_values():
+            for value in values or ():
+                if header is None and is_header(value):
+                    header = value
+                elif _is_entry(value):
+                    role, kind = _role_kind(value)
+                    title = title or _prompt_title(role, kind, _content_text(value.get("content")))
+                    first = first or parse_timestamp(value.get("timestamp"))
+            if header is not None and (title or _str(header.get("title"))) and first:
+                break
+        h = header or {}
+        started = _started(h)
+        last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if _is_entry(v) else None)
+        unsure: set[str] = set()
+        if not ends.whole:
+            if header is None:
+                unsure.update(FIELDS)
+            if not (title or _str(h.get("title"))):
+                unsure.add("title")
+            if not (first or started):
+                unsure.add("first_timestamp")
+            if last is None:
+                unsure.add("last_timestamp")
+        # The header's start counts as a time too (before the entries, after them if it is odd).
+        first = min((t for t in (started, first) if t is not None), default=None)
+        last = max((t for t in (started, last) if t is not None), default=None)
+        title = _str(h.get("title")) or title
+        ident = _identity(h, ends.path)
+        return ends.meta(self, unsure, agent=ident["agent"], format=ident["source_format"],
+                         session_id=ident["id"], kind=ident["kind"], project=ident["project"],
+                         title=truncate(title, 200) if title else None,
+                         first_timestamp=first, last_timestamp=last)
 
 
 class SessionLogsParser(RecordParser):
@@ -134,20 +173,9 @@ class SessionLogsParser(RecordParser):
             return self.unknown_entry(parsed)
         self._entry_seen = True
         line = parsed.raw.line
-        role = value.get("role")
-        role = role if role in _ROLES else Role.SYSTEM.value
+        role, kind = _role_kind(value)
         tool_name = _str(value.get("tool_name"))
         tool_input = value.get("tool_input")
-        kind = _KINDS.get(value.get("kind")) if isinstance(value.get("kind"), str) else None
-        if kind is EntryKind.MALFORMED:
-            kind = EntryKind.UNKNOWN
-        if kind is None:
-            if role == Role.TOOL.value:
-                kind = EntryKind.TOOL_RESULT
-            elif tool_name and tool_input is not None:
-                kind = EntryKind.TOOL_USE
-            else:
-                kind = EntryKind.TEXT
         entry_id = _str(value.get("id")) or _str(value.get("entry_id"))
         if entry_id is None or entry_id in self._ids:
             entry_id = f"L{line}"
@@ -158,8 +186,8 @@ class SessionLogsParser(RecordParser):
         model = _str(value.get("model"))
         if model and model not in self._models:
             self._models.append(model)
-        if self._title is None and role == Role.USER.value and kind is EntryKind.TEXT and text.strip():
-            self._title = " ".join(text.split())
+        if self._title is None:
+            self._title = _prompt_title(role, kind, text)
         return Entry(
             id=entry_id,
             role=role,
@@ -179,8 +207,7 @@ class SessionLogsParser(RecordParser):
 
     def _set_header(self, header: dict[str, Any]) -> None:
         self._header = header
-        started = header.get("started_at", header.get("first_timestamp"))  # the CLI export's name
-        self._note_ts(parse_timestamp(started))
+        self._note_ts(_started(header))
         models = header.get("models")
         for m in [header.get("model"), *(models if isinstance(models, list) else [])]:
             if isinstance(m, str) and m and m not in self._models:
@@ -198,21 +225,14 @@ class SessionLogsParser(RecordParser):
         h = self._header or {}
         if self._header is None:
             self.warnings.append("no session-logs header line: session id taken from the file name")
-        session_id = _str(h.get("session_id")) or _stem(self.path)
         title = _str(h.get("title")) or self._title
         try:
             size = os.path.getsize(self.path)
         except OSError:
             size = 0
-        raw_kind = h.get("kind")
-        kind = _SESSION_KINDS.get(raw_kind, SessionKind.MAIN) if isinstance(raw_kind, str) else SessionKind.MAIN
         session = Session(
-            id=session_id,
-            agent=_str(h.get("agent_id")) or SessionLogsAdapter.agent,
-            source_format=_str(h.get("source_plugin")) or DEFAULT_SOURCE,
+            **_identity(h, self.path),
             paths=(self.path,),
-            kind=kind,
-            project=_str(h.get("project")) or _str(h.get("cwd")),
             title=truncate(title, 200) if title else None,
             first_timestamp=self._first_ts,
             last_timestamp=self._last_ts,
@@ -231,6 +251,50 @@ class SessionLogsParser(RecordParser):
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _identity(h: dict[str, Any], path: str) -> dict[str, Any]:
+    """The Session fields a header decides (the file name stands in for a missing id)."""
+    raw_kind = h.get("kind")
+    return {
+        "id": _str(h.get("session_id")) or _stem(path),
+        "agent": _str(h.get("agent_id")) or SessionLogsAdapter.agent,
+        "source_format": _str(h.get("source_plugin")) or DEFAULT_SOURCE,
+        "kind": _SESSION_KINDS.get(raw_kind, SessionKind.MAIN) if isinstance(raw_kind, str) else SessionKind.MAIN,
+        "project": _str(h.get("project")) or _str(h.get("cwd")),
+    }
+
+
+def _role_kind(value: dict[str, Any]) -> tuple[str, EntryKind]:
+    """An entry line's role and kind, with the defaults of the format."""
+    role = value.get("role")
+    role = role if role in _ROLES else Role.SYSTEM.value
+    kind = _KINDS.get(value.get("kind")) if isinstance(value.get("kind"), str) else None
+    if kind is EntryKind.MALFORMED:
+        kind = EntryKind.UNKNOWN
+    if kind is None:
+        if role == Role.TOOL.value:
+            kind = EntryKind.TOOL_RESULT
+        elif _str(value.get("tool_name")) and value.get("tool_input") is not None:
+            kind = EntryKind.TOOL_USE
+        else:
+            kind = EntryKind.TEXT
+    return role, kind
+
+
+def _prompt_title(role: str, kind: EntryKind, text: str) -> str | None:
+    """The title a user's text entry gives a session without a header title."""
+    if role == Role.USER.value and kind is EntryKind.TEXT and text.strip():
+        return " ".join(text.split())
+    return None
+
+
+def _started(header: dict[str, Any]) -> datetime | None:
+    return parse_timestamp(header.get("started_at", header.get("first_timestamp")))  # or the export's name
+
+
+def _is_entry(value: Any) -> bool:
+    return isinstance(value, dict) and ("role" in value or "content" in value) and not is_header(value)
 
 
 def _stem(path: str) -> str:

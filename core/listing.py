@@ -1,0 +1,262 @@
+"""The quick listing: a session's metadata from the first and last 64 KB of its file only.
+
+Why: listing thousands of transcripts (a cold catalog, `sessionscope sessions --quick`) must not
+parse gigabytes. The head of a file holds its session id, project, first prompt and first
+timestamp, its tail the last timestamp. This module reads both ends with one `os.pread` each, lets
+the registry sniff the format from the first lines, and asks that format's adapter
+(`Adapter.quick`, one small hook each) what those bytes settle. Only the lines needed are parsed:
+typically the first three and the last one.
+
+The contract, tested on real transcripts and the project's fixtures: a field not in
+`QuickMeta.unsure` has the value the full parse of the file gives (`adapter.load(path)[0].session`,
+before cross-file linking), with one tolerance: `first_timestamp` and `last_timestamp` are the
+times of the first and last records, where the full parse takes the oldest and newest of all, and
+records are written out of order by up to a second (real transcripts go back by up to 0.7 s:
+parallel tool results, async writes). Assuming no record is more than `CLOCK_SKEW` (10 s) older
+than one written before it, the full parse's first time lies within 10 s before the quick one and
+its last time within 10 s after. Reading back until that is settled would parse several more
+multi-KB lines per file for a difference no listing shows.
+
+A field in `unsure` is a best guess from the two ends (None when they showed nothing), left to the
+full parse: a line longer than the 64 KB windows can hide a record, the unseen middle of a file
+can hold what the ends do not show. A Claude Code title is always a guess: a rename (custom title)
+or AI title can be anywhere, and looking at every line of even a small file would cost more than
+the rest of its listing. A file of at most 128 KB is read whole (`whole`), and then nothing else
+is unsure. The format is sniffed from the first three lines (the full scan's sniffer reads up to
+eight): a file whose lines 4 to 8 belong to another format is listed here and rejected by the full
+parse. Unreadable, empty, compressed-without-support and unrecognised files give a result with
+`error` set and never raise.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
+
+from .adapters.base import Lines, head_lines
+from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
+from .model import SessionKind, iso
+
+if TYPE_CHECKING:
+    from .adapters.base import Adapter, Registry
+
+log = logging.getLogger(__name__)
+
+HEAD_TAIL = 65536
+SNIFF_LINES = 3
+CLOCK_SKEW = timedelta(seconds=10)
+#: the fields a quick listing reports on (agent and format are known whenever `error` is None)
+FIELDS = ("session_id", "kind", "project", "title", "first_timestamp", "last_timestamp")
+ALL_UNSURE = frozenset(FIELDS)
+
+
+class QuickMeta(NamedTuple):
+    """One file's listing metadata. See the module docstring for what `unsure` promises.
+    (A NamedTuple: a listing builds thousands, and a frozen dataclass costs 6x as much.)"""
+
+    path: str
+    size: int = 0
+    mtime: float = 0.0
+    agent: str | None = None
+    format: str | None = None
+    session_id: str | None = None
+    kind: SessionKind | None = None
+    project: str | None = None
+    title: str | None = None
+    first_timestamp: datetime | None = None
+    last_timestamp: datetime | None = None
+    unsure: frozenset[str] = ALL_UNSURE
+    whole: bool = False
+    error: str | None = None
+
+    def knows(self, name: str) -> bool:
+        """True when field `name` is what the full parse gives (times: within CLOCK_SKEW)."""
+        return self.error is None and name not in self.unsure
+
+    @property
+    def unseen(self) -> tuple[str, ...]:
+        """The fields the two ends did not show at all (unsure and None)."""
+        return tuple(f for f in FIELDS if f in self.unsure and getattr(self, f) is None)
+
+    @property
+    def sort_time(self) -> datetime:
+        """The last timestamp, else the file's mtime: what "most recent first" orders by."""
+        return self.last_timestamp or datetime.fromtimestamp(self.mtime, timezone.utc)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "agent_id": self.agent,
+            "source_plugin": self.format,
+            "kind": self.kind.value if self.kind else None,
+            "project": self.project,
+            "title": self.title,
+            "first_timestamp": iso(self.first_timestamp),
+            "last_timestamp": iso(self.last_timestamp),
+            "paths": [self.path],
+            "size": self.size,
+            "unsure": [f for f in FIELDS if f in self.unsure],
+            "error": self.error,
+        }
+
+
+class Ends:
+    """The bytes a quick listing may look at, as lines found and parsed on demand.
+
+    Only complete lines are given: lines cut by the 64 KB windows are skipped, and an
+    unterminated last line of the file counts only when it parses (as in a full load of a growing
+    file). For a whole file, head and tail are one buffer read from either end."""
+
+    __slots__ = ("path", "size", "mtime", "whole", "head", "tail")
+
+    def __init__(self, path: str, ht: HeadTail, head: Lines | None = None) -> None:
+        self.path = path
+        self.size = ht.size
+        self.mtime = ht.mtime
+        self.whole = ht.whole
+        self.head = head if head is not None and head.buf is ht.head else Lines(ht.head)
+        self.tail = self.head if self.whole else Lines(ht.tail)
+
+    def _last_counts(self, lines: Lines, piece: tuple[int, int]) -> bool:
+        """Whether what follows the last newline is a line: not when cut by the head window,
+        else the file's unterminated end, when it parses (a writer mid-line has not finished)."""
+        if not self.whole and lines is self.head:
+            return False
+        return piece[0] < piece[1] and lines.values(piece) is not None
+
+    def head_pieces(self) -> Iterator[tuple[int, int]]:
+        """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`."""
+        lines = self.head
+        piece_at, n, i = lines.piece, len(lines.buf), 0
+        while (piece := piece_at(i)) is not None:
+            if piece[1] < n or self._last_counts(lines, piece):
+                yield piece
+            i += 1
+
+    def tail_pieces(self) -> Iterator[tuple[int, int]]:
+        """The complete lines of the tail, from the end backward (a tail window's first piece
+        starts mid-line and is left out)."""
+        lines = self.tail
+        back, first = lines.back, -1 if self.whole else lines.first
+        piece = back(0)
+        if piece is not None and piece[0] > first and self._last_counts(lines, piece):
+            yield piece
+        j = 1
+        while (piece := back(j)) is not None and piece[0] > first:
+            yield piece
+            j += 1
+
+    def head_values(self) -> Iterator[tuple[Any, ...] | None]:
+        """The values of each complete head line from the top (None: not JSON)."""
+        return map(self.head.values, self.head_pieces())
+
+    def tail_values_backward(self) -> Iterator[tuple[Any, ...] | None]:
+        """The values of each complete tail line from the end backward (None: not JSON)."""
+        return map(self.tail.values, self.tail_pieces())
+
+    def meta(self, adapter: Adapter, unsure: Iterable[str] = FIELDS, *, agent: str | None = None,
+             format: str | None = None, session_id: str | None = None,
+             kind: SessionKind | None = None, project: str | None = None, title: str | None = None,
+             first_timestamp: datetime | None = None, last_timestamp: datetime | None = None,
+             error: str | None = None) -> QuickMeta:
+        """The result for this file, read by `adapter` (its agent and format unless given)."""
+        return QuickMeta(self.path, self.size, self.mtime, agent or adapter.agent,
+                         format or adapter.name, session_id, kind, project, title, first_timestamp,
+                         last_timestamp, frozenset(unsure), self.whole, error)
+
+
+def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
+    """The time of the last record that has one (`stamp(value)`; None: the value has none that
+    counts), read from the end backward; None when the tail shows none."""
+    for values in ends.tail_values_backward():
+        for value in reversed(values or ()):
+            ts = stamp(value)
+            if ts is not None:
+                return ts
+    return None
+
+
+def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
+               nbytes: int = HEAD_TAIL) -> QuickMeta:
+    """Listing metadata of one transcript from its first and last `nbytes` only. Never raises."""
+    path = os.fspath(path)
+    registry = registry or _registry()
+    suffixes = _suffixes(registry)
+    if not (path.endswith(suffixes) if suffixes is not None
+            else any(a.accepts_name(path) for a in registry.adapters)):
+        return QuickMeta(path, error="not a transcript file name any adapter reads")
+    try:
+        ht = _read_zst(path, nbytes) if path.endswith(".zst") else read_head_tail(path, nbytes)
+    except ReaderError as exc:
+        return QuickMeta(path, error=str(exc))
+    if not ht.size:
+        return QuickMeta(path, 0, ht.mtime, error="empty file")
+    # The sniffers see the first SNIFF_LINES lines: the Claude one would parse up to eight.
+    lines = Lines(ht.head)
+    third = lines.piece(SNIFF_LINES - 1)
+    cut = third[1] + 1 if third is not None else 0
+    sniff_head = ht.head[:cut] if 0 < cut < nbytes else ht.head[:nbytes]
+    head_lines(sniff_head, share=lines)  # what the sniffers parse, the listing reuses
+    adapter = registry.sniff(path, sniff_head)
+    if adapter is None:
+        return QuickMeta(path, ht.size, ht.mtime,
+                         error="no adapter recognises its first lines (not a transcript format "
+                               "sessionscope reads)")
+    ends = Ends(path, ht, lines)
+    try:
+        return adapter.quick(ends)
+    except Exception as exc:  # noqa: BLE001 - a listing never raises; the full parse will tell
+        log.debug("quick listing of %s failed", path, exc_info=True)
+        return ends.meta(adapter, error=f"quick read failed ({type(exc).__name__}); "
+                                        "the full parse will tell")
+
+
+def quick_listing(paths: Iterable[str | os.PathLike[str]], registry: Registry | None = None,
+                  nbytes: int = HEAD_TAIL) -> list[QuickMeta]:
+    """`quick_meta` of each path, in the given order."""
+    registry = registry or _registry()
+    return [quick_meta(p, registry, nbytes) for p in paths]
+
+
+def _read_zst(path: str, nbytes: int) -> HeadTail:
+    """Both ends of the decompressed stream (decompressing it whole: zstd has no random access)."""
+    with RecordFile(path) as rf:  # ReaderError when missing, unreadable, or without zstandard
+        buf = bytes(rf.buffer)
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        mtime = 0.0
+    if len(buf) <= 2 * nbytes:
+        return HeadTail(buf, buf, len(buf), mtime)
+    return HeadTail(buf[:nbytes], buf[-nbytes:], len(buf), mtime)
+
+
+_REGISTRY: Registry | None = None
+_SUFFIXES: tuple[Registry | None, tuple[str, ...] | None] = (None, None)
+
+
+def _suffixes(registry: Registry) -> tuple[str, ...] | None:
+    """The file name endings the adapters of `registry` accept, for one `endswith`; None when an
+    adapter decides by more than its `suffixes`."""
+    global _SUFFIXES
+    if _SUFFIXES[0] is not registry:
+        from .adapters.base import Adapter
+
+        plain = all(type(a).accepts_name is Adapter.accepts_name for a in registry.adapters)
+        _SUFFIXES = (registry, tuple(s for a in registry.adapters for s in a.suffixes) if plain
+                     else None)
+    return _SUFFIXES[1]
+
+
+def _registry() -> Registry:
+    global _REGISTRY
+    if _REGISTRY is None:
+        from .adapters import default_registry
+
+        _REGISTRY = default_registry()
+    return _REGISTRY
+
+
+__all__ = ["CLOCK_SKEW", "FIELDS", "HEAD_TAIL", "Ends", "QuickMeta", "last_stamp", "quick_listing",
+           "quick_meta"]

@@ -1,0 +1,347 @@
+"""The quick listing (core/listing.py): on real transcripts, the demo corpus, the bench generator's
+files and session-logs files, every field it claims to know agrees with the full adapter parse
+(times within CLOCK_SKEW, on the side the contract says), whatever the size of the windows it
+reads; damaged and foreign files give a result, never an exception."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from helpers import CORPUS, NO_CORPUS, ROOT, corpus_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.adapters import default_registry
+from sessionscope.core.adapters.base import Lines
+from sessionscope.core.adapters.claude import one_line
+from sessionscope.core.demo import generate_demo
+from sessionscope.core.jsonl import ReaderError, read_head_tail
+from sessionscope.core.listing import CLOCK_SKEW, FIELDS, QuickMeta, quick_listing, quick_meta
+from sessionscope.core.model import SessionKind, truncate
+
+REGISTRY = default_registry()
+# Windows from the real size down to a few hundred bytes: lines get cut, heads lose their prompt,
+# tails their last record; what the listing then claims must still hold.
+WINDOWS = (65536, 4096, 700)
+REAL = [*corpus_files("claude-code"), *corpus_files("codex")]
+
+
+def full_session(path: Path):
+    adapter = REGISTRY.sniff(str(path))
+    assert adapter is not None, f"no adapter reads {path}"
+    return adapter.load(str(path))[0].session
+
+
+def assert_agrees(path: Path, nbytes: int = 65536) -> QuickMeta:
+    """Every field `quick_meta` claims to know is the full parse's (times within CLOCK_SKEW:
+    the full parse's first time at most that much earlier, its last at most that much later)."""
+    meta = quick_meta(path, REGISTRY, nbytes)
+    full = full_session(path)
+    assert meta.error is None, meta.error
+    assert (meta.agent, meta.format) == (full.agent, full.source_format)
+    for name in FIELDS:
+        if not meta.knows(name):
+            continue
+        quick, want = getattr(meta, name), getattr(full, "id" if name == "session_id" else name)
+        where = f"{path.name} ({nbytes}-byte windows): {name}"
+        if name == "first_timestamp" and quick and want:
+            assert want <= quick <= want + CLOCK_SKEW, where
+        elif name == "last_timestamp" and quick and want:
+            assert want - CLOCK_SKEW <= quick <= want, where
+        else:
+            assert quick == want, where
+    return meta
+
+
+def write_jsonl(path: Path, records: list[Any], tail: bytes = b"") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records) + tail)
+    return path
+
+
+def iso(minute: int, second: float = 0) -> str:
+    ts = datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc) + timedelta(minutes=minute, seconds=second)
+    return ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def claude(kind: str, n: int, text: Any, *, minute: int, session: str = "s1",
+           cwd: str = "/home/u/proj", **extra: Any) -> dict:
+    message = ({"role": "user", "content": text} if kind == "user" else
+               {"role": "assistant", "id": f"msg{n}", "model": "m",
+                "content": [{"type": "text", "text": text}]})
+    return {"parentUuid": f"u{n - 1}" if n else None, "isSidechain": False, "cwd": cwd,
+            "sessionId": session, "type": kind, "message": message, "uuid": f"u{n}",
+            "timestamp": iso(minute), **extra}
+
+
+# -- agreement with the full parse ----------------------------------------------------------------
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+@pytest.mark.parametrize("nbytes", WINDOWS)
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name[:60])
+def test_real_transcripts_agree_with_the_full_parse(path: Path, nbytes: int) -> None:
+    assert_agrees(path, nbytes)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+def test_real_transcripts_settle_most_fields() -> None:
+    """Not just agreement by claiming nothing: whole real files settle all but Claude titles."""
+    for path in REAL:
+        meta = quick_meta(path, REGISTRY)
+        if meta.whole:
+            claude_title = {"title"} if meta.format == "claude-code" else set()
+            assert meta.unsure == claude_title, path.name
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("demo")
+    generate_demo(root, now=datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
+    return sorted(root.rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("nbytes", WINDOWS)
+def test_demo_corpus_agrees_with_the_full_parse(demo: list[Path], nbytes: int) -> None:
+    metas = [assert_agrees(p, nbytes) for p in demo]
+    if nbytes == 65536:  # what 64 KB windows settle: every kind of session the demo has
+        kinds = {m.kind for m in metas if m.knows("kind")}
+        assert {SessionKind.MAIN, SessionKind.SUBAGENT, SessionKind.EXEC} <= kinds
+
+
+@pytest.fixture(scope="module")
+def bench_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    spec = importlib.util.spec_from_file_location("gen_corpus", ROOT / "bench" / "gen_corpus.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["gen_corpus"] = gen
+    spec.loader.exec_module(gen)
+    c = gen.generate(tmp_path_factory.mktemp("gen"), files=24, size_mb=3, big_mb=0.6,
+                     long_line_mb=0.2, long_lines=3, codex_share=0.3, seed=5, verbose=False)
+    return [Path(p) for p in c.paths]
+
+
+@pytest.mark.parametrize("nbytes", WINDOWS)
+def test_bench_generator_files_agree_with_the_full_parse(bench_files: list[Path],
+                                                         nbytes: int) -> None:
+    for path in bench_files:
+        assert_agrees(path, nbytes)
+
+
+SL_HEADER = {"session_id": "s-9", "agent_id": "my-agent", "source_plugin": "my-exporter",
+             "started_at": iso(0), "cwd": "/home/u/p", "kind": "subagent"}
+
+
+@pytest.mark.parametrize("nbytes", WINDOWS)
+def test_session_logs_agree_with_the_full_parse(tmp_path: Path, nbytes: int) -> None:
+    entries = [{"role": "system", "content": "setup", "timestamp": iso(0, 1)},
+               {"role": "user", "content": "  fix\tthe   parser ", "timestamp": iso(0, 2)}]
+    entries += [{"role": "assistant", "content": "x" * 800, "timestamp": iso(i)} for i in range(1, 40)]
+    path = write_jsonl(tmp_path / "s-9.jsonl", [SL_HEADER, *entries])
+    meta = assert_agrees(path, nbytes)
+    assert (meta.agent, meta.format, meta.session_id, meta.kind, meta.project) == (
+        "my-agent", "my-exporter", "s-9", SessionKind.SUBAGENT, "/home/u/p")
+    assert meta.title == "fix the parser" and meta.knows("title")
+    assert meta.knows("last_timestamp") == (nbytes > 700)  # a 700-byte tail holds no whole entry
+
+
+# -- what it claims, and what it leaves to the full parse --------------------------------------
+
+
+def test_a_small_claude_file_is_read_whole(tmp_path: Path) -> None:
+    records = [{"type": "summary", "summary": "Old work", "leafUuid": "elsewhere"},
+               claude("user", 0, "<command-name>/init</command-name>", minute=0),
+               claude("user", 1, "  Add the\nlisting ", minute=1),
+               claude("assistant", 2, "done", minute=2)]
+    path = write_jsonl(tmp_path / "proj" / "0b6e4c6e-3a1c-4a3e-9a43-5d1f1f0f7b11.jsonl", records)
+    meta = assert_agrees(path)
+    assert meta.whole and meta.unsure == {"title"}  # a rename can sit anywhere: always a guess
+    assert meta.title == "Add the listing" == full_session(path).title
+    assert (meta.project, meta.kind) == ("/home/u/proj", SessionKind.MAIN)
+    assert meta.session_id == "0b6e4c6e-3a1c-4a3e-9a43-5d1f1f0f7b11"
+    assert (meta.first_timestamp, meta.last_timestamp) == (full_session(path).first_timestamp,
+                                                           full_session(path).last_timestamp)
+
+
+def test_claude_tail_skips_noise_and_replies_merged_into_earlier_text(tmp_path: Path) -> None:
+    split = claude("assistant", 3, "second half", minute=9)
+    split["message"]["id"] = "msg2"  # the same reply as record 2, whose last block is text
+    progress = {"type": "progress", "uuid": "p1", "parentUuid": "u3", "timestamp": iso(30),
+                "sessionId": "s1", "data": {"type": "bash_progress"}}
+    records = [claude("user", 0, "go", minute=0), claude("user", 1, "x" * 5000, minute=1),
+               claude("assistant", 2, "first half", minute=2), split, progress]
+    path = write_jsonl(tmp_path / "p" / "s1.jsonl", records)
+    meta = assert_agrees(path, 4096)
+    # Record 3 merges into record 2 (its time is dropped), the progress record is not an entry.
+    assert meta.knows("last_timestamp") and meta.last_timestamp == full_session(path).last_timestamp
+    assert meta.last_timestamp.minute == 2
+
+
+def test_agent_files_are_known_by_name_or_else_unsure(tmp_path: Path) -> None:
+    side = [dict(claude("user", i, f"task {i}", minute=i, session="parent-1", agentId="a1b2"),
+                 isSidechain=True) for i in range(60)]
+    named = write_jsonl(tmp_path / "p" / "parent-1" / "subagents" / "agent-a1b2.jsonl", side)
+    meta = assert_agrees(named, 4096)
+    assert (meta.session_id, meta.kind) == ("parent-1/agent-a1b2", SessionKind.SUBAGENT)
+    assert meta.knows("session_id") and meta.knows("kind")
+    # The same records under a plain name: only the unseen middle could say it is not an agent's.
+    plain = write_jsonl(tmp_path / "p" / "flat.jsonl", side)
+    meta = assert_agrees(plain, 4096)
+    assert meta.unsure == set(FIELDS) and meta.session_id == "parent-1/agent-a1b2"
+    assert assert_agrees(plain).unsure == {"title"}  # read whole, it is sure
+
+
+def test_codex_title_is_the_prompt_event_and_a_huge_session_meta_gives_guesses(
+        tmp_path: Path) -> None:
+    meta_line = {"timestamp": iso(0), "type": "session_meta",
+                 "payload": {"id": "019a93b9-f380-7600-98ff-940e6b99603c", "timestamp": iso(0),
+                             "cwd": "/work/x", "originator": "codex_cli_rs", "cli_version": "0.58.0",
+                             "base_instructions": {"text": "b" * 9000}, "source": "cli"}}
+    records = [meta_line,
+               {"timestamp": iso(1), "type": "response_item", "payload": {
+                   "type": "message", "role": "user",
+                   "content": [{"type": "input_text", "text": "<environment_context>x</environment_context>"}]}},
+               {"timestamp": iso(1), "type": "event_msg",
+                "payload": {"type": "user_message", "message": "Ship\nthe  listing", "images": []}}]
+    records += [{"timestamp": iso(2 + i), "type": "event_msg",
+                 "payload": {"type": "agent_message", "message": "y" * 400}} for i in range(30)]
+    path = write_jsonl(tmp_path / "rollout-2026-03-01T10-00-00-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
+                       records)
+    meta = assert_agrees(path, 16384)
+    assert meta.title == "Ship the listing" and meta.knows("title")
+    assert (meta.session_id, meta.project, meta.kind) == (
+        "019a93b9-f380-7600-98ff-940e6b99603c", "/work/x", SessionKind.MAIN)
+    # A head window inside the session_meta line: its start still names id, time and cwd, as a
+    # guess (the line might end broken, and `source`, after the instructions, is not seen).
+    cut = assert_agrees(path, 2048)
+    assert (cut.session_id, cut.project, cut.first_timestamp) == (
+        meta.session_id, meta.project, meta.first_timestamp)
+    assert {"session_id", "kind", "project", "first_timestamp", "title"} <= cut.unsure
+
+
+def test_an_unfinished_last_line_is_not_a_record_until_it_parses(tmp_path: Path) -> None:
+    records = [claude("user", 0, "go", minute=0), claude("assistant", 1, "ok", minute=1)]
+    growing = write_jsonl(tmp_path / "p" / "g.jsonl", records,
+                          tail=orjson.dumps(claude("assistant", 2, "late", minute=5))[:-9])
+    assert assert_agrees(growing).last_timestamp.minute == 1
+    finished = write_jsonl(tmp_path / "p" / "f.jsonl", records,
+                           tail=orjson.dumps(claude("assistant", 2, "late", minute=5)))
+    assert assert_agrees(finished).last_timestamp.minute == 5
+
+
+def test_times_written_slightly_out_of_order_stay_within_the_skew(tmp_path: Path) -> None:
+    records = [claude("user", 0, "go", minute=0), claude("assistant", 1, "a", minute=3),
+               dict(claude("user", 2, "b", minute=1), timestamp=iso(3, 0.5)),
+               dict(claude("user", 3, "c", minute=1), timestamp=iso(3, 0.2))]
+    path = write_jsonl(tmp_path / "p" / "o.jsonl", records)
+    meta = assert_agrees(path)
+    assert meta.last_timestamp == full_session(path).last_timestamp - timedelta(seconds=0.3)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("zstandard") is None, reason="zstandard not installed")
+def test_compressed_rollouts_are_listed(tmp_path: Path) -> None:
+    import zstandard
+
+    records = [{"timestamp": iso(0), "type": "session_meta",
+                "payload": {"id": "019c8a70-dda7-7f33-98ea-f30553347322", "timestamp": iso(0),
+                            "cwd": "/w", "originator": "codex_exec", "source": "exec"}},
+               {"timestamp": iso(1), "type": "event_msg",
+                "payload": {"type": "user_message", "message": "run it"}}]
+    plain = write_jsonl(tmp_path / "plain" / "rollout-x-019c8a70-dda7-7f33-98ea-f30553347322.jsonl",
+                        records)
+    packed = tmp_path / "rollout-x-019c8a70-dda7-7f33-98ea-f30553347322.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    meta = assert_agrees(packed)
+    assert (meta.kind, meta.title, meta.whole) == (SessionKind.EXEC, "run it", True)
+
+
+# -- bad input: a result, never an exception -------------------------------------------------------
+
+
+def test_unreadable_empty_foreign_and_misnamed_files_give_an_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "binary.jsonl").write_bytes(bytes(range(256)) * 10)
+    (tmp_path / "other.jsonl").write_bytes(b'{"hello": "world"}\n')
+    (tmp_path / "notes.txt").write_text("hi")
+    (tmp_path / "dir.jsonl").mkdir()
+    errors = {name: quick_meta(tmp_path / name).error for name in
+              ("empty.jsonl", "binary.jsonl", "other.jsonl", "notes.txt", "dir.jsonl",
+               "missing.jsonl")}
+    assert errors == {
+        "empty.jsonl": "empty file",
+        "binary.jsonl": "no adapter recognises its first lines (not a transcript format sessionscope reads)",
+        "other.jsonl": "no adapter recognises its first lines (not a transcript format sessionscope reads)",
+        "notes.txt": "not a transcript file name any adapter reads",
+        "dir.jsonl": f"is a directory: {tmp_path / 'dir.jsonl'}",
+        "missing.jsonl": f"file not found: {tmp_path / 'missing.jsonl'}",
+    }
+    assert all(not m.knows(f) for m in quick_listing([tmp_path / "empty.jsonl"]) for f in FIELDS)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_is_refused_without_waiting(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert quick_meta(fifo).error == f"is not a regular file: {fifo}"
+
+
+SEEDS = [*corpus_files("claude-code")[:3], *corpus_files("codex")[:2]]
+junk = st.binary(max_size=300)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=junk, where=st.floats(0, 1), seed=st.integers(0, 10), nbytes=st.sampled_from(WINDOWS))
+def test_junk_bytes_never_raise(tmp_path: Path, data: bytes, where: float, seed: int,
+                                nbytes: int) -> None:
+    """Junk alone, or spliced into a real transcript (or a small valid one where ../shared is
+    absent), at any window size: a QuickMeta every time, and agreement on what it claims."""
+    base = (SEEDS[seed % len(SEEDS)].read_bytes() if SEEDS else
+            b"".join(orjson.dumps(claude("user", i, "hi", minute=i)) + b"\n" for i in range(40)))
+    at = int(len(base) * where)
+    for name, content in (("junk.jsonl", data), ("spliced.jsonl", base[:at] + data + base[at:])):
+        path = tmp_path / name
+        path.write_bytes(content)
+        meta = quick_meta(path, REGISTRY, nbytes)
+        assert isinstance(meta, QuickMeta) and meta.path == str(path)
+        assert meta.error is None or meta.unsure == set(FIELDS)
+        if meta.error is None and REGISTRY.sniff(str(path)) is not None:
+            assert_agrees(path, nbytes)
+
+
+# -- the pieces it is built on ----------------------------------------------------------------------
+
+
+def test_read_head_tail_reads_small_files_whole_and_big_ones_by_their_ends(tmp_path: Path) -> None:
+    small, big = tmp_path / "s", tmp_path / "b"
+    small.write_bytes(b"x" * 200)
+    big.write_bytes(bytes(range(256)) * 4)
+    s = read_head_tail(str(small), 100)
+    assert s.whole and s.head is s.tail and s.head == b"x" * 200 and s.size == 200
+    b = read_head_tail(str(big), 100)
+    assert not b.whole and (b.head, b.tail, b.size) == (big.read_bytes()[:100], big.read_bytes()[-100:], 1024)
+    with pytest.raises(ReaderError, match="file not found"):
+        read_head_tail(str(tmp_path / "nope"))
+
+
+@given(st.binary(max_size=200).map(lambda b: b.replace(b"\r", b"\n")), st.booleans())
+def test_lines_are_the_split_of_the_buffer_from_either_end(buf: bytes, bom: bool) -> None:
+    buf = (b"\xef\xbb\xbf" if bom else b"") + buf
+    lines = Lines(buf)
+    body = buf[3:] if bom else buf
+    want = body.split(b"\n")
+    top = [buf[s:e] for s, e in lines.forward()]
+    bottom = [buf[s:e] for s, e in iter(lambda j=[-1]: (j.__setitem__(0, j[0] + 1),
+                                                        lines.back(j[0]))[1], None)]
+    assert top == want and bottom == want[::-1]
+
+
+@given(st.text(max_size=2000), st.integers(0, 200))
+def test_one_line_titles_are_the_collapsed_text_cut(text: str, limit: int) -> None:
+    """`one_line` reads only the start of long texts; the result is the same as collapsing all."""
+    assert one_line(text, limit) == truncate(" ".join(text.split()), limit)
