@@ -51,11 +51,6 @@ class Holder(Widget):
         self._make = make
         self._made: AwaitComplete | None = None
 
-    @property
-    def pending(self) -> bool:
-        """Its pane is still to be made."""
-        return self._make is not None and self._made is None
-
     def on_mount(self) -> None:
         if self._make is not None:
             self.call_after_refresh(self.build)
