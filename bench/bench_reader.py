@@ -15,10 +15,13 @@ memory, sampled every 10 ms; mmap'd file pages count in RSS but not here).
 What it measures:
 
 * Listing every file, three ways, as files/s and as a ratio to the baseline measured in the same
-  run: the baseline reads the first and last 64 KB of each file and does nothing else;
-  (a) `quick_meta` reads the same bytes and extracts agent, session id, project, title, first and
-  last timestamp from those lines only (target: within 3x of the baseline); (b) a full parse of
-  each file through its adapter (`adapter.load`).
+  run: the baseline reads the first and last 64 KB of each file (`jsonl.read_head_tail`: one
+  pread per end, a file of up to 128 KB in one) and does nothing else; (a) the product's quick
+  listing, `core.listing.quick_meta`, reads the same bytes through the same function and gives
+  agent, format, session id, kind, project, title, first and last timestamp, saying which of them
+  the two ends could not settle (target: within 3x of the baseline); (b) a full parse of each
+  file through its adapter (`adapter.load`). Ratios in wall time and in this process's CPU time
+  (`time.process_time`), the latter unmoved by other processes on a busy machine.
 * The big transcript: time to the first 50 and the last 50 entries (RecordFile.head/tail, parsed
   and fed through the adapter's parser), each as a percentage of reading the whole file once with
   `open().read()` (target: under 10%); the full newline index; a full load for reference.
@@ -38,9 +41,8 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import orjson
 
@@ -50,204 +52,9 @@ sys.path.insert(0, str(HERE))
 import gen_corpus  # noqa: E402  (bench/ is not a package)
 
 from sessionscope.core.jsonl import RecordFile, parse_line, read_head_tail  # noqa: E402
-from sessionscope.core.model import parse_timestamp  # noqa: E402
+from sessionscope.core.listing import FIELDS, HEAD_TAIL, quick_meta  # noqa: E402
 
 MB = 1024 * 1024
-HEAD_TAIL = 65536
-TITLE_CHARS = 200
-
-
-# -- the metadata sniff (to move into core: see the report) -------------------------------------
-
-_CODEX_TYPES = frozenset(("session_meta", "response_item", "event_msg", "turn_context",
-                          "compacted"))
-_INJECTED = ("<environment_context>", "# AGENTS.md", "<user_instructions>", "<permissions",
-             "# Context from my IDE")
-
-
-def quick_meta(path: str, registry: Any, nbytes: int = HEAD_TAIL,
-               sniff_lines: int = 3) -> dict[str, Any]:
-    """Listing metadata of one transcript from its first and last `nbytes` only.
-
-    Head lines are cut and parsed lazily until agent, session id, project, title and first
-    timestamp are known. The last timestamp is found without parsing: the key `"timestamp":"`
-    can only match a real key (inside a JSON string its quotes are escaped), so the newest one on
-    the last line that has one is taken. A multi-MB file costs the same as a small one; fields
-    the head and tail do not show stay None (the full parse fills them later); when the tail is
-    a single huge line with no timestamp key in it, the file's mtime stands in (and
-    `last_from_mtime` says so).
-
-    The adapters sniff the first `sniff_lines` lines only (each parses them again, and the
-    Claude sniffer would look at up to 8): a file whose later head lines contradict its first
-    ones is left to the full parse to reject.
-    """
-    st = os.stat(path)
-    size = st.st_size
-    head, tail = read_head_tail(path, size, nbytes)
-    whole = size <= nbytes
-    # Hand the sniffers just the first lines, so that none of them splits the whole 64 KB.
-    adapter = registry.sniff(path, head[: _after_lines(head, sniff_lines)])
-    meta: dict[str, Any] = {
-        "path": path, "size": size, "mtime": st.st_mtime,
-        "agent": adapter.agent if adapter else None,
-        "format": adapter.name if adapter else None,
-        "session_id": None, "kind": "main", "project": None, "title": None,
-        "first_timestamp": None, "last_timestamp": None, "model": None, "git_branch": None,
-    }
-    if adapter is None:
-        return meta
-    titles: dict[str, str] = {}
-    for line in _lines_forward(head, keep_unterminated=whole):
-        rec = _loads(line)
-        if rec is None:
-            continue
-        if rec.get("type") in _CODEX_TYPES and "payload" in rec:
-            _codex_head(rec, meta, titles)
-        else:
-            _claude_head(rec, meta, titles)
-        if meta["title"] and meta["project"] and meta["first_timestamp"] and meta["session_id"]:
-            break
-    if not meta["title"]:
-        meta["title"] = titles.get("summary") or titles.get("prompt")
-    # A line cut by the tail's start still holds only real keys, so it is searched too.
-    ts = _last_timestamp(tail)
-    if ts is not None:
-        meta["last_timestamp"] = parse_timestamp(ts.decode("ascii", "replace"))
-    if meta["last_timestamp"] is None:  # the tail is one huge line without its timestamp key
-        meta["last_timestamp"] = datetime.fromtimestamp(st.st_mtime, timezone.utc)
-        meta["last_from_mtime"] = True
-    if meta["session_id"] is None:
-        meta["session_id"] = Path(path).stem
-    return meta
-
-
-_TS_KEY = b'"timestamp":"'
-
-
-def _last_timestamp(buf: bytes) -> bytes | None:
-    """The newest `"timestamp":"…"` value on the last line of `buf` that has one (no copies of
-    lines: a tail line can be megabytes)."""
-    pos = buf.rfind(_TS_KEY)
-    if pos < 0:
-        return None
-    line_start = buf.rfind(b"\n", 0, pos) + 1
-    best = None
-    while pos >= line_start:
-        start = pos + len(_TS_KEY)
-        end = buf.find(b'"', start, start + 40)
-        if end > start and (best is None or buf[start:end] > best):
-            best = buf[start:end]
-        pos = buf.rfind(_TS_KEY, line_start, pos)
-    return best
-
-
-def _after_lines(buf: bytes, n: int) -> int:
-    """Offset just after the `n`-th newline of `buf` (all of it if it has fewer)."""
-    pos = 0
-    for _ in range(n):
-        nl = buf.find(b"\n", pos)
-        if nl < 0:
-            return len(buf)
-        pos = nl + 1
-    return pos
-
-
-def _lines_forward(buf: bytes, keep_unterminated: bool) -> Iterator[bytes]:
-    pos, end = 0, len(buf)
-    while pos < end:
-        nl = buf.find(b"\n", pos)
-        if nl < 0:
-            if keep_unterminated:
-                yield buf[pos:]
-            return
-        if nl > pos:
-            yield buf[pos:nl]
-        pos = nl + 1
-
-
-def _loads(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        value = _loads_slow(line)
-    return value if isinstance(value, dict) else None
-
-
-def _loads_slow(line: bytes) -> Any:
-    from sessionscope.core.jsonl import RawLine
-
-    parsed = parse_line(RawLine(0, 2, line))
-    return parsed.value if parsed.ok else None
-
-
-def _claude_head(rec: dict[str, Any], meta: dict[str, Any], titles: dict[str, str]) -> None:
-    rtype = rec.get("type")
-    if meta["session_id"] is None and isinstance(rec.get("sessionId"), str):
-        meta["session_id"] = rec["sessionId"]
-        agent_id = rec.get("agentId")
-        if isinstance(agent_id, str):
-            meta["kind"] = "compaction" if agent_id.startswith("acompact") else "subagent"
-            meta["session_id"] = f"{rec['sessionId']}/{agent_id}"
-    if meta["project"] is None and isinstance(rec.get("cwd"), str):
-        meta["project"] = rec["cwd"]
-        meta["git_branch"] = rec.get("gitBranch") or None
-    if meta["first_timestamp"] is None and isinstance(rec.get("timestamp"), str):
-        meta["first_timestamp"] = parse_timestamp(rec["timestamp"])
-    if rtype in ("custom-title", "ai-title"):
-        title = rec.get("customTitle") or rec.get("aiTitle") or rec.get("title")
-        if isinstance(title, str) and title:
-            meta["title"] = _one_line(title)
-    elif rtype == "assistant" and meta["model"] is None:
-        model = (rec.get("message") or {}).get("model")
-        if isinstance(model, str) and model != "<synthetic>":
-            meta["model"] = model
-    elif rtype == "summary" and isinstance(rec.get("summary"), str):
-        titles.setdefault("summary", _one_line(rec["summary"]))
-    elif rtype == "user" and not rec.get("isMeta") and not rec.get("isCompactSummary"):
-        content = (rec.get("message") or {}).get("content")
-        text = None
-        if isinstance(content, str):
-            text = content
-        elif isinstance(content, list):
-            text = next((b.get("text") for b in content if isinstance(b, dict)
-                         and b.get("type") == "text"), None)
-        if isinstance(text, str) and text.strip() and not text.lstrip().startswith(("<", "[")):
-            if meta["title"] is None:
-                meta["title"] = _one_line(text)
-
-
-def _codex_head(rec: dict[str, Any], meta: dict[str, Any], titles: dict[str, str]) -> None:
-    rtype, p = rec["type"], rec["payload"]
-    if not isinstance(p, dict):
-        return
-    if meta["first_timestamp"] is None and isinstance(rec.get("timestamp"), str):
-        meta["first_timestamp"] = parse_timestamp(p.get("timestamp") or rec["timestamp"])
-    if rtype == "session_meta":
-        if meta["session_id"] is None:
-            meta["session_id"] = p.get("id")
-            meta["project"] = p.get("cwd")
-            git = p.get("git")
-            if isinstance(git, dict):
-                meta["git_branch"] = git.get("branch")
-            if p.get("originator") == "codex_exec" or p.get("source") == "exec":
-                meta["kind"] = "exec"
-    elif rtype == "turn_context":
-        if meta["model"] is None and isinstance(p.get("model"), str):
-            meta["model"] = p["model"]
-    elif rtype == "event_msg" and p.get("type") == "user_message":
-        if meta["title"] is None and isinstance(p.get("message"), str) and p["message"].strip():
-            meta["title"] = _one_line(p["message"])
-    elif rtype == "response_item" and p.get("type") == "message" and p.get("role") == "user":
-        for c in p.get("content") or ():
-            text = c.get("text") if isinstance(c, dict) else None
-            if isinstance(text, str) and text.strip() and not text.lstrip().startswith(_INJECTED):
-                titles.setdefault("prompt", _one_line(text))
-                break
-
-
-def _one_line(text: str) -> str:
-    text = " ".join(text[: TITLE_CHARS * 2].split())  # cut first: prompts can be pastes of MBs
-    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1] + "…"
 
 
 # -- memory -------------------------------------------------------------------------------------
@@ -307,20 +114,26 @@ def _median_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any, list[f
     return statistics.median(times), result, times
 
 
-def _interleaved(fn: Callable[[], Any], base: Callable[[], Any],
-                 repeat: int) -> tuple[float, Any, list[float], float]:
+def _interleaved(fn: Callable[[], Any], base: Callable[[], Any], repeat: int,
+                 out: dict[str, Any]) -> Any:
     """Median of `fn` and of the baseline, run alternately in this process: their ratio holds
-    even when the machine's speed drifts between phases."""
-    times, base_times, result = [], [], None
+    even when the machine's speed drifts between phases. Wall time (`seconds`, `baseline_s`)
+    and this process's CPU time (`cpu_s`, `baseline_cpu_s`: what other processes on a busy
+    machine leave alone) go into `out`; returns the last result of `fn`."""
+    times, base_times, cpu, base_cpu, result = [], [], [], [], None
     base()  # warm
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        base()
-        base_times.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result, times, statistics.median(base_times)
+        for f, wall, used in ((base, base_times, base_cpu), (fn, times, cpu)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            value = f()
+            wall.append(time.perf_counter() - t0)
+            used.append(time.process_time() - c0)
+            if f is fn:
+                result = value
+    out.update(seconds=statistics.median(times), runs=times,
+               baseline_s=statistics.median(base_times), cpu_s=statistics.median(cpu),
+               baseline_cpu_s=statistics.median(base_cpu))
+    return result
 
 
 def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[str, Any]:
@@ -342,24 +155,21 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
         def baseline() -> int:
             n = 0
             for p in files:
-                h, t = read_head_tail(p, os.stat(p).st_size, HEAD_TAIL)
+                h, t, _size, _mtime = read_head_tail(p, HEAD_TAIL)
                 n += len(h) + (len(t) if t is not h else 0)
             return n
 
         if name == "list-baseline":
             out["seconds"], out["bytes_read"], out["runs"] = _median_time(baseline, repeat)
-        elif name in ("list-quick", "list-quick8"):
-            lines = 8 if name == "list-quick8" else 3
-
-            def run() -> list[dict[str, Any]]:
-                return [quick_meta(p, registry, sniff_lines=lines) for p in files]
-            out["seconds"], metas, out["runs"], out["baseline_s"] = _interleaved(
-                run, baseline, repeat)
-            out["with_title"] = sum(1 for m in metas if m["title"])
-            out["with_times"] = sum(1 for m in metas
-                                    if m["first_timestamp"] and m["last_timestamp"])
-            out["last_from_mtime"] = sum(1 for m in metas if m.get("last_from_mtime"))
-            out["unknown"] = sum(1 for m in metas if m["agent"] is None)
+        elif name == "list-quick":
+            def run() -> list[Any]:
+                return [quick_meta(p, registry) for p in files]
+            metas = _interleaved(run, baseline, 3 * repeat, out)  # a run is a fraction of a second
+            out["whole"] = sum(1 for m in metas if m.whole)
+            out["errors"] = sum(1 for m in metas if m.error)
+            out["sure"] = {f: sum(1 for m in metas if m.knows(f)) for f in FIELDS}
+            out["seen"] = {f: sum(1 for m in metas if m.error is None and getattr(m, f) is not None)
+                           for f in FIELDS}
             keep = metas
         elif name == "list-full":
             def run() -> dict[str, int]:
@@ -377,9 +187,7 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
                     counts["sessions"] += len(loaded)
                     counts["entries"] += sum(len(ls.entries) for ls in loaded)
                 return counts
-            out["seconds"], counts, out["runs"], out["baseline_s"] = _interleaved(
-                run, baseline, 1)
-            out.update(counts)
+            out.update(_interleaved(run, baseline, 1, out))
     elif name.startswith("big-"):
         assert big is not None
         path = str(big)
@@ -432,7 +240,7 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
 
 # -- the driver ---------------------------------------------------------------------------------
 
-LIST_PHASES = ("list-baseline", "list-quick", "list-quick8", "list-full")
+LIST_PHASES = ("list-baseline", "list-quick", "list-full")
 BIG_PHASES = ("big-read", "big-head", "big-tail", "big-tail-nolines", "big-index", "big-load")
 
 
@@ -517,8 +325,10 @@ def _summarize(report: dict[str, Any]) -> dict[str, Any]:
         if "seconds" in p:
             # Against the baseline run alternately in the same process where there is one.
             b = p.get("baseline_s") or base
+            cpu, base_cpu = p.get("cpu_s"), p.get("baseline_cpu_s")
             s[name] = {"files_per_s": p["files"] / p["seconds"] if p["seconds"] else None,
                        "x_baseline": p["seconds"] / b if b else None,
+                       "x_baseline_cpu": cpu / base_cpu if cpu and base_cpu else None,
                        "x_baseline_phase": p["seconds"] / base if base else None}
     s["quick_within_3x"] = (s.get("list-quick", {}).get("x_baseline") or 99) <= 3.0
     read = ph.get("big-read", {}).get("seconds")
@@ -548,11 +358,10 @@ def print_table(r: dict[str, Any]) -> None:
     base = ph.get("list-baseline", {})
     print(f"\nListing all {base.get('files', '?')} files (warm cache; discovery walk "
           f"{base.get('discover_s', 0) * 1000:.0f} ms, not included)")
-    print(f"{'':2}{'phase':44}{'seconds':>9}{'files/s':>10}{'x baseline':>12}"
+    print(f"{'':2}{'phase':44}{'seconds':>9}{'files/s':>10}{'x baseline':>12}{'x cpu':>7}"
           f"{'peak RSS':>11}{'peak anon':>11}")
     labels = {"list-baseline": "baseline: read first+last 64 KB",
-              "list-quick": "(a) quick_meta: head/tail metadata sniff",
-              "list-quick8": "    same, adapters sniff 8 head lines",
+              "list-quick": "(a) listing.quick_meta: head/tail metadata",
               "list-full": "(b) full parse: registry.sniff + adapter.load"}
     for name in LIST_PHASES:
         p = ph.get(name)
@@ -561,18 +370,21 @@ def print_table(r: dict[str, Any]) -> None:
         if "error" in p:
             print(f"  {labels[name]:44}  error: {p['error']}")
             continue
-        x = s[name]["x_baseline"]
+        x, xc = s[name]["x_baseline"], s[name].get("x_baseline_cpu")
         verdict = ""
         if name == "list-quick":
             verdict = "  ok (<= 3x)" if x <= 3 else "  OVER 3x target"
-        print(f"  {labels[name]:44}{p['seconds']:9.3f}{s[name]['files_per_s']:10.0f}{x:12.2f}"
+        cpu = f"{xc:7.2f}" if xc else f"{'':7}"
+        print(f"  {labels[name]:44}{p['seconds']:9.3f}{s[name]['files_per_s']:10.0f}{x:12.2f}{cpu}"
               f"{_mb(p.get('peak_rss_kb')):>11}{_mb(p.get('peak_anon_kb')):>11}{verdict}")
     q = ph.get("list-quick", {})
-    if "with_title" in q:
-        print(f"  quick_meta found a title for {q['with_title']}/{q['files']} files, first+last "
-              f"time for {q['with_times']}/{q['files']} (last from mtime: "
-              f"{q['last_from_mtime']}), no adapter for {q['unknown']}")
-    print("  x baseline: against the baseline run alternately in the same process")
+    if "sure" in q:
+        print(f"  quick listing: {q['whole']} of {q['files']} files read whole, {q['errors']} errors;"
+              " fields settled (as the full parse gives them) / seen:")
+        print("    " + ", ".join(f"{f} {q['sure'][f]}/{q['seen'][f]}" for f in FIELDS))
+    print("  x baseline: median wall time against the baseline run alternately in the same "
+          "process; x cpu: the same in\n  this process's CPU time, which other processes on a "
+          "busy machine do not inflate")
     f = ph.get("list-full", {})
     if "sessions" in f:
         print(f"  full parse: {f['sessions']} sessions, {f['entries']} entries, "

@@ -289,7 +289,7 @@ class Lines:
     `(start, end)` without its newline; the last piece is whatever follows the last newline (cut
     off by a window, or the unterminated end of a file); a leading BOM is not part of line 1."""
 
-    __slots__ = ("buf", "first", "_fwd", "_fpos", "_bwd", "_bpos", "_values")
+    __slots__ = ("buf", "first", "_fwd", "_fpos", "_bwd", "_bpos", "_values", "_objects", "_next")
 
     def __init__(self, buf: bytes, values: dict[tuple[int, int], Any] | None = None) -> None:
         self.buf = buf
@@ -300,6 +300,18 @@ class Lines:
         self._bpos = len(buf)
         # Parsed values by piece; a prefix of the same bytes may share them (same pieces).
         self._values: dict[tuple[int, int], Any] = {} if values is None else values
+        self._objects: list[dict] = []  # the first JSON object of each line, from the top
+        self._next = 0  # the next piece `objects` looks at
+
+    def objects(self, n: int) -> list[dict]:
+        """The first `n` lines (from the top) whose first value is a JSON object, those values."""
+        found = self._objects
+        while len(found) < n and (piece := self.piece(self._next)) is not None:
+            self._next += 1
+            values = self.values(piece)
+            if values and isinstance(values[0], dict):
+                found.append(values[0])
+        return found[:n]
 
     def piece(self, i: int) -> tuple[int, int] | None:
         """The `i`-th piece from the top (0-based), None past the end."""
@@ -379,12 +391,4 @@ def first_json_lines(head: bytes, n: int = 5) -> list[dict]:
     """Up to `n` JSON objects from the lines of a file's head (for sniffing), in order.
 
     A last line cut off by the head's size simply fails to parse and is skipped."""
-    hl = head_lines(head)
-    out: list[dict] = []
-    i = 0
-    while len(out) < n and (piece := hl.piece(i)) is not None:
-        values = hl.values(piece)
-        if values and isinstance(values[0], dict):
-            out.append(values[0])
-        i += 1
-    return out
+    return head_lines(head).objects(n)

@@ -1007,7 +1007,8 @@ class _Track:
         self.prev: _Shape | None = None
 
     def add(self, shape: _Shape) -> None:
-        if self.first is None and shape.ts is not None and not _merged_away(shape, self.prev):
+        if self.first is None and shape.ts is not None and not (
+                shape.all_text and _merged_away(shape, self.prev)):
             self.first = shape.ts
         if shape.entries:
             self.prev = shape
@@ -1094,7 +1095,7 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
     path, whole = ends.path, ends.whole
     stem = _stem(path)
     named = _named_agent_file(path, stem)
-    uuid_stem = _UUID.fullmatch(stem) is not None
+    uuid_stem = len(stem) == 36 and _UUID.fullmatch(stem) is not None
     unsure: set[str] = set()
 
     # Head, in file order, until the grouping that applies has them: the first cwd, prompt and
