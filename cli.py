@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
+    from sessionscope.core.discovery import Root
     from sessionscope.core.library import Library, ScanReport
     from sessionscope.core.model import Entry, Session
 
@@ -94,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--project", help="only projects whose path contains this")
     s.add_argument("--all", action="store_true",
                    help="include subagent, compaction and exec sessions (nested under parents)")
+    s.add_argument("--quick", action="store_true",
+                   help="read only each file's first and last 64 KB, no catalog: no entry counts "
+                        "or tokens, children not nested, `unsure` names what the ends do not settle")
 
     r = sub.add_parser("read", parents=[common], help="read a session's entries")
     r.add_argument("session_id", metavar="SESSION_ID[#ENTRY_ID]",
@@ -192,9 +196,20 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
     and indexes in one pass (each changed file parsed once, not once per step)."""
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.config import cache_dir, load_config
-    from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.config import cache_dir
     from sessionscope.core.library import Library
+
+    roots, warnings = cli_roots(args)
+    lib = Library(roots, catalog=Catalog(cache_dir() / "catalog.sqlite"))
+    if scan:
+        warnings += scan_warnings(args, lib.scan(), warnings)
+    return lib, warnings
+
+
+def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
+    """The roots to read (`--root`s, the config's, the defaults, or the demo's), and warnings."""
+    from sessionscope.core.config import load_config
+    from sessionscope.core.discovery import Root, resolve_roots
 
     config = load_config()
     warnings = list(config.warnings)
@@ -208,10 +223,7 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     if not any(r.error is None for r in roots):
         looked = ", ".join(r.path for r in roots)
         raise CliError(f"no agent history found (looked in {looked}); pass --root DIR or try --demo")
-    lib = Library(roots, catalog=Catalog(cache_dir() / "catalog.sqlite"))
-    if scan:
-        warnings += scan_warnings(args, lib.scan(), warnings)
-    return lib, warnings
+    return roots, warnings
 
 
 def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[str]) -> list[str]:
@@ -255,6 +267,8 @@ def _warn(warnings: list[str], args: argparse.Namespace) -> None:
 
 # -- commands -----------------------------------------------------------------------------
 def cmd_sessions(args: argparse.Namespace) -> int:
+    if args.quick:
+        return _sessions_quick(args)
     lib, warnings = open_library(args)
     _warn(warnings, args)
     top = lib.sessions(agent=args.agent, project=args.project)[: args.limit]
@@ -272,6 +286,33 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         _emit({"sessions": out})
         return 0
     _print_sessions(rows)
+    return 0
+
+
+def _sessions_quick(args: argparse.Namespace) -> int:
+    """`sessions --quick`: core/listing.py on every candidate file, no full parse, no catalog."""
+    from sessionscope.core.adapters import default_registry
+    from sessionscope.core.discovery import candidate_files
+    from sessionscope.core.listing import quick_meta
+    from sessionscope.core.model import Session, SessionKind
+
+    roots, warnings = cli_roots(args)
+    _warn(warnings, args)
+    registry = default_registry()
+    agent, project = (args.agent or "").lower(), (args.project or "").lower()
+    metas = [m for root in roots if root.error is None for path in candidate_files(root, registry)
+             if (m := quick_meta(path, registry)).error is None
+             and (args.all or m.kind in (None, SessionKind.MAIN))
+             and (not agent or agent in ((m.agent or "").lower(), (m.format or "").lower()))
+             and project in (m.project or "").lower()]
+    metas = sorted(metas, key=lambda m: m.sort_time, reverse=True)[: args.limit]
+    if args.json:
+        _emit({"sessions": [dict(m.to_dict(), depth=0) for m in metas]})
+        return 0
+    _print_sessions([(0, Session(id=m.session_id or m.path, agent=m.agent or "?",
+                                 source_format=m.format or "?", paths=(m.path,),
+                                 kind=m.kind or SessionKind.MAIN, project=m.project, title=m.title,
+                                 last_timestamp=m.sort_time)) for m in metas], counts=False)
     return 0
 
 
@@ -561,7 +602,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 # -- tables ---------------------------------------------------------------------------------
-def _print_sessions(rows: list[tuple[int, Session]]) -> None:
+def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -580,8 +621,8 @@ def _print_sessions(rows: list[tuple[int, Session]]) -> None:
             title = f"[{s.kind.value}] {title}"
         table.add_row(
             Text(indent + (s.id.split("/")[-1][:18] if depth else s.id[:8])), Text(s.agent), Text(one_line(project, 24)),
-            Text(relative_time(s.last_timestamp)), Text(str(s.entry_count)),
-            Text(human_tokens(s.usage.total)), Text(one_line(title, 60)),
+            Text(relative_time(s.last_timestamp)), Text(str(s.entry_count) if counts else "-"),
+            Text(human_tokens(s.usage.total) if counts else "-"), Text(one_line(title, 60)),
         )
     console = Console(markup=False, highlight=False, emoji=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)

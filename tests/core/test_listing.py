@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -101,10 +102,15 @@ def test_real_transcripts_settle_most_fields() -> None:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("demo")
     generate_demo(root, now=datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
-    return sorted(root.rglob("*.jsonl"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def demo(demo_root: Path) -> list[Path]:
+    return sorted(demo_root.rglob("*.jsonl"))
 
 
 @pytest.mark.parametrize("nbytes", WINDOWS)
@@ -345,3 +351,38 @@ def test_lines_are_the_split_of_the_buffer_from_either_end(buf: bytes, bom: bool
 def test_one_line_titles_are_the_collapsed_text_cut(text: str, limit: int) -> None:
     """`one_line` reads only the start of long texts; the result is the same as collapsing all."""
     assert one_line(text, limit) == truncate(" ".join(text.split()), limit)
+
+
+# -- the command line: `sessionscope sessions --quick` ------------------------------------------
+
+
+def test_sessions_quick_lists_what_the_full_listing_does(
+        demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from sessionscope.cli import main
+
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    roots = [a for sub in ("claude/projects", "codex/sessions")
+             for a in ("--root", str(demo_root / sub))]
+
+    def sessions(*extra: str) -> list[dict]:
+        assert main(["sessions", "--json", "--limit", "500", *roots, *extra]) == 0
+        return json.loads(capsys.readouterr().out)["sessions"]
+
+    quick = sessions("--quick")
+    assert not (tmp_path / "cache" / "catalog.sqlite").exists()  # no catalog, no full parse
+    full = sessions()
+    assert [q["session_id"] for q in quick] == [f["session_id"] for f in full]
+    for q, f in zip(quick, full):
+        assert (q["agent_id"], q["project"], q["kind"]) == (f["agent_id"], f["project"], f["kind"])
+        assert "entry_count" not in q and "tokens" not in q
+        assert q["title"] == f["title"] or "title" in q["unsure"]
+    assert len(sessions("--quick", "--all")) > len(quick)
+    assert {q["agent_id"] for q in sessions("--quick", "--agent", "codex")} == {"codex"}
+    assert main(["sessions", "--quick", *roots, "--limit", "1"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:6] == ["ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS"]
+    assert re.search(r"\s-\s+-\s", table[1])  # no entry counts or tokens without a parse
