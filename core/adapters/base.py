@@ -309,7 +309,7 @@ class Lines:
         while len(found) < n and (piece := self.piece(self._next)) is not None:
             self._next += 1
             values = self.values(piece)
-            if values and isinstance(values[0], dict):
+            if values and type(values[0]) is dict:  # orjson and json give plain dicts
                 found.append(values[0])
         return found[:n]
 

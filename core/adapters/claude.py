@@ -840,11 +840,11 @@ def human_size(n: int) -> str:
 
 def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
     """`text` with whitespace runs made one space, cut to `limit` characters."""
-    cut = 4 * limit
-    if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
-        start = " ".join(text[:cut].split())  # a prefix of the whole text's, so its cut is too
-        if len(start) > limit:
-            return truncate(start, limit)
+    for cut in (2 * limit + 8, 16 * limit):
+        if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
+            start = " ".join(text[:cut].split())  # a prefix of the whole text's, so its cut is too
+            if len(start) > limit:
+                return truncate(start, limit)
     return truncate(" ".join(text.split()), limit)
 
 
@@ -1107,7 +1107,8 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
     main_records = 0
     titles: list[JSON] = []
     for values in ends.head_values():
-        for shape in _shapes(values, seen):
+        for value in values if values is not None else (None,):
+            shape = _shape(value, seen) if values is not None else _ENTRY_SHAPE
             if shape is _NOISE_SHAPE:
                 continue
             value = shape.value
@@ -1173,6 +1174,8 @@ def _quick_title(track: _Track, seen: set[str], head_titles: list[JSON]) -> tupl
     """(title, its rank) by the parser's rules, from the records the head walk read. A guess:
     a rename (custom title) or AI title can be anywhere, and looking at every line of even a
     small file costs more than the rest of its listing."""
+    if not head_titles and track.prompt and track.prompt.strip():
+        return one_line(track.prompt), RANK_PROMPT  # the usual head: no title records in it
     custom = ai = None
     summaries: list[tuple[str, str]] = []
     for value in head_titles:
