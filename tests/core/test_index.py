@@ -256,8 +256,10 @@ GAPS = [" ", " ", " ", ", ", "\n", "_", "-", "'", " — ", "/", ". ", "\u00a0", 
 def _phrase_world(tmp: Path, rng: random.Random) -> tuple[World, list[str]]:
     w = World(tmp)
     texts: list[str] = []
-    for f in range(3):
-        mine = ["".join(rng.choice(PIECES) + rng.choice(GAPS) for _ in range(rng.randint(1, 12)))
+    for f in range(3):  # the first session ASCII only (the fast path of the pairs), the others mixed
+        pieces, gaps = ([p for p in PIECES if p.isascii()], [g for g in GAPS if g.isascii()]) if f == 0 \
+            else (PIECES, GAPS)
+        mine = ["".join(rng.choice(pieces) + rng.choice(gaps) for _ in range(rng.randint(1, 12)))
                 for _ in range(rng.randint(1, 8))]
         texts += mine
         write_session(w.root / f"s{f}.jsonl", f"s{f}", mine)
@@ -291,20 +293,25 @@ def test_phrases_of_common_words_match_a_brute_force_scan_and_the_plain_phrase_q
     assert sorted((h.session_id, h.entry_id) for h in hits) == expected, query
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.one_of(
+    # ASCII text (the fast path) and any other (tantivy's analyzer), from pieces and at random
+    st.lists(st.sampled_from([p for p in PIECES + GAPS + ["x_y", "A1b2"] if p.isascii()]),
+             max_size=30).map("".join),
     st.lists(st.sampled_from(PIECES + GAPS + ["é", "ǅ", "İ", "\u212a", "😀", "x_y", "٣"]),
              max_size=30).map("".join),
+    st.text(st.characters(max_codepoint=127), max_size=60),
     st.text(max_size=60),
 ))
-def test_common_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
-    """Whatever the text, the pairs are made of exactly the terms tantivy indexes for it (ASCII
-    takes a fast path of its own; a difference would make a phrase miss documents)."""
+def test_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
+    """Whatever the text, the `pairs` terms are the adjacent common words among exactly the terms
+    tantivy indexes for it (ASCII takes a fast path of its own; a difference would make a phrase
+    miss documents)."""
     index = SearchIndex(None)
     terms = index._words(text)  # the `text` field's analyzer
     common = index_module.COMMON_WORDS
-    expected = " ".join(f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common)
-    assert index_module._common_pairs(text, index._words) == expected
+    expected = [f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common]
+    assert index_module._common_pairs(text, index._words).split() == expected
 
 
 def test_common_word_phrases_in_a_larger_query(world: World) -> None:
