@@ -339,7 +339,7 @@ def test_read_head_tail_reads_small_files_whole_and_big_ones_by_their_ends(tmp_p
 def test_lines_are_the_split_of_the_buffer_from_either_end(buf: bytes, bom: bool) -> None:
     buf = (b"\xef\xbb\xbf" if bom else b"") + buf
     lines = Lines(buf)
-    body = buf[3:] if bom else buf
+    body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf  # a BOM is not part of line 1
     want = body.split(b"\n")
     top = [buf[s:e] for s, e in lines.forward()]
     bottom = [buf[s:e] for s, e in iter(lambda j=[-1]: (j.__setitem__(0, j[0] + 1),
