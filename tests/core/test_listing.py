@@ -342,8 +342,10 @@ def test_lines_are_the_split_of_the_buffer_from_either_end(buf: bytes, bom: bool
     body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf  # a BOM is not part of line 1
     want = body.split(b"\n")
     top = [buf[s:e] for s, e in lines.forward()]
-    bottom = [buf[s:e] for s, e in iter(lambda j=[-1]: (j.__setitem__(0, j[0] + 1),
-                                                        lines.back(j[0]))[1], None)]
+    bottom, j = [], 0
+    while (piece := lines.back(j)) is not None:
+        bottom.append(buf[piece[0]:piece[1]])
+        j += 1
     assert top == want and bottom == want[::-1]
 
 
