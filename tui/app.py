@@ -45,13 +45,17 @@ if TYPE_CHECKING:
     from sessionscope.core.watch import SessionEvent, Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
+#: what the main screen's first frame needs; the other screens' and panes' stylesheets are read
+#: after it (`load_styles`): parsed before it, they cost that frame ~5 ms
+FIRST_STYLES = ("app.tcss", "lists.tcss")
 
 
 class SessionScopeApp(App[None]):
     """Sessions, transcripts and search over the agents' history."""
 
     TITLE = "sessionscope"
-    CSS_PATH = sorted(str(p) for p in STYLES.glob("*.tcss"))
+    CSS_PATH = [str(STYLES / name) for name in FIRST_STYLES]
+    LATER_CSS_PATH = sorted(str(p) for p in STYLES.glob("*.tcss") if p.name not in FIRST_STYLES)
     BINDINGS = [
         Binding("question_mark", "help", "Keys", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
@@ -110,6 +114,7 @@ class SessionScopeApp(App[None]):
         self._first_painted = threading.Event()  # the first screen of sessions is on screen
         self.gc_paused = False  # run_app turned the GC off until the first paint
         self.sessions_loading = False  # only the newest sessions are in the library so far
+        self._later_styles = False  # LATER_CSS_PATH read
 
     # -- lifecycle ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -120,8 +125,28 @@ class SessionScopeApp(App[None]):
     def on_mount(self) -> None:
         if self.notice:
             self.notify(self.notice, title="sessionscope", timeout=8)
+        if self._main() is None:  # another first screen (the brief composer): styled from the start
+            self.load_styles()
         self._show_first_screen()
         self.load_library()
+
+    def load_styles(self) -> None:
+        """Read the stylesheets of the screens and panes not shown first (once): after the first
+        frame, or before such a screen or pane is made if that comes sooner."""
+        if self._later_styles:
+            return
+        self._later_styles = True
+        stylesheet = self.stylesheet
+        for path in self.LATER_CSS_PATH:
+            stylesheet.read(path)
+        if self.css_monitor is not None:  # (textual's --dev reloads them too)
+            self.css_monitor.add_paths(self.LATER_CSS_PATH)
+        stylesheet.parse()  # (the sources read before are not parsed again)
+        stylesheet.update(self)
+
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any:
+        self.load_styles()
+        return super().push_screen(*args, **kwargs)
 
     def _show_first_screen(self) -> None:
         """The newest sessions in the catalog, shown in the first frame: reading all of a 20k
@@ -141,6 +166,7 @@ class SessionScopeApp(App[None]):
         self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
+        self.load_styles()
         if self.gc_paused:
             # What startup made (modules, widgets, styles) lives as long as the app: frozen, later
             # collections pass over it rather than through it.

@@ -66,3 +66,39 @@ async def test_a_tab_asked_for_before_its_pane_is_built(tmp_path: Path) -> None:
         pane = screen.query_one(SearchPane)
         assert isinstance(app.focused, Input) and app.focused in pane.query(Input)
         assert [len(h.children) for h in screen.query(Holder)] == [1, 1, 1]  # each pane made once
+
+
+async def test_the_other_screens_stylesheets_come_after_the_first_frame(tmp_path: Path) -> None:
+    """The main screen's first frame parses only its own stylesheets; the transcript's, the
+    memory pane's and the composer's are read after it (or before such a screen is shown), and
+    then style what they are for. A first screen that needs them has them from the start."""
+    from sessionscope.tui.screens.composer import ComposerScreen
+
+    def later_read(app: SessionScopeApp) -> bool:
+        read = {path for path, _ in app.stylesheet.source}
+        assert app.LATER_CSS_PATH and not {str(p) for p in app.CSS_PATH} - read
+        return set(app.LATER_CSS_PATH) <= read
+
+    app = make_app(tmp_path)
+    at_mount: list[bool] = []
+    show_first = app._show_first_screen
+    app._show_first_screen = lambda: (at_mount.append(later_read(app)), show_first())[1]  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert at_mount == [False] and later_read(app)
+        target = app.library.sessions()[0]
+        app.screen.open_transcript(target)
+        await settle(pilot)
+        header = app.screen.query_one("#transcript-header")
+        assert header.styles.height is not None and header.styles.height.value == 1  # transcript.tcss
+
+    composer = make_app(tmp_path / "second")
+    composer.get_default_screen = lambda: ComposerScreen("a task", None)  # type: ignore[method-assign]
+    at_mount.clear()
+    show_first = composer._show_first_screen
+    composer._show_first_screen = lambda: (at_mount.append(later_read(composer)), show_first())[1]  # type: ignore[method-assign]
+    async with composer.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert at_mount == [True]
+        top = composer.screen.query_one("#composer-top")
+        assert top.styles.padding.left == 1  # composer.tcss

@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
         from sessionscope.tui.widgets.memory_pane import MemoryPane
 
         app = self.ss_app
+        app.load_styles()
         return MemoryPane(app.memory_items, lambda project: app.library.sessions(project=project),
                           now=app.now, id="memory-pane")
 
