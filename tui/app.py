@@ -58,7 +58,7 @@ class SessionScopeApp(App[None]):
     LATER_CSS_PATH = sorted(str(p) for p in STYLES.glob("*.tcss") if p.name not in FIRST_STYLES)
     BINDINGS = [
         Binding("question_mark", "help", "Keys", id="app.help"),
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("q", "quit", "Quit", show=False, id="app.quit"),  # known to all; in the help
     ]
 
     @dataclass

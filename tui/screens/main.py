@@ -76,10 +76,13 @@ class MainScreen(Screen[None]):
         Binding("1", "show_tab('sessions')", "Sessions", show=False, id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
         Binding("3", "show_tab('memory')", "Memory", id="main.memory"),
-        Binding("escape", "back_to_sessions", "Sessions", show=False, id="main.back"),
+        # Shown (while on the search tab: check_action) because the focused query box takes every
+        # printable key, so the footer has nothing else to offer there.
+        Binding("escape", "back_to_sessions", "Sessions", id="main.back"),
         Binding("b", "brief", "Brief", id="main.brief"),
         Binding("R", "resume", "Resume", id="main.resume"),
-        Binding("ctrl+r", "copy_resume", "Copy resume cmd", id="main.copy_resume"),
+        # Not in the footer (it would push "? Keys" off a 120-column one): in the help and palette.
+        Binding("ctrl+r", "copy_resume", "Copy resume cmd", show=False, id="main.copy_resume"),
     ]
 
     @property
@@ -219,6 +222,11 @@ class MainScreen(Screen[None]):
 
     def on_memory_pane_session_requested(self, event: MemoryPane.SessionRequested) -> None:
         self.open_transcript(event.session)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back_to_sessions":
+            return self.active_tab == "search"
+        return True
 
     def action_back_to_sessions(self) -> None:
         """Escape from the search input (the results take escape back to the input first)."""

@@ -91,7 +91,7 @@ class MemoryPane(Horizontal):
     """Memory of the known projects on one time axis, with the selected note and its sessions."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "cycle_focus(1)", "Next part", id="memory-pane.next"),
+        Binding("tab", "cycle_focus(1)", "Next", id="memory-pane.next"),
         Binding("shift+tab", "cycle_focus(-1)", "Previous part", show=False, id="memory-pane.previous"),
         Binding("p", "cycle_project(1)", "Project", id="memory-pane.project"),
         Binding("P", "cycle_project(-1)", "Project back", show=False, id="memory-pane.project-back"),

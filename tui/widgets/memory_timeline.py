@@ -71,7 +71,7 @@ class MemoryTimeline(ScrollView, can_focus=True):
     """Memory items grouped by project; `set_items()` fills it, the messages report the cursor."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select", "Sessions around", id="memory-timeline.select"),
+        Binding("enter", "select", "Sessions", id="memory-timeline.select"),
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
         Binding("k", "cursor(-1)", "Up", show=False),

@@ -89,7 +89,7 @@ class NearbySessions(ScrollView, can_focus=True):
     """One line per session: its start, when it was relative to the moment, agent and title."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select", "Open session", id="nearby-sessions.open"),
+        Binding("enter", "select", "Open", id="nearby-sessions.open"),
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
         Binding("k", "cursor(-1)", "Up", show=False),

@@ -66,7 +66,7 @@ class SearchPane(Vertical):
     """A query input, a one-line summary/status bar, and the results."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "focus_results", "Results", show=False),
+        Binding("down", "focus_results", "Results"),
         Binding("escape", "focus_input", "Back to query", id="search-pane.back"),
     ]
 
