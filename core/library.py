@@ -3,14 +3,20 @@
 `scan()` walks the roots, re-reads only files whose stat changed since the catalog saw them, and
 links subagent/compaction/exec sessions to their parents. Sessions are looked up by id or unique
 prefix, and loaded (entries) on demand.
+
+On a cold catalog (a first launch, a deleted cache) the full parse of every file takes seconds to
+minutes, so `scan(quick=True)` first lists the files the catalog does not know from their two ends
+(core/listing.py, ~0.1 ms a file): their `ListedSession`s are in the session map at once, and
+give way to the parsed sessions as the scan reads their files.
 """
 from __future__ import annotations
 
 import gc
 import os
+import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from .catalog import Catalog, FileRow, Fingerprint
 from .discovery import Root, candidate_files
@@ -20,6 +26,7 @@ from .model import Entry, EntryKind, Session, SessionKind
 # app's first frame needs only the catalog's sessions.
 if TYPE_CHECKING:
     from .adapters import LoadedSession, Registry
+    from .listing import QuickMeta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -42,6 +49,43 @@ class ScanReport:
 
 
 ProgressFn = Callable[[int, int, int, int], None]  # files done, files total, bytes done, bytes total
+
+#: a quick-listing scan brings the session map up to date at most once per this many seconds
+INTERIM_EVERY = 1.0
+#: the newest (by mtime) files a quick listing lists before it first shows what it has
+QUICK_FIRST = 100
+
+
+class Interim(NamedTuple):
+    """Where a quick-listing scan is when it has brought the session map up to date."""
+
+    files_done: int  # files the scan has been through (read, or unchanged since the catalog saw them)
+    files_total: int
+    listed: int  # sessions in the map that are still the quick listing's (`ListedSession`)
+
+
+InterimFn = Callable[[Interim], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSession(Session):
+    """A session as the quick listing saw its file's two ends, in the session map until the scan
+    has parsed the file: no entry count, tokens, models or parent link, and the fields named in
+    `unsure` are guesses (see core/listing.py). Its id is the file's path when the ends did not
+    show one."""
+
+    unsure: frozenset[str] = frozenset()
+
+
+def listed_session(meta: QuickMeta) -> ListedSession | None:
+    """The provisional session of a quick listing's result (None when it has an error)."""
+    if meta.error is not None:
+        return None
+    return ListedSession(
+        id=meta.session_id or meta.path, agent=meta.agent or "?", source_format=meta.format or "?",
+        paths=(meta.path,), kind=meta.kind or SessionKind.MAIN, project=meta.project,
+        title=meta.title, first_timestamp=meta.first_timestamp,
+        last_timestamp=meta.last_timestamp or meta.sort_time, size=meta.size, unsure=meta.unsure)
 
 
 def recency(s: Session) -> datetime:
@@ -116,7 +160,18 @@ class Library:
         self._sessions = _link([s for r in rows for s in r.sessions])
         return len(self._sessions)
 
-    def scan(self, progress: ProgressFn | None = None) -> ScanReport:
+    def scan(self, progress: ProgressFn | None = None, *, quick: bool = False,
+             interim: InterimFn | None = None, interim_every: float = INTERIM_EVERY) -> ScanReport:
+        """Bring the catalog and the session map up to date with the files under the roots.
+
+        `quick`: the files the catalog does not know are first listed from their two ends, and
+        their `ListedSession`s join the session map (with the catalog's sessions of the other
+        files): after the newest QUICK_FIRST of them by mtime, then at most every
+        `interim_every` seconds, and once all are listed. While the scan then reads the files, the
+        map is brought up to date at most as often (the files read so far with their parsed
+        sessions, the others as before), while any listed session is left in it; after the last
+        file, the scan's own map replaces it. `interim` is called (in the scanning thread) each
+        time the map has been replaced. A warm catalog knows every file: nothing is listed."""
         report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
         self.catalog.messages.clear()
         todo: list[tuple[str, os.stat_result]] = []
@@ -139,9 +194,21 @@ class Library:
         if gone:
             self.catalog.remove(gone)
             report.removed = len(gone)
+        todo.sort(key=lambda item: item[0])  # files of one directory together
+        rows: list[FileRow] = []
+        listed: dict[str, Session] = {}
+        last_interim = 0.0
+
+        def publish(done: int) -> None:
+            nonlocal last_interim
+            self._sessions = self._interim_map(rows, todo[done:], known, listed)
+            last_interim = time.monotonic()
+            if interim is not None:
+                interim(Interim(done, len(todo), sum(isinstance(s, ListedSession)
+                                                     for s in self._sessions.values())))
+
         total_bytes = sum(st.st_size for _, st in todo)
         done_bytes = 0
-        rows: list[FileRow] = []
         group: list[tuple[FileRow, list[LoadedSession]]] = []
         group_dir, group_bytes = "", 0
 
@@ -169,10 +236,14 @@ class Library:
             group.clear()
             group_bytes = 0
 
-        todo.sort(key=lambda item: item[0])  # files of one directory together
         gc_was = gc.isenabled()
         gc.disable()  # parsing allocates many long-lived objects: GC passes halve throughput
         try:
+            if quick:
+                unknown = [(p, st) for p, st in todo if p not in known]
+                if unknown:
+                    self._quick_list(unknown, listed, lambda: publish(0), interim_every)
+            listed_left = len(listed)
             for i, (path, st) in enumerate(todo):
                 row = known.get(path)
                 if row is None or not _stat_matches(row.fingerprint, st):
@@ -188,6 +259,10 @@ class Library:
                     report.reread += 1
                 rows.append(row)
                 done_bytes += st.st_size
+                if listed_left:
+                    listed_left -= path in listed
+                    if listed_left and time.monotonic() - last_interim >= interim_every:
+                        publish(i + 1)
                 if progress:
                     progress(i + 1, len(todo), done_bytes, total_bytes)
             flush()
@@ -199,6 +274,40 @@ class Library:
         report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
         self._sessions = _link([s for r in rows for s in r.sessions])
         return report
+
+    def _quick_list(self, files: list[tuple[str, os.stat_result]], listed: dict[str, Session],
+                    publish: Callable[[], None], every: float) -> None:
+        """Quick-list `files` into `listed` (by path), newest first, publishing as the scan's
+        docstring says."""
+        from .listing import quick_meta
+
+        registry = self.registry
+        files = sorted(files, key=lambda item: item[1].st_mtime, reverse=True)
+        last = time.monotonic()
+        for n, (path, _) in enumerate(files, 1):
+            session = listed_session(quick_meta(path, registry))
+            if session is not None:
+                listed[path] = session
+            if (n == len(files) or n == QUICK_FIRST
+                    or (n > QUICK_FIRST and time.monotonic() - last >= every)):
+                publish()
+                last = time.monotonic()
+
+    @staticmethod
+    def _interim_map(rows: list[FileRow], pending: list[tuple[str, os.stat_result]],
+                     known: dict[str, FileRow], listed: dict[str, Session]) -> dict[str, Session]:
+        """The session map in the middle of a scan: the rows read so far, and for the files
+        still to come, their catalog rows' sessions or else their listed ones."""
+        sessions = [s for r in rows for s in r.sessions]
+        for path, _ in pending:
+            row = known.get(path)
+            if row is not None:
+                sessions.extend(row.sessions)
+            else:
+                found = listed.get(path)
+                if found is not None:
+                    sessions.append(found)
+        return _link(sessions)
 
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
