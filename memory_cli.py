@@ -175,6 +175,15 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     roots. Without history to read this is just the current directory, unless --root was given."""
     projects: list[str] = []
     roots: list[str] = []
+    if getattr(args, "demo", False):
+        # The demo's projects live at paths that do not exist here (/home/dev/projects/...): their
+        # checkouts, memory folders included, are stand-ins inside the demo corpus.
+        from sessionscope.cli import demo_dir
+
+        base = demo_dir()
+        workspace = base / "workspace"
+        checkouts = sorted(str(p) for p in workspace.iterdir() if p.is_dir()) if workspace.is_dir() else []
+        return checkouts, [str(base / "claude" / "projects")]
     try:
         from sessionscope.cli import CliError, open_library
 
@@ -228,9 +237,15 @@ def cmd_list(args: argparse.Namespace) -> int:
         _check_dirs(args.dir)
         items = discover_memory([], [], memory_dirs=args.dir)
     else:
-        projects, roots = known_places(args)
-        home = None if (args.root or args.demo) else str(Path.home())
-        items = discover_memory(projects, roots, home=home)
+        if args.demo:  # listed under the demo's project paths, as the app shows them
+            from sessionscope.cli import demo_dir
+            from sessionscope.core.demo import demo_memory
+
+            items = demo_memory(demo_dir())
+        else:
+            projects, roots = known_places(args)
+            home = None if args.root else str(Path.home())
+            items = discover_memory(projects, roots, home=home)
     groups = group_by_project(items)
     if args.json:
         _emit({"count": len(items), "projects": [

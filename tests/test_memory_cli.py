@@ -334,3 +334,17 @@ def test_building_the_command_line_does_not_import_the_memory_core() -> None:
             "print('sessionscope.core.memory' in sys.modules, 'yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+def test_demo_memory_is_what_the_app_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """--demo reads the demo's memory: its projects' paths do not exist here, their stand-in
+    checkouts (memory folders included) live inside the demo corpus."""
+    data = run_json(capsys, "load-last", "payments-api", "--demo")
+    assert data["note"]["project"] == "payments-api" and data["note"]["status"] == "in-progress"
+    assert data["found"] and data["line"].startswith("Resuming payments-api (last touched")
+    listed = run_json(capsys, "list", "--demo")
+    projects = {p["project"] for p in listed["projects"]}
+    assert "/home/dev/projects/payments-api" in projects
+    assert not any(p.startswith("-home-") for p in projects)  # never the escaped folder name
+    kinds = {it["kind"] for p in listed["projects"] for it in p["items"]}
+    assert {"session-note", "auto-memory-index", "auto-memory-topic"} <= kinds
