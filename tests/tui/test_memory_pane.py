@@ -22,7 +22,7 @@ from sessionscope.core.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.memory import MemoryItem, discover_memory
 from sessionscope.core.model import Session
-from sessionscope.tui.widgets.memory_note_view import card_rows, safe_markdown_parser
+from sessionscope.tui.widgets.memory_note_view import body_markdown, card_rows, safe_markdown_parser
 from sessionscope.tui.widgets.memory_pane import MemoryPane, resume_lines
 from sessionscope.tui.widgets.memory_timeline import MemoryTimeline
 from sessionscope.tui.widgets.nearby_sessions import NearbySessions, same_project, sessions_around
@@ -457,3 +457,26 @@ def test_snapshot_warnings_and_sessions_focused(snap_compare, world: World) -> N
         await press(pilot, "p", "p", "p", "end", "tab")
 
     assert snap_compare(PaneApp(world), terminal_size=SIZE, run_before=run_before)
+
+
+# -- instruction files: imports shown resolved ---------------------------------------------------
+def test_imports_are_shown_resolved_below_the_body(tmp_path: Path) -> None:
+    """`@path` imports are shown as the agent reads them: each imported file's text in place,
+    nested ones too, and the ones not followed with the reason."""
+    from sessionscope.core.memory import render_note
+
+    proj = tmp_path / "proj"
+    (proj / "docs").mkdir(parents=True)
+    (proj / "CLAUDE.md").write_text("# Project\n\nSee @AGENTS.md and @docs/missing.md\n")
+    (proj / "AGENTS.md").write_text("Run `make test` before committing.\n\nStyle: @docs/style.md\n")
+    (proj / "docs" / "style.md").write_text("Four spaces, no tabs.\n")
+    [item] = [it for it in discover_memory([str(proj)], []) if it.path.endswith("CLAUDE.md")]
+    rendered = render_note(item)
+    body = body_markdown(rendered)
+    assert body.startswith("# Project")
+    assert body.index("### @AGENTS.md") < body.index("Run `make test`") < body.index(
+        "### @AGENTS.md → @docs/style.md") < body.index("Four spaces, no tabs.")
+    assert "### @docs/missing.md" in body and "not followed: missing" in body
+    rows = dict(card_rows(item, rendered, NOW))
+    assert "@AGENTS.md → " in rows["imports"] and rows["imports"].endswith("(shown below)")
+    assert "@docs/missing.md (missing)" in rows["imports"]

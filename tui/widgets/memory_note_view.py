@@ -75,6 +75,28 @@ def display_path(path: str) -> str:
     return path
 
 
+def body_markdown(rendered: dict[str, Any]) -> str:
+    """The body, then each `@path` import resolved: the imported file's text under a heading that
+    names the reference and where it led (nested imports after their parent), or why it was not
+    followed. The agent reads an instruction file with its imports in place; this shows what it
+    reads."""
+    parts = [str(rendered.get("body") or "").rstrip()]
+
+    def add(imports: list[dict[str, Any]], via: str) -> None:
+        for imp in imports:
+            ref = f"{via} → @{imp.get('ref')}" if via else f"@{imp.get('ref')}"
+            where = display_path(str(imp["path"])) if imp.get("path") else ""
+            if imp.get("status") == "ok":
+                parts.append(f"---\n\n### {ref}\n\n*{where}*\n\n{str(imp.get('text') or '').rstrip()}")
+            else:
+                parts.append(f"---\n\n### {ref}\n\n*not followed: {imp.get('status')}*"
+                             + (f" *({where})*" if where else ""))
+            add(imp.get("imports") or [], ref)
+
+    add(rendered.get("imports") or [], "")
+    return "\n\n".join(p for p in parts if p)
+
+
 def card_rows(item: MemoryItem, rendered: dict[str, Any], now: datetime) -> list[tuple[str, str]]:
     """The card's (label, value) rows: where and when, then the frontmatter in file order, then
     imports. Plain text; the caller makes it printable and styles it."""
@@ -92,8 +114,10 @@ def card_rows(item: MemoryItem, rendered: dict[str, Any], now: datetime) -> list
         rows += [(str(k), _value(v)) for k, v in frontmatter.items()]
     imports = rendered.get("imports") or []
     if imports:
-        rows.append(("imports", ", ".join(f"@{i.get('ref')}" + ("" if i.get("status") == "ok" else f" ({i.get('status')})")
-                                           for i in imports)))
+        rows.append(("imports", ", ".join(
+            f"@{i.get('ref')}" + (f" → {display_path(str(i['path']))}" if i.get("status") == "ok" and i.get("path")
+                                  else f" ({i.get('status')})")
+            for i in imports) + " (shown below)"))
     entries = rendered.get("entries") or []
     if entries:
         rows.append(("entries", ", ".join(f"{e.get('title')}" + ("" if e.get("exists") else " (missing)") for e in entries)))
@@ -160,7 +184,7 @@ class MemoryNoteView(VerticalScroll, can_focus=True):
         self._shown = (item, rendered)
         self._message = ""
         self._update_card()
-        await self.query_one("#memory-body", Markdown).update(str(rendered.get("body") or ""))
+        await self.query_one("#memory-body", Markdown).update(body_markdown(rendered))
         if same:
             self.scroll_to(y=top, animate=False)
         else:
