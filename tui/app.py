@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,12 +36,15 @@ INDEX_INTERVAL = 1.0
 FIRST_SCREEN = 120
 #: how long the library worker waits for that first paint before it reads on regardless
 FIRST_PAINT_WAIT = 2.0
+#: while a cold scan reads the files, the list's "reading 340 of 2,000 files" is updated at most
+#: once per this many seconds (its rows are replaced by the library's own pace: INTERIM_EVERY)
+READING_INTERVAL = 0.2
 
 if TYPE_CHECKING:
     import argparse
 
     from sessionscope.core.index import Progress, SearchIndex, SearchResult
-    from sessionscope.core.library import Library, ScanReport
+    from sessionscope.core.library import Interim, Library, ScanReport
     from sessionscope.core.memory import MemoryItem
     from sessionscope.core.watch import SessionEvent, Watcher
 
@@ -65,6 +69,20 @@ class SessionScopeApp(App[None]):
     class LibraryScanned(Message):
         report: ScanReport | None
         cached: bool = False  # the catalog's sessions, before the scan confirmed them
+
+    @dataclass
+    class ScanInterim(Message):
+        """A cold scan put (more of) the quick listing's sessions in the library, or replaced
+        some with the parsed ones."""
+
+        state: Interim
+
+    @dataclass
+    class ScanProgressed(Message):
+        """Files read so far by a scan that shows listed sessions meanwhile."""
+
+        files_done: int
+        files_total: int
 
     @dataclass
     class SessionsChanged(Message):
@@ -114,6 +132,8 @@ class SessionScopeApp(App[None]):
         self._first_painted = threading.Event()  # the first screen of sessions is on screen
         self.gc_paused = False  # run_app turned the GC off until the first paint
         self.sessions_loading = False  # only the newest sessions are in the library so far
+        #: (files read, files in all) while the library holds sessions of the quick listing
+        self.reading: tuple[int, int] | None = None
         self._later_styles = False  # LATER_CSS_PATH read
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -178,14 +198,33 @@ class SessionScopeApp(App[None]):
     @work(thread=True, exclusive=True, group="library", exit_on_error=False)
     def load_library(self) -> None:
         """Cached sessions first (the newest screenful is already shown), then a scan that
-        confirms them, then the index."""
+        confirms them, then the index. Files the catalog does not know (all of them on a first
+        launch) are listed from their two ends before the scan parses them, and shown so."""
         self._first_painted.wait(FIRST_PAINT_WAIT)
         with self._library_lock:
             if self.library.load_cached():
                 self.post_message(self.LibraryScanned(None, cached=True))
-            report = self.library.scan() if self.rescan or not self.library.all_sessions() else None
+            report = None
+            if self.rescan or not self.library.all_sessions():
+                report = self.library.scan(self._reading_progress(), quick=True,
+                                           interim=lambda state: self.post_message(self.ScanInterim(state)))
         self.post_message(self.LibraryScanned(report))
         self._update_index()
+
+    def _reading_progress(self) -> Callable[[int, int, int, int], None]:
+        """The scan's progress callback: once it has shown listed sessions, the files read so
+        far, at most every READING_INTERVAL seconds."""
+        last = 0.0
+
+        def progress(done: int, total: int, _bytes: int, _total_bytes: int) -> None:
+            nonlocal last
+            if self.reading is None:  # (read in the scan's thread: a step late at worst)
+                return
+            now = time.monotonic()
+            if now - last >= READING_INTERVAL:
+                last = now
+                self.post_message(self.ScanProgressed(done, total))
+        return progress
 
     def _update_index(self) -> None:
         from sessionscope.core.index import SearchIndex
@@ -302,8 +341,25 @@ class SessionScopeApp(App[None]):
                 return screen
         return None
 
+    def on_session_scope_app_scan_interim(self, event: ScanInterim) -> None:
+        self.reading = (event.state.files_done, event.state.files_total)
+        main = self._main()
+        if main is not None:
+            main.sessions_changed()  # (rebuilds of a long list are spaced out there)
+            main.reading_progressed(*self.reading)
+
+    def on_session_scope_app_scan_progressed(self, event: ScanProgressed) -> None:
+        if self.reading is None:  # the scan has ended meanwhile
+            return
+        self.reading = (event.files_done, event.files_total)
+        main = self._main()
+        if main is not None:
+            main.reading_progressed(*self.reading)
+
     def on_session_scope_app_library_scanned(self, event: LibraryScanned) -> None:
         self.sessions_loading = False
+        if not event.cached:
+            self.reading = None
         main = self._main()
         if main is not None:
             main.library_changed()

@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer
 
+from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session
 from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.tab_bar import TabBar
@@ -99,7 +100,7 @@ class MainScreen(Screen[None]):
         yield TitleBar(icon="◆")
         yield TabBar(TABS, "sessions", id="tabs")
         with ContentSwitcher(initial="sessions", id="panes"):
-            yield Holder(SessionList(now=self.ss_app.now, id="session-list"), id="sessions")
+            yield Holder(SessionList(now=self.ss_app.now, id="session-list", loading=True), id="sessions")
             yield Holder(make=self._make_search_pane, id="search")
             yield Holder(make=self._make_memory_pane, id="memory")
         yield Footer()
@@ -148,11 +149,13 @@ class MainScreen(Screen[None]):
         if not lists:  # not composed yet: on_mount shows what the library holds by then
             return
         self._stale = False
-        lib = self.ss_app.library
+        app = self.ss_app
+        lib = app.library
         sessions = lib.all_sessions()
-        loading = self.ss_app.sessions_loading  # only the newest so far: the rest is being read
-        lists.first().set_sessions(sessions, complete=not loading)
-        if loading:
+        loading = app.sessions_loading  # only the newest so far: the rest is being read
+        reading = app.reading  # some are still the quick listing's: the scan is reading files
+        lists.first().set_sessions(sessions, complete=not loading and reading is None, reading=reading)
+        if loading or reading is not None:
             return
         for pane in self.query("MemoryPane"):  # its projects and "sessions around this time" changed
             cast("MemoryPane", pane).reload()
@@ -182,6 +185,10 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self._stale and self._rebuild_timer is None:
             self._rebuild()
+
+    def reading_progressed(self, done: int, total: int) -> None:
+        """A cold scan's progress while the list shows the quick listing's sessions."""
+        self.query_one(SessionList).set_reading(done, total)
 
     def index_progressed(self, progress: Progress) -> None:
         for pane in self.query("SearchPane"):
@@ -247,7 +254,12 @@ class MainScreen(Screen[None]):
     def open_transcript(self, session: Session, entry_id: str | None = None, highlight: str | None = None) -> None:
         from sessionscope.tui.screens.transcript import TranscriptScreen
 
-        self.app.push_screen(TranscriptScreen(self.ss_app.library, session, entry_id=entry_id, highlight=highlight))
+        library = self.ss_app.library
+        if isinstance(session, ListedSession):  # the list may not show the parsed one yet
+            parsed = library.get(session.id)
+            if parsed is not None and parsed.path == session.path:
+                session = parsed
+        self.app.push_screen(TranscriptScreen(library, session, entry_id=entry_id, highlight=highlight))
 
     def action_brief(self) -> None:
         """The brief composer, scoped to the highlighted session's project."""
@@ -264,6 +276,10 @@ class MainScreen(Screen[None]):
         session = self._current()
         if session is None:
             self.notify("no session highlighted", severity="warning")
+            return None
+        if isinstance(session, ListedSession) and session.unsure & {"session_id", "project"}:
+            self.notify("this session's file is still being read: try again in a moment",
+                        severity="warning")
             return None
         from sessionscope.core.resume import resume_command
 

@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from sessionscope.core.library import Library
+from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.text import one_line, printable
 from sessionscope.core.watch import Change, SessionEvent
@@ -105,7 +105,8 @@ class TranscriptScreen(Screen[None]):
         facts = [s.agent]
         if s.project:
             facts.append(one_line(s.project, 60))
-        facts.append(f"{s.entry_count:,} entries")
+        if not isinstance(s, ListedSession):  # (listed from its file's ends: no count yet)
+            facts.append(f"{s.entry_count:,} entries")
         if s.usage.total:
             facts.append(f"{_tokens(s.usage.total)} tokens")
         if self._progress:

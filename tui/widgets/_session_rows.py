@@ -53,13 +53,19 @@ class SessionRows:
         self.rows: list[Row] = []
         self.summary = ("", "")  # the counts line: in full, and cut to the session count
         self.complete = True  # False while only the newest sessions are known
+        #: (files read, files in all) while the list holds sessions the quick listing made
+        #: (core.library.ListedSession): the scan is reading the files, counts follow
+        self.reading: tuple[int, int] | None = None
+        self._counts: tuple[int, int, int, int, dict[str, int]] = (0, 0, 0, 0, {})
         self._ordered: list[Session] | None = None  # roots (+ orphans) in the current order
         self._sessions: list[Session] = []
         self._hay: dict[str, str] | None = None  # built by the first text filter
 
-    def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
-        """All sessions; `complete=False`: the newest so far, the rest still being read."""
-        self.complete = complete
+    def set_sessions(self, sessions: list[Session], complete: bool = True,
+                     reading: tuple[int, int] | None = None) -> None:
+        """All sessions; `complete=False`: the newest so far, the rest still being read;
+        `reading`: (files read, files in all) while some are still the quick listing's."""
+        self.complete, self.reading = complete, reading
         by_id = {s.id: s for s in sessions}
         self._sessions, self._hay = sessions, None
         self.children = {}
@@ -181,13 +187,34 @@ class SessionRows:
             if self.show_children:
                 rows.extend(Row(k, 1, i == len(kids) - 1) for i, k in enumerate(kids))
         self.rows = rows
-        self.summary = self._summarize(shown, len(self.roots), len(agents), len(projects), child_kinds)
+        self._counts = (shown, len(self.roots), len(agents), len(projects), child_kinds)
+        self.summary = self._summarize(*self._counts)
+
+    def set_reading(self, done: int, total: int) -> None:
+        """The scan's progress while listed sessions are shown (the rows stay as they are)."""
+        if self.reading is not None:
+            self.reading = (done, total)
+            self.summary = self._summarize(*self._counts)
+
+    @property
+    def empty(self) -> str:
+        """What an empty list says: why it is empty, or that it is not known yet."""
+        if self.filtered:
+            return "No session matches the filters · esc clears them"
+        if self.reading is not None:
+            done, total = self.reading
+            return f"Reading {done:,} of {count(total, 'file')}…"
+        return "No sessions" if self.complete else "Loading sessions…"
 
     def _summarize(self, shown: int, total: int, agents: int, projects: int,
                    child_kinds: dict[str, int]) -> tuple[str, str]:
+        head = f"{shown:,} of {count(total, 'session')}" if self.filtered else count(shown, "session")
+        if self.reading is not None:  # the listed rows have no entry counts or tokens yet
+            done, files = self.reading
+            return (f" {head} · reading {done:,} of {count(files, 'file')} · entries and tokens follow",
+                    f" reading {done:,}/{files:,} files…")
         if not self.complete:  # the counts would be of the newest few hundred
             return " loading sessions…", " loading…"
-        head = f"{shown:,} of {count(total, 'session')}" if self.filtered else count(shown, "session")
         parts = [head, count(agents, "agent"), count(projects, "project")]
         if child_kinds:
             # Kinds most numerous first: "456 subagent · 3 compaction runs hidden".

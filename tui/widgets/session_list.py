@@ -37,6 +37,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import human_tokens, project_name, relative_time
+from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.text import one_line
 
@@ -168,13 +169,18 @@ class SessionList(ScrollView, can_focus=True):
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
+        loading: bool = False,
     ) -> None:
         """`now` fixes the clock that "3d ago" is measured from (tests, snapshots); a callable is
-        asked again every minute, so the ages stay right in a long-running app."""
+        asked again every minute, so the ages stay right in a long-running app. `loading`: the
+        sessions are being read (an empty list says so, not "No sessions") until the first
+        `set_sessions` with `complete=True`."""
         super().__init__(name=name, id=id, classes=classes)
         self._clock: Callable[[], datetime] = clock_of(now)
         self._now = self._clock()
         self.model = SessionRows()
+        if loading:
+            self.model.set_sessions([], complete=False)
         self._cursor = 0
         self._hover: int | None = None
         self.editing_filter = False
@@ -182,14 +188,27 @@ class SessionList(ScrollView, can_focus=True):
         self._base: Style | None = None  # `rich_style` during one render (see `render_lines`)
 
     # -- public API ---------------------------------------------------------------------------
-    def set_sessions(self, sessions: list[Session], complete: bool = True) -> None:
+    def set_sessions(self, sessions: list[Session], complete: bool = True,
+                     reading: tuple[int, int] | None = None) -> None:
         """Show these sessions (children included: nesting comes from parent_id/child_ids).
         `complete=False`: only the newest so far, more to come (the counts line says loading).
+        `reading`: (files read, files in all) while some sessions are still the quick listing's
+        (`ListedSession`: shown without entries and tokens until the scan has read their files).
 
-        The highlighted session stays highlighted when it is still there."""
+        The highlighted session stays highlighted when it is still there (a listed one: when
+        its file's parsed session is)."""
         keep = self.highlighted_session
-        self.model.set_sessions(list(sessions), complete)
+        self.model.set_sessions(list(sessions), complete, reading)
         self._rows_changed(keep)
+
+    def set_reading(self, done: int, total: int) -> None:
+        """The scan's progress while listed sessions are shown: the counts line (or the empty
+        list's message) says it; the rows stay as they are."""
+        if self.model.reading is not None and self.model.reading != (done, total):
+            self.model.set_reading(done, total)
+            self.refresh_line(0)
+            if not self.model.rows:
+                self.refresh_line(HEADER_LINES)
 
     @property
     def highlighted_session(self) -> Session | None:
@@ -247,7 +266,10 @@ class SessionList(ScrollView, can_focus=True):
         self.virtual_size = Size(1, len(rows) + HEADER_LINES)
         index = 0
         if keep is not None:
-            index = next((i for i, r in enumerate(rows) if r.session.id == keep.id), 0)
+            index = next((i for i, r in enumerate(rows) if r.session.id == keep.id), -1)
+            if index < 0 and isinstance(keep, ListedSession):  # its id was a guess (or its path)
+                index = next((i for i, r in enumerate(rows) if r.session.path == keep.path), 0)
+            index = max(index, 0)
         self._cursor = -1  # nothing to refresh in the old rows: everything is repainted below
         self._set_cursor(index, announce=bool(rows) and (keep is None or rows[index].session.id != keep.id))
         self.refresh()
@@ -485,9 +507,8 @@ class SessionList(ScrollView, can_focus=True):
         index = round(self.scroll_y) + y - HEADER_LINES
         if not self.model.rows:
             if y == HEADER_LINES:
-                message = ("No session matches the filters · esc clears them" if self.filtered
-                           else "No sessions")
-                return self._strip(Text(" " + message, style=self._style("session-list--empty")), width)
+                return self._strip(Text(" " + self.model.empty, style=self._style("session-list--empty")),
+                                   width)
             return Strip.blank(width, self.rich_style)
         if index >= len(self.model.rows):
             return Strip.blank(width, self.rich_style)
@@ -569,17 +590,18 @@ class SessionList(ScrollView, can_focus=True):
                        plain if cursor or not row.depth else self._style("session-list--child")))
         segments = [Segment(" ")]
         segments += _fit_pieces(pieces, title_width)
+        listed = isinstance(s, ListedSession)  # the scan has not read its file yet
         values = {
             "agent": one_line(s.agent),
             "project": one_line(project_name(s.project)) or "-",
             "active": relative_time(s.last_timestamp or s.first_timestamp, self._now),
-            "entries": f"{s.entry_count:,}",
-            "tokens": human_tokens(s.usage.total),
+            "entries": "…" if listed else f"{s.entry_count:,}",
+            "tokens": "…" if listed else human_tokens(s.usage.total),
         }
         gap = Segment(" " * _GAP)
         for col in columns:
             segments.append(gap)
-            style = None if col.key in ("entries", "tokens") else muted
+            style = None if col.key in ("entries", "tokens") and not listed else muted
             segments += _fit_pieces([(values[col.key], style)], col.width, right=col.right,
                                     pad_style=None if col.right else style)
         base = None
