@@ -3,6 +3,7 @@ and on the real-agent corpus."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -54,10 +55,14 @@ def test_sessions_json_shape(capsys: pytest.CaptureFixture[str], demo: list[str]
 
 
 def test_sessions_all_nests_children(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
-    top = run_json(capsys, "sessions", *demo)["sessions"]
+    listed = run_json(capsys, "sessions", *demo)
+    top = listed["sessions"]
     every = run_json(capsys, "sessions", "--all", *demo)["sessions"]
     children = [s for s in every if s["depth"] > 0]
-    assert children and len(every) == len(top) + len(children)
+    orphans = [s for s in every if s["orphan"]]  # no parent here: at the top level
+    assert all(s["depth"] == 0 and s["kind"] != "main" for s in orphans)
+    assert children and len(every) == len(top) + len(children) + len(orphans)
+    assert listed["hidden"] == len(orphans)
     for i, s in enumerate(every):
         if s["depth"] > 0:  # listed right under its parent (or a sibling of it)
             parents = [p for p in every[:i] if p["session_id"] == s["parent_session_id"]]
@@ -221,3 +226,79 @@ def test_the_app_options_skip_building_the_commands(
     monkeypatch.setattr(cli, "_run_app", lambda args: opened.append(args) or 0)
     assert main(["--root", str(tmp_path), "--poll"]) == 0
     assert [(a.root, a.poll, a.command) for a in opened] == [([str(tmp_path)], True, None)]  # type: ignore[attr-defined]
+
+
+# -- audit of issue 2: orphans, table widths ------------------------------------------------
+def _logs(path: Path, header: dict, *texts: str) -> None:
+    lines = [header] + [{"role": "user", "content": t, "timestamp": f"2026-03-0{i + 1}T10:00:00Z"}
+                        for i, t in enumerate(texts)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+@pytest.fixture
+def orphans(tmp_path: Path) -> list[str]:
+    """A main session, a `codex exec`-like run (no parent) and a subagent whose parent is gone."""
+    root = tmp_path / "orphans"
+    root.mkdir()
+    base = {"agent_id": "my-agent", "started_at": "2026-03-01T09:00:00Z"}
+    _logs(root / "main.jsonl", {**base, "session_id": "main-1"}, "the main one")
+    _logs(root / "exec.jsonl", {**base, "session_id": "exec-1", "kind": "exec"}, "an exec run", "later")
+    _logs(root / "sub.jsonl", {**base, "session_id": "gone/agent-1", "kind": "subagent",
+                               "parent_session_id": "gone"}, "a subagent", "of a", "lost parent")
+    return ["--root", str(root)]
+
+
+def test_sessions_hides_orphans_but_counts_them(capsys: pytest.CaptureFixture[str], orphans: list[str]) -> None:
+    data = run_json(capsys, "sessions", *orphans)
+    assert [s["session_id"] for s in data["sessions"]] == ["main-1"]
+    assert data["hidden"] == 2
+    code, out, err = run(capsys, "sessions", *orphans)
+    assert code == 0 and "2 session(s) without a parent" in out and "--all" in out
+
+
+def test_sessions_all_lists_orphans_at_the_top_level(capsys: pytest.CaptureFixture[str], orphans: list[str]) -> None:
+    data = run_json(capsys, "sessions", "--all", *orphans)
+    rows = {s["session_id"]: s for s in data["sessions"]}
+    assert set(rows) == {"main-1", "exec-1", "gone/agent-1"} and data["hidden"] == 0
+    assert all(s["depth"] == 0 for s in rows.values())
+    assert rows["gone/agent-1"]["orphan"] and rows["exec-1"]["orphan"] and not rows["main-1"]["orphan"]
+    # most recent first, orphans among the main sessions
+    assert [s["session_id"] for s in data["sessions"]] == ["gone/agent-1", "exec-1", "main-1"]
+    code, out, err = run(capsys, "sessions", "--all", *orphans)
+    assert "[subagent, parent not found]" in out and "[exec]" in out
+
+
+def test_recent_considers_orphans(capsys: pytest.CaptureFixture[str], orphans: list[str], tmp_path: Path) -> None:
+    data = run_json(capsys, "recent", *orphans)
+    assert data["header"]["session_id"] == "gone/agent-1"  # the most recently active
+    only_exec = tmp_path / "only-exec"
+    only_exec.mkdir()
+    _logs(only_exec / "e.jsonl", {"agent_id": "codex", "session_id": "e-1", "kind": "exec",
+                                  "started_at": "2026-03-01T09:00:00Z"}, "run the tests")
+    data = run_json(capsys, "recent", "--root", str(only_exec))
+    assert data["header"]["session_id"] == "e-1" and data["entries"][0]["content"] == "run the tests"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_sessions_table_cuts_the_title_not_the_ids_or_numbers(
+    capsys: pytest.CaptureFixture[str], demo: list[str], monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    sessions = run_json(capsys, "sessions", "--all", *demo)["sessions"]
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, err = run(capsys, "sessions", "--all", *demo)
+    lines = out.splitlines()
+    assert code == 0 and all(len(line.rstrip()) <= columns for line in lines)
+    assert lines[0].split() == ["ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS", "TITLE"]
+    body = [line for line in lines[1:] if not line.endswith("--all lists them")]
+    assert len(body) == len(sessions)
+    for line, s in zip(body, sessions):
+        short = s["session_id"][:8] if s["depth"] == 0 else s["session_id"].split("/")[-1][:18]
+        cells = line.replace("└ ", "").split()
+        assert cells[0] == short or (s["depth"] and columns == 80 and cells[0].endswith("…")
+                                     and short.startswith(cells[0][:-1]))  # a child's id gives way
+        assert cells[1] == s["agent_id"]
+        assert re.fullmatch(r"\d+(m|h|d|mo|y) ago|just now|-", " ".join(cells[3:5]).removesuffix(" -")
+                            if cells[3] != "-" else "-")  # "3h ago", never "3…"
+        assert str(s["entry_count"]) in cells  # ENTRIES whole
+    if columns == 120:  # room enough for the whole project name too
+        assert "payments-api" in out
