@@ -42,7 +42,8 @@ ceil(chars/4), stays within it; the Scope line says how many were left out):
       Evidence: <reported / verified then / checked now / conflicting>.
       Source: <agent:session-id#entry-id>; <finding date>.
 
-`Source` resolves with `sessionscope read SESSION-ID#ENTRY-ID`.
+`Source` resolves as printed: `sessionscope read AGENT:SESSION-ID#ENTRY-ID` opens that entry, and
+`brief_findings.parse_ref` parses it into (agent, session id, entry id) for the app.
 """
 from __future__ import annotations
 
@@ -67,12 +68,14 @@ from .brief_findings import (
     Finding,
     MemoryStatement,
     Source,
+    SourceRef,
     clean,
     cross_conflicts,
     extract,
     mark_memory,
     memory_statements,
     merge_duplicates,
+    parse_ref,
 )
 from .brief_retrieval import (
     Budget,
@@ -514,6 +517,6 @@ def _within(result: BriefResult) -> str:
 
 __all__ = [
     "BriefResult", "Budget", "Candidate", "Conflict", "EMPTY", "FOUND", "Finding", "HEADER", "MemoryStatement",
-    "Rendered", "Scope", "Source", "Task", "TreeChecker", "UNAVAILABLE", "UNREVIEWED", "Usage", "build_findings",
-    "compose", "estimate_tokens", "finding_lines", "label", "project_memory", "render_brief", "score",
+    "Rendered", "Scope", "Source", "SourceRef", "Task", "TreeChecker", "UNAVAILABLE", "UNREVIEWED", "Usage", "build_findings",
+    "compose", "estimate_tokens", "finding_lines", "label", "parse_ref", "project_memory", "render_brief", "score",
 ]

@@ -80,7 +80,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from .model import Entry, EntryKind, Locator, Session, SessionKind, iso
 from .secrets import mask_text
@@ -112,7 +112,8 @@ MAX_PER_MESSAGE = 3
 # -- the data the composer pane shows -----------------------------------------------------------
 @dataclass(frozen=True)
 class Source:
-    """The exact entry a finding comes from. `ref` is what `sessionscope read` opens."""
+    """The exact entry a finding comes from. `ref` (`agent:session-id#entry-id`) is what the
+    brief prints after `Source: `, what `sessionscope read` opens and what `parse_ref` parses."""
 
     agent: str
     session_id: str
@@ -125,21 +126,52 @@ class Source:
     def ref(self) -> str:
         return f"{self.agent}:{self.session_id}#{self.entry_id}"
 
-    @property
-    def read_ref(self) -> str:
-        return f"{self.session_id}#{self.entry_id}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
             "session_id": self.session_id,
             "entry_id": self.entry_id,
             "ref": self.ref,
-            "read": f"sessionscope read {self.read_ref}",
+            "read": f"sessionscope read {self.ref}",
             "timestamp": iso(self.timestamp),
             "role": self.role,
             "locator": {"path": self.locator.path, "offset": self.locator.offset, "line": self.locator.line},
         }
+
+
+class SourceRef(NamedTuple):
+    """A `Source:` of a brief, parsed: `agent` is None when the text named no agent, `entry_id`
+    None when it named no entry."""
+
+    agent: str | None
+    session_id: str
+    entry_id: str | None
+
+
+# what may precede the ref and follow it when a whole `Source:` line is pasted
+_REF_LEAD = re.compile(r"^\s*(?:Source:\s*)?", re.IGNORECASE)
+_REF_TAIL = re.compile(r"\s*(?:;\s*(?:\d{4}-\d{2}-\d{2}|undated)\s*)?\.?\s*$")
+_REF_AGENT = re.compile(r"^([A-Za-z][\w.-]*):(?!//)")
+
+
+def parse_ref(text: str) -> SourceRef:
+    """The (agent, session id, entry id) of a source ref: `agent:session-id#entry-id` as a brief
+    prints it after `Source: ` (the rest of that line, `; 2026-11-16.`, may come along), or the
+    shorter `session-id#entry-id` and a bare session id or prefix. A session id may hold `/`
+    (a subagent's `parent/agent-x`). Raises ValueError on a text that names no session.
+
+    The agent prefix is recognised by its shape (a name, then `:`), so a session whose own id
+    looks like `name:rest` parses with that name as its agent: a caller that finds no session
+    `rest` of agent `name` should try the whole id (see `sessionscope read`)."""
+    body = _REF_TAIL.sub("", _REF_LEAD.sub("", text or "", count=1), count=1)
+    head, hash_, entry = body.partition("#")
+    agent = None
+    m = _REF_AGENT.match(head)
+    if m:
+        agent, head = m.group(1), head[m.end() :]
+    if not head.strip() or any(c.isspace() for c in head) or (hash_ and not entry.strip()):
+        raise ValueError(f"not a session reference: {text!r} (expected AGENT:SESSION-ID#ENTRY-ID or SESSION-ID)")
+    return SourceRef(agent, head, entry.strip() or None)
 
 
 @dataclass(frozen=True)
@@ -890,7 +922,7 @@ def memory_statements(paths_and_texts: Iterable[tuple[str, str]]) -> list[Memory
 
 __all__ = [
     "AGENT", "CHECKED_NOW", "CONFLICTING", "CORRECTION", "Conflict", "DECISION", "EVIDENCE_LABELS", "FAILED",
-    "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SessionReader", "TYPES",
+    "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SourceRef", "SessionReader", "TYPES",
     "USER", "VERIFIED_THEN", "clean", "content_words", "cross_conflicts", "extract", "mark_memory",
-    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "sentences", "similarity",
+    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "parse_ref", "sentences", "similarity",
 ]

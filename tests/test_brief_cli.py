@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,29 @@ def test_every_source_opens_its_exact_entry(capsys: pytest.CaptureFixture[str], 
         ref = f["source"]["read"].removeprefix("sessionscope read ")
         entry = run_json(capsys, "read", ref, "--limit", "1", *demo)["entries"][0]
         assert entry["entry_id"] == f["source"]["entry_id"]
+
+
+def test_the_source_text_of_a_rendered_brief_opens_its_entry(capsys: pytest.CaptureFixture[str],
+                                                            demo: list[str]) -> None:
+    """What follows `Source: ` in the brief, agent prefix (and the line's date) included, is what
+    `read` takes: copied from the brief, it opens that exact entry."""
+    code, out, err = run(capsys, "context", TASK, "--project", PAYMENTS, "--brief", *demo)
+    assert code == 0, err
+    sources = [ln.split("Source: ", 1)[1] for ln in out.splitlines() if ln.startswith("  Source: ")]
+    assert sources and all(re.match(r"^(claude-code|codex):\S+#\S+; \d{4}-\d{2}-\d{2}\.$", s) for s in sources)
+    for line in sources:
+        ref = line.split(";")[0]
+        agent, _, rest = ref.partition(":")
+        sid, _, entry_id = rest.partition("#")
+        for text in (ref, line):
+            data = run_json(capsys, "read", text, "--limit", "1", *demo)
+            assert data["header"]["session_id"] == sid and data["header"]["agent_id"] == agent
+            assert data["entries"][0]["entry_id"] == entry_id
+    # the agent is checked: the same ids under another agent's name are refused
+    agent, rest = sources[0].split(";")[0].split(":", 1)
+    wrong = "codex" if agent == "claude-code" else "claude-code"
+    code, out, err = run(capsys, "read", f"{wrong}:{rest}", *demo)
+    assert code == 2 and f"is a {agent} session, not {wrong}" in err
 
 
 def test_brief_is_marked_unreviewed(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:

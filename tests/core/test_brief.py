@@ -36,7 +36,10 @@ from sessionscope.core.brief_findings import (
     REPORTED,
     VERIFIED_THEN,
     MemoryStatement,
+    Source,
+    SourceRef,
     extract,
+    parse_ref,
     sentences,
 )
 from sessionscope.core.brief_retrieval import estimate_tokens, exclusions, find_git_root, task_terms
@@ -44,6 +47,7 @@ from sessionscope.core.catalog import Catalog
 from sessionscope.core.discovery import Root
 from sessionscope.core.index import SearchIndex
 from sessionscope.core.library import Library
+from sessionscope.core.model import Locator
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 PROJECT = "/home/dev/projects/shop"
@@ -323,6 +327,23 @@ def test_injected_instructions_and_subagent_prompts_are_never_findings(tmp_path:
 def test_sentences_split_messages_tables_and_headings() -> None:
     text = "## Summary\n\n- All 48 tests pass. Next step.\n| mod | item |\n|---|---|\n| idem | release key? |"
     assert sentences(text) == ["All 48 tests pass.", "Next step.", "mod — item", "idem — release key?"]
+
+
+def test_parse_ref_reads_a_source_as_the_brief_prints_it() -> None:
+    sid, eid = "c53beebd-858b-489a-ae1c-fdd8d7e730ed", "0fe6c899-cce0-43f6-8e7d-57936e3d3278"
+    want = SourceRef("claude-code", sid, eid)
+    assert parse_ref(f"claude-code:{sid}#{eid}") == want
+    assert parse_ref(f"claude-code:{sid}#{eid}; 2026-11-16.") == want  # the rest of the Source line
+    assert parse_ref(f"  Source: claude-code:{sid}#{eid}; undated.") == want
+    assert parse_ref(f"{sid}#{eid}") == SourceRef(None, sid, eid)
+    assert parse_ref("c53beebd") == SourceRef(None, "c53beebd", None)
+    assert parse_ref(f"claude-code:{sid}/agent-a662314#e4") == SourceRef("claude-code", f"{sid}/agent-a662314", "e4")
+    assert parse_ref("session-logs:s1#e2") == SourceRef("session-logs", "s1", "e2")
+    src = Source("codex", "s1", "e1", Locator("/x.jsonl", 0, 1), None, "user")
+    assert parse_ref(src.ref) == SourceRef("codex", "s1", "e1")
+    for bad in ("", "   ", "#e1", "claude-code:", "claude-code:#e1", "s1#", "two words"):
+        with pytest.raises(ValueError):
+            parse_ref(bad)
 
 
 def _lines(f: Any) -> list[str]:
