@@ -272,9 +272,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         return _sessions_quick(args)
     lib, warnings = open_library(args)
     _warn(warnings, args)
-    top = lib.sessions(agent=args.agent, project=args.project)[: args.limit]
+    top, orphans = _top_level(lib, agent=args.agent, project=args.project, orphans=args.all)
+    hidden = 0 if args.all else len(orphans)
     rows: list[tuple[int, Session]] = []
-    for s in top:
+    for s in top[: args.limit]:
         rows.append((0, s))
         if args.all:
             rows.extend(_descendants(lib, s, 1))
@@ -283,11 +284,36 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         for depth, s in rows:
             d = s.to_dict()
             d["depth"] = depth
+            d["orphan"] = s.id in orphans
             out.append(d)
-        _emit({"sessions": out})
+        _emit({"sessions": out, "hidden": hidden})
         return 0
-    _print_sessions(rows)
+    _print_sessions(rows, orphans=orphans)
+    if hidden:
+        print(f"{hidden} session(s) without a parent here (codex exec runs, subagents of a missing "
+              f"session) not listed; --all lists them")
     return 0
+
+
+def _top_level(lib: Library, *, agent: str | None = None, project: str | None = None,
+               orphans: bool = True) -> tuple[list[Session], set[str]]:
+    """The sessions a listing starts from, most recent first: the main sessions, and (with
+    `orphans`) the children whose parent is not known (a `codex exec` run has none, a subagent
+    file may have outlived its parent's); plus the ids of those orphans, listed or not.
+
+    Why: nesting children under their parents alone would never show an orphan at all."""
+    from sessionscope.core.library import is_child
+
+    top: list[Session] = []
+    found: set[str] = set()
+    for s in lib.sessions(agent=agent, project=project, include_children=True):
+        if not is_child(s):
+            top.append(s)
+        elif s.parent_id is None or lib.get(s.parent_id) is None:
+            found.add(s.id)
+            if orphans:
+                top.append(s)
+    return top, found
 
 
 def _sessions_quick(args: argparse.Namespace) -> int:
@@ -387,10 +413,12 @@ def cmd_recent(args: argparse.Namespace) -> int:
     if args.session_id:
         session = _resolve(lib, args.session_id)
     else:
-        found = lib.most_recent()
-        if found is None:
+        # The most recently active main session or orphan (an exec run, a subagent whose
+        # parent is gone): a child with its parent here is part of that parent's session.
+        top, _ = _top_level(lib)
+        if not top:
             raise CliError("no sessions found")
-        session = found
+        session = top[0]
     entries = _load_entries(lib, session, False)
     start = max(0, len(entries) - args.limit)
     return _print_entries(args, session, entries, entries[start:], start)
@@ -622,29 +650,58 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 # -- tables ---------------------------------------------------------------------------------
-def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True) -> None:
+def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
+                    orphans: set[str] | frozenset[str] = frozenset()) -> None:
+    """The sessions table. ID, agent and the time and number columns keep their full width;
+    TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8)."""
+    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     from sessionscope.core.text import one_line
 
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for col, kw in (("ID", {}), ("AGENT", {}), ("PROJECT", {"max_width": 24}), ("ACTIVE", {}),
-                    ("ENTRIES", {"justify": "right"}), ("TOKENS", {"justify": "right"}), ("TITLE", {"ratio": 1})):
-        table.add_column(col, no_wrap=True, overflow="ellipsis", **kw)
+    cells: list[tuple[str, ...]] = []
     for depth, s in rows:
         indent = "  " * depth + ("└ " if depth else "")
         project = os.path.basename((s.project or "").rstrip("/")) or "-"
-        title = s.title or "(untitled)"
-        if depth:
-            title = f"[{s.kind.value}] {title}"
-        table.add_row(
-            Text(indent + (s.id.split("/")[-1][:18] if depth else s.id[:8])), Text(s.agent), Text(one_line(project, 24)),
-            Text(relative_time(s.last_timestamp)), Text(str(s.entry_count) if counts else "-"),
-            Text(human_tokens(s.usage.total) if counts else "-"), Text(one_line(title, 60)),
-        )
-    console = Console(markup=False, highlight=False, emoji=False, width=None if sys.stdout.isatty() else 160)
+        title = one_line(s.title or "(untitled)", 200)
+        if s.kind.value != "main" or s.parent_id is not None:
+            missing = s.id in orphans and s.parent_id is not None
+            title = f"[{s.kind.value}{', parent not found' if missing else ''}] {title}"
+        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else s.id[:8]
+        cells.append((indent + short, one_line(s.agent, 16), one_line(project, 24),
+                      relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
+                      human_tokens(s.usage.total) if counts else "-", title))
+    heads = ("ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS", "TITLE")
+    fits = [max([cell_len(h)] + [cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
+    tty = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    console = Console(markup=False, highlight=False, emoji=False, width=None if tty else 160)
+    widths = _session_widths(fits, console.width)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for head, width in zip(heads, widths):
+        table.add_column(head, no_wrap=True, overflow="ellipsis", width=width,
+                         justify="right" if head in ("ENTRIES", "TOKENS") else "left")
+    for row in cells:
+        table.add_row(*(Text(c) for c in row))
     console.print(table)
     if not rows:
         console.print("no sessions")
+
+
+def _session_widths(fits: list[int], total: int) -> list[int]:
+    """Column widths for the sessions table (its columns as in `_print_sessions`): each as wide
+    as its widest cell, except that TITLE (the last, down to 24), then PROJECT (index 2, down to
+    8), then ID (index 0, down to 14: only the nested children's ids are longer, and they are
+    no prefix to look a session up by), then TITLE again (down to 10) give way when the row is
+    wider than `total`; the others are never cut."""
+    widths = list(fits)
+    spare = total - (sum(widths) + 2 * (len(widths) - 1))  # two spaces between columns
+    for col, floor in ((-1, 24), (2, 8), (0, 14), (-1, 10)):
+        if spare < 0:
+            give = min(-spare, max(0, widths[col] - floor))
+            widths[col] -= give
+            spare += give
+    return widths
+
+
