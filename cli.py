@@ -231,8 +231,22 @@ def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[st
     """What of a scan report the user should see on stderr."""
     out = list(report.notes if args.root else [n for n in report.notes if "rebuilding" in n])
     unreadable = [e for e in report.errors if e not in already]
-    if unreadable:
-        out.append(f"{len(unreadable)} file(s) could not be read; first: {unreadable[0]}")
+    return out + unread_warnings(unreadable)
+
+
+def unread_warnings(errors: list[str]) -> list[str]:
+    """Warnings for files that could not be read: those skipped for want of zstandard together,
+    with the install hint (else they would only be "could not be read"), then the others."""
+    from sessionscope.core.catalog import ZSTD_HINT
+
+    zst = [e for e in errors if ZSTD_HINT in e]
+    other = [e for e in errors if ZSTD_HINT not in e]
+    out = []
+    if zst:
+        out.append(f"{len(zst)} zstd-compressed file(s) not read: zstandard is not installed "
+                   f"({ZSTD_HINT})")
+    if other:
+        out.append(f"{len(other)} file(s) could not be read; first: {other[0]}")
     return out
 
 
@@ -324,11 +338,12 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     from sessionscope.core.model import Session, SessionKind
 
     roots, warnings = cli_roots(args)
-    _warn(warnings, args)
     registry = default_registry()
     agent, project = (args.agent or "").lower(), (args.project or "").lower()
-    metas = [m for root in roots if root.error is None for path in candidate_files(root, registry)
-             if (m := quick_meta(path, registry)).error is None
+    every = [quick_meta(path, registry) for root in roots if root.error is None
+             for path in candidate_files(root, registry)]
+    _warn(warnings + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
+    metas = [m for m in every if m.error is None
              and (args.all or m.kind in (None, SessionKind.MAIN))
              and (not agent or agent in ((m.agent or "").lower(), (m.format or "").lower()))
              and project in (m.project or "").lower()]

@@ -301,9 +301,23 @@ def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRo
         parsed = (decode or _Decoder()).sessions(sessions) if sessions else []
     except _UNREADABLE:
         parsed, size = [], -1  # unreadable row: force a re-read by spoiling the fingerprint
+    if error and ZSTD_HINT in error and _zstd_installed():
+        size = -1  # not read for want of zstandard, which is there now: read it again
     return FileRow(
         path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
     )
+
+
+#: what the error of a `.zst` file read without zstandard says (core/jsonl.py)
+ZSTD_HINT = "pip install 'sessionscope[zstd]'"
+
+
+def _zstd_installed() -> bool:
+    try:
+        import zstandard  # noqa: F401 - only whether it imports
+    except ImportError:
+        return False
+    return True
 
 
 # -- converters: the row format is the catalog's own, not the domain type -------------------

@@ -302,3 +302,30 @@ def test_sessions_table_cuts_the_title_not_the_ids_or_numbers(
         assert str(s["entry_count"]) in cells  # ENTRIES whole
     if columns == 120:  # room enough for the whole project name too
         assert "payments-api" in out
+
+
+def test_zst_without_zstandard_is_reported_then_read_once_installed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import sys
+
+    zstandard = pytest.importorskip("zstandard")
+    root = tmp_path / "zst"
+    root.mkdir()
+    plain = root / "plain.jsonl"
+    _logs(plain, {"agent_id": "a", "session_id": "plain-1", "started_at": "2026-03-01T09:00:00Z"}, "hi")
+    for n in (1, 2):
+        packed = tmp_path / f"p{n}.jsonl"
+        _logs(packed, {"agent_id": "a", "session_id": f"packed-{n}", "started_at": "2026-03-01T09:00:00Z"}, "x")
+        (root / f"p{n}.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(packed.read_bytes()))
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "zstandard", None)
+        for quick in ([], ["--quick"]):
+            code, out, err = run(capsys, "sessions", "--root", str(root), "--json", *quick)
+            assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["plain-1"]
+            assert "2 zstd-compressed file(s) not read" in err
+            assert "pip install 'sessionscope[zstd]'" in err
+    # Installed now: the catalog does not keep them as unreadable.
+    code, out, err = run(capsys, "sessions", "--root", str(root), "--json")
+    assert code == 0 and err == ""
+    assert sorted(s["session_id"] for s in json.loads(out)["sessions"]) == ["packed-1", "packed-2", "plain-1"]

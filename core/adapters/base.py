@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
-from ..jsonl import ParsedLine, RecordFile
+from ..jsonl import ParsedLine, ReaderError, RecordFile
 from ..model import Entry, EntryKind, Locator, Role, Session
 
 if TYPE_CHECKING:
@@ -244,11 +244,20 @@ class Registry:
         self.adapters = list(adapters)
 
     def sniff(self, path: str, head: bytes | None = None) -> Adapter | None:
+        """The adapter that reads `path`, None when no adapter recognises it; an `Unreadable`
+        stand-in when its name is one an adapter reads but its content cannot be read to tell
+        (a `.zst` without zstandard, or not decompressible): loading that raises why."""
         candidates = [a for a in self.adapters if a.accepts_name(path)]
         if not candidates:
             return None
         if head is None:
-            head = read_head(path)
+            if path.endswith(".zst"):
+                try:
+                    head = _zst_head(path)
+                except ReaderError as exc:
+                    return Unreadable(str(exc))
+            else:
+                head = read_head(path)
         for adapter in candidates:
             if adapter.sniff(path, head):
                 return adapter
@@ -258,16 +267,42 @@ class Registry:
         return next((a for a in self.adapters if a.name == name), None)
 
 
+class Unreadable(Adapter):
+    """Stands in for the format of a file that cannot be read to sniff it (a `.jsonl.zst` while
+    zstandard is not installed). Why: passed over as "not a transcript", such files vanished
+    without a word; loading this raises the `ReaderError` that says why (with the install hint),
+    so a scan reports the file like any other unreadable one."""
+
+    name = "unreadable"
+    agent = "unknown"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        return False
+
+    def parser(self, path: str) -> RecordParser:
+        raise ReaderError(self.reason)
+
+    def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        raise ReaderError(self.reason)
+
+
+def _zst_head(path: str, nbytes: int = 65536) -> bytes:
+    """The first `nbytes` of a `.zst` file's decompressed content; ReaderError when it cannot be
+    read (missing, without zstandard, not zstd)."""
+    with RecordFile(path) as rf:
+        return bytes(rf.buffer[:nbytes])
+
+
 def read_head(path: str, nbytes: int = 65536) -> bytes:
+    """A file's first `nbytes` (decompressed for `.zst`); b"" when they cannot be read."""
     if path.endswith(".zst"):
         try:
-            rf = RecordFile(path)
+            return _zst_head(path, nbytes)
         except Exception:  # noqa: BLE001 - sniffing must never raise; the load reports it
             return b""
-        try:
-            return bytes(rf.buffer[:nbytes])
-        finally:
-            rf.close()
     try:
         with open(path, "rb") as fh:
             return fh.read(nbytes)
