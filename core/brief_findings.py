@@ -363,9 +363,33 @@ def similarity(a: Iterable[str], b: Iterable[str]) -> tuple[float, int]:
     return shared / min(len(sa), len(sb)), shared
 
 
+_CODE_SPAN = re.compile(r"(`+)[^`\n]*?\1")
+# a pair of ** or __ around words, opening after the start, a space or an opening bracket/quote and
+# closing before the end, a space or punctuation that ends a clause: never inside a word, path or
+# call (pkg/__init__.py, f(**kwargs), 2**10)
+_EMPHASIS = re.compile(r"(?:(?<=^)|(?<=[\s(\[{\"'“‘]))(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_\\])\1"
+                       r"(?=$|\s|[.,;:!?)\]}\"'”’…—–-](?:\s|$))")
+_DUNDER = re.compile(r"[A-Za-z]\w*")
+
+
+def _drop_emphasis(text: str) -> str:
+    """Markdown bold markers dropped where they are bold; code spans and `__dunder__` names
+    (a single identifier between `__`) left as they are."""
+    def plain(part: str) -> str:
+        return _EMPHASIS.sub(lambda m: m.group(0) if m.group(1) == "__" and _DUNDER.fullmatch(m.group(2))
+                             else m.group(2), part)
+
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [plain(text[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(plain(text[pos:]))
+    return "".join(out)
+
+
 def clean(text: str, limit: int = TEXT_CAP) -> str:
-    """Masked, on one line, control characters visible, markdown emphasis dropped, cut at a word."""
-    flat = one_line(mask_text(text.replace("**", "").replace("__", "")))
+    """Masked, on one line, control characters visible, markdown bold dropped, cut at a word."""
+    flat = one_line(mask_text(_drop_emphasis(text)))
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]

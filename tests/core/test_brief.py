@@ -38,6 +38,7 @@ from sessionscope.core.brief_findings import (
     MemoryStatement,
     Source,
     SourceRef,
+    clean,
     extract,
     parse_ref,
     sentences,
@@ -581,6 +582,28 @@ def test_checked_now_against_a_tmp_tree(world: World, tmp_path: Path) -> None:
     assert by["e3"].evidence == REPORTED
     assert "unverified against the current state" in by["e3"].evidence_detail
     assert "not found in the current tree: shop/missing.py" in by["e3"].evidence_detail
+
+
+def test_dunder_names_and_paths_keep_their_underscores(world: World, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("from __future__ import annotations\n")
+    (repo / "pkg" / "api.py").write_text("")
+    world.session("s1", [
+        user("exports of pkg"),
+        agent("**Decision:** let's use pkg/__init__.py instead of pkg/api.py for the exports."),
+        agent("Let's use `from __future__ import annotations` rather than string quotes in the exports, "
+              "and keep f(**kwargs) and 2**10 as they are."),
+    ], project=str(repo))
+    result, _, _ = world.compose("pkg exports", project=str(repo))
+    by = {f.source.entry_id: f for f in result.findings}
+    assert by["e2"].text == "Decision: let's use pkg/__init__.py instead of pkg/api.py for the exports."
+    assert by["e2"].paths == ("pkg/__init__.py", "pkg/api.py")
+    assert by["e2"].evidence == CHECKED_NOW and "pkg/__init__.py exists" in by["e2"].evidence_detail
+    assert "`from __future__ import annotations`" in by["e3"].text
+    assert "f(**kwargs) and 2**10" in by["e3"].text
+    assert clean("a __bold words__ and (**note**) here; `**/*.py` stays") == "a bold words and (note) here; `**/*.py` stays"
 
 
 def test_tree_checker_finds_bare_file_names_and_test_names(tmp_path: Path) -> None:
