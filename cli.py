@@ -12,6 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
+from sessionscope.core.config import CacheError
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _run_app(args)
         return COMMANDS[args.command](args)
-    except CliError as exc:
+    except (CliError, CacheError) as exc:
         return _fail(str(exc), want_json)
     except KeyboardInterrupt:
         return 130
@@ -173,6 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a cache or file in a state we cannot use: one line, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        return _fail(f"{exc.strerror or exc}{where}", want_json)
 
 
 def _fail(message: str, want_json: bool) -> int:
@@ -197,11 +201,11 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
     and indexes in one pass (each changed file parsed once, not once per step)."""
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.config import cache_dir
+    from sessionscope.core.config import usable_cache_dir
     from sessionscope.core.library import Library
 
     roots, warnings = cli_roots(args)
-    lib = Library(roots, catalog=Catalog(cache_dir() / "catalog.sqlite"))
+    lib = Library(roots, catalog=Catalog(usable_cache_dir() / "catalog.sqlite"))
     if scan:
         warnings += scan_warnings(args, lib.scan(), warnings)
     return lib, warnings
@@ -255,10 +259,10 @@ DEMO_VERSION = "2"  # bump when the demo generator's output changes, so caches a
 
 def demo_dir() -> Path:
     """The demo corpus in the cache dir, generated on first use (and when the generator changed)."""
-    from sessionscope.core.config import cache_dir
+    from sessionscope.core.config import usable_cache_dir
     from sessionscope.core.demo import generate_demo
 
-    base = cache_dir() / "demo"
+    base = usable_cache_dir() / "demo"
     marker = base / ".complete"
     if not marker.exists() or marker.read_text() != DEMO_VERSION:
         import shutil

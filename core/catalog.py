@@ -17,6 +17,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
+from .config import CacheError
 from .model import Session, SessionKind, TokenUsage
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
@@ -127,7 +128,14 @@ class Catalog:
         """The database, as it is when it has this schema (the common case, and at every app
         start: only reads, a fraction of a millisecond); else created, or rebuilt with a message."""
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise CacheError(f"catalog {self.path} cannot be created ({exc.strerror or exc})") from None
+            if os.path.exists(self.path) and not os.path.isfile(self.path):
+                # Not a database we could delete and rebuild: something else is in the way.
+                raise CacheError(f"catalog {self.path} is not a file; move it away or set "
+                                 "SESSIONSCOPE_CACHE_DIR elsewhere")
         try:
             db = self._connect()
             version, complete = _schema_state(db)
@@ -144,9 +152,12 @@ class Catalog:
             return db
         except sqlite3.DatabaseError as exc:
             self.messages.append(f"catalog unreadable ({exc}): rebuilding {self.path}")
-            self._delete()
-            db = self._connect()
-            _create(db)
+            try:
+                self._delete()
+                db = self._connect()
+                _create(db)
+            except (OSError, sqlite3.Error) as again:
+                raise CacheError(f"catalog {self.path} cannot be used ({again})") from None
             return db
 
     def _connect(self) -> sqlite3.Connection:

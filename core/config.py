@@ -48,6 +48,25 @@ def cache_dir() -> Path:
     return Path(user_cache_dir(APP_NAME))
 
 
+class CacheError(Exception):
+    """The cache dir (or a cache in it) cannot be used: one line for the user, no traceback."""
+
+
+def usable_cache_dir() -> Path:
+    """`cache_dir()`, created if need be; CacheError when it cannot be (a file is in the way,
+    no permission): every cache lives there, so nothing works without it."""
+    d = cache_dir()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CacheError(f"cache dir {d} cannot be used ({exc.strerror or exc}); "
+                         "set SESSIONSCOPE_CACHE_DIR to a writable directory") from None
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise CacheError(f"cache dir {d} is not writable; "
+                         "set SESSIONSCOPE_CACHE_DIR to a writable directory")
+    return d
+
+
 def load_config(path: Path | None = None) -> Config:
     """The config, or defaults with a warning when the file is missing fields or unreadable."""
     p = path or config_path()

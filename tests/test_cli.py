@@ -329,3 +329,24 @@ def test_zst_without_zstandard_is_reported_then_read_once_installed(
     code, out, err = run(capsys, "sessions", "--root", str(root), "--json")
     assert code == 0 and err == ""
     assert sorted(s["session_id"] for s in json.loads(out)["sessions"]) == ["packed-1", "packed-2", "plain-1"]
+
+
+@pytest.mark.parametrize("spoil", ["cache is a file", "catalog is a directory", "cache under a file"])
+def test_unusable_cache_dir_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    orphans: list[str], spoil: str,
+) -> None:
+    cache = tmp_path / "spoilt"
+    if spoil == "cache is a file":
+        cache.write_text("not a directory")
+    elif spoil == "catalog is a directory":
+        (cache / "catalog.sqlite").mkdir(parents=True)
+    else:
+        cache.write_text("")
+        cache = cache / "below"
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(cache))
+    for argv in (["sessions", *orphans], ["--demo", "sessions"]):
+        code, out, err = run(capsys, *argv, "--json")
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        data = json.loads(out)
+        assert data["ok"] is False and str(tmp_path / "spoilt") in data["error"]
