@@ -47,7 +47,7 @@ from .jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
-from .scan_search import SEARCHABLE, Hit, flat_head, searchable_text, window
+from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
 
 INDEX_VERSION = 2  # 2: the `pairs` field (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
@@ -64,7 +64,7 @@ _ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphan
 # Common words, whose pairs the `pairs` field holds (see `SearchIndex._phrase`): English function
 # words and the commonest words of code and of agent transcripts. A phrase of two such words is
 # the slow one (both posting lists are long); a phrase with any other word starts from that word's
-# shorter list. The list is part of the index format: changing it needs a new INDEX_VERSION.
+# shorter list. The list shapes the documents: the index's settings hold its hash (a change rebuilds).
 COMMON_WORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before
 being below between both but by can could d did do does doing don done down during each either
@@ -86,6 +86,9 @@ _COMMON_BYTES = frozenset(w.encode() for w in COMMON_WORDS)
 _ASCII_WORDS = bytes(
     (c | 0x20 if chr(c).isalpha() else c) if c < 128 and chr(c).isalnum() else 32 for c in range(256)
 )
+
+SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
+WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 
 ProgressFn = Callable[["Progress"], None]
 _dumps, _loads = orjson.dumps, orjson.loads
@@ -111,6 +114,7 @@ class IndexReport:
     messages: list[str] = field(default_factory=list)
     scan: Any = None  # the library's ScanReport, when `update(scan=True)` ran the scan
     files_from_scan: int = 0  # files indexed from the scan's own parse (not read again)
+    read_only: bool = False  # another process held the writer: nothing was indexed (see `update`)
 
 
 @dataclass
@@ -183,6 +187,14 @@ class SearchIndex:
         # every append (a query that, in the app, also waits for the UI thread's GIL).
         self._live_states: dict[str, IndexState | None] = {}
         self._written: dict[str, IndexState] | None = None  # committed by the current live update
+        # Without the writer (another process holds it): why, whether that was said, whether
+        # changes went unindexed meanwhile, and the library to scan while nothing is committed.
+        self.read_only = False
+        self.writer_error: str | None = None
+        self._told_read_only = False
+        self._missed = False
+        self._scan_library: Library | None = None
+        self._check_settings = False  # set when the writer is taken: compare `_settings()` then
 
     # -- setup ------------------------------------------------------------------------------
     def _schema(self) -> Any:
@@ -236,7 +248,66 @@ class SearchIndex:
     def _writer_(self) -> Any:
         if self._writer is None:
             self._writer = self.index.writer(self.heap, 1)
+            self._check_settings = True
         return self._writer
+
+    def _take_writer(self, wait: float = 0.0) -> bool:
+        """Whether this index holds the writer, taking it if it can (trying for up to `wait`
+        seconds). Tantivy allows one writer per index directory, in any process: the others
+        search what it has committed. Any other failure to take it (a read-only cache) is
+        kept in `writer_error` too: searching needs no writer."""
+        if self._writer is not None:
+            return True
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self._writer_()
+            except (ValueError, OSError) as exc:
+                if "LockBusy" in str(exc):
+                    self.writer_error = f"another sessionscope process is updating the index ({self.directory})"
+                else:
+                    self.writer_error = f"the index ({self.directory}) cannot be written ({exc})"
+                left = deadline - time.monotonic()
+                if left <= 0 or "LockBusy" not in str(exc):
+                    return False
+                time.sleep(min(WAIT_STEP, left))
+            else:
+                self.writer_error = None
+                return True
+
+    def _settings(self) -> dict[str, Any]:
+        """What shapes the documents besides the format (INDEX_VERSION, the schema): an index built
+        under other settings is rebuilt."""
+        words = hashlib.sha1(" ".join(sorted(COMMON_WORDS)).encode()).hexdigest()[:12]
+        return {"tool_result_cap": self.cap, "common_words": words}
+
+    def _settings_change(self) -> tuple[bool, str | None]:
+        """Whether the settings must be written now, and why the documents must be rebuilt
+        (None: they need not be)."""
+        if self.directory is None:
+            return False, None
+        ours = self._settings()
+        try:
+            stored: Any = _loads((self.directory / SETTINGS_FILE).read_bytes())
+        except FileNotFoundError:
+            stored = None
+        except (OSError, orjson.JSONDecodeError):
+            stored = "unreadable"
+        if stored == ours:
+            return False, None
+        if self.fresh:
+            return True, None  # nothing built yet: nothing to rebuild
+        if not isinstance(stored, dict):
+            return True, f"index settings {'not recorded' if stored is None else 'unreadable'}"
+        diff = ", ".join(f"{k} {stored.get(k)} -> {v}" for k, v in ours.items() if stored.get(k) != v)
+        return True, f"index settings changed ({diff})"
+
+    def _save_settings(self) -> None:
+        if self.directory is None:
+            return
+        tmp = self.directory / f".{SETTINGS_FILE}.{os.getpid()}"
+        tmp.write_bytes(_dumps(self._settings()))
+        os.replace(tmp, self.directory / SETTINGS_FILE)
 
     def close(self) -> None:
         if self._writer is not None:
@@ -253,6 +324,7 @@ class SearchIndex:
         cancelled: Callable[[], bool] = lambda: False,
         scan: bool = False,
         paths: Iterable[str] | None = None,
+        wait: float = 0.0,
     ) -> IndexReport:
         """Bring the index up to date with the library's last scan.
 
@@ -265,11 +337,34 @@ class SearchIndex:
         other file is taken to be as the index last saw it. A live append then costs its own
         lines and a commit, not a comparison of every file (~0.1 s at 20k files). Many paths at
         once (the watcher's catch-up pass), an empty index, `rebuild` or `scan` take the full
-        pass instead."""
+        pass instead.
+
+        Only one process at a time holds the writer. When another one does (for up to `wait`
+        seconds), nothing is indexed: the report says `read_only` (and, the first time, why);
+        with `scan`, the library is scanned all the same. Searches then answer from what the other
+        process has committed, or, while it has committed nothing, by reading the session files
+        (`scan`). Each later update tries to take the writer again; the first that does is a full
+        pass, since the changes made meanwhile went unindexed here.
+
+        The index's settings (`_settings`: the tool result cap, ...) are compared when the
+        writer is taken: documents built under others are rebuilt, with a message."""
         started = time.perf_counter()
         report = IndexReport(messages=list(self.messages))
         self.messages.clear()
         catalog = library.catalog
+        if not self._take_writer(wait):
+            return self._without_writer(library, report, progress, scan, started)
+        if self.read_only:
+            self.read_only, self._told_read_only, self._scan_library = False, False, None
+        if self._missed:
+            self._missed, paths = False, None
+        save_settings = False
+        if self._check_settings:
+            self._check_settings = False
+            save_settings, why = self._settings_change()
+            if why:
+                report.messages.append(f"{why}: rebuilding the index")
+                rebuild = True
         writer = self._writer_()
         if paths is not None and not (rebuild or scan):
             wanted = set(paths)
@@ -300,11 +395,33 @@ class SearchIndex:
             writer.commit()
             catalog.drop_index_states()
             states = {}
+        if save_settings:  # (after the old documents are gone: a crash before rebuilds again)
+            self._save_settings()
         if scan:
             self._scan_ingesting(library, states, report, progress, cancelled)
             states = catalog.index_states()
         rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error}
         return self._bring_up(library, rows, states, report, progress, cancelled, started)
+
+    def _without_writer(self, library: Library, report: IndexReport, progress: ProgressFn | None,
+                        scan: bool, started: float) -> IndexReport:
+        """`update` when another process holds the writer: the scan alone, and why (once)."""
+        self.read_only = self._missed = report.read_only = True
+        if scan:
+            def on_scan(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
+                if progress:
+                    progress(Progress(files_done, files_total, bytes_done, bytes_total))
+
+            report.scan = library.scan(on_scan)
+        empty = self._searcher()[1].num_docs == 0
+        self._scan_library = library if empty else None
+        if not self._told_read_only:
+            self._told_read_only = True
+            what = (" and has committed nothing yet: searching the session files directly (slower)" if empty
+                    else ": searching what it has committed, so hits may lag behind what it has not committed yet")
+            report.messages.append(f"{self.writer_error}{what}")
+        report.seconds = time.perf_counter() - started
+        return report
 
     def _bring_up(self, library: Library, rows: dict[str, FileRow], states: dict[str, IndexState],
                   report: IndexReport, progress: ProgressFn | None, cancelled: Callable[[], bool],
@@ -542,6 +659,10 @@ class SearchIndex:
     ) -> SearchResult:
         q = parse(query, now) if isinstance(query, str) else query
         generation, searcher = self._searcher()
+        if self._scan_library is not None:  # read-only, and the writer had committed nothing
+            if searcher.num_docs == 0:
+                return self.scan(self._scan_library, q, limit=limit, max_chars=max_chars)
+            self._scan_library = None
         q = self._fragments_as_substrings(searcher, q)
         tq = self._query(q, lambda: self._vocabulary(generation, searcher))
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
@@ -564,6 +685,46 @@ class SearchIndex:
                     for i, (_, _, score, addr) in enumerate(scored[:limit])]
             mode = "ranked"
         return SearchResult(hits, mode, q)
+
+    def scan(self, library: Library, query: str | Query, *, limit: int = 20, max_chars: int = 200,
+             now: datetime | None = None) -> SearchResult:
+        """The query answered without the index, by reading the library's sessions newest first
+        (mode "scan"): the hits the index would give, newest first instead of ranked.
+
+        For when the index has nothing yet (another process is building it). A word or phrase
+        that no entry holds as words is a fragment, as in `search`: it is matched as a substring
+        then (in a second pass, which also knows every entry was read)."""
+        q = parse(query, now) if isinstance(query, str) else query
+        fragments = [t for alts in q.must for t in alts if t.kind in ("word", "phrase")]
+        fragments += [t for t in q.must_not if t.kind in ("word", "phrase")]
+        unseen = {t: _alternative_check(t) for t in fragments}
+        match = _entry_match(q)
+        cap = self.cap
+
+        def keep(s: Session, e: Entry) -> Hit | None:
+            if e.kind not in SEARCHABLE and e.kind is not EntryKind.MALFORMED:
+                return None
+            text = searchable_text(e, cap)
+            if not text:
+                return None
+            low = text.lower()
+            for t in [t for t, check in unseen.items() if check(low)]:
+                del unseen[t]
+            if not match(s, e, low):
+                return None
+            return _hit_of(text, q, max_chars, s.id, e.id, s.agent.lower(), s.source_format, e.role.lower(),
+                           e.kind.value, e.locator, s.project, _ms(e.timestamp), 0, None)
+
+        hits = scan_entries(library, keep, limit=limit)
+        if unseen:
+            def fix(t: Term) -> Term:
+                return Term(t.text, "substring") if t in unseen else t
+
+            q = replace(q, must=[[fix(t) for t in alts] for alts in q.must], must_not=[fix(t) for t in q.must_not])
+            match = _entry_match(q)
+            unseen = {}
+            hits = scan_entries(library, keep, limit=limit)
+        return SearchResult([replace(h, rank=i + 1) for i, h in enumerate(hits)], "scan", q)
 
     def _meta_stamp(self) -> Any:
         if self.directory is None:
@@ -735,26 +896,9 @@ class SearchIndex:
         return self._hit_doc(searcher.doc(addr), q, max_chars, rank)
 
     def _hit_doc(self, doc: Any, q: Query, max_chars: int, rank: int, score: float | None = None) -> Hit:
-        text = doc["text"][0]
-        start, length = _first_match(text, q)
-        preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
-        ts = doc["ts"][0]
         session, entry, agent, fmt, role, kind, path, project, offset, line = _loads(doc["hit"][0])
-        return Hit(
-            session_id=session,
-            entry_id=entry,
-            agent=agent,
-            source_plugin=fmt,
-            role=role,
-            kind=kind,
-            timestamp=datetime.fromtimestamp(ts / 1000, tz=timezone.utc) if ts else None,
-            preview=preview,
-            locator=Locator(path, offset, line),
-            project=project or None,
-            rank=rank,
-            score=round(score, 4) if score is not None else None,
-            snippet=_mark(preview, q),
-        )
+        return _hit_of(doc["text"][0], q, max_chars, session, entry, agent, fmt, role, kind,
+                       Locator(path, offset, line), project, doc["ts"][0], rank, score)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, library: Library) -> dict[str, Any]:
@@ -827,6 +971,67 @@ def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
     pairs = compress(zip(toks, toks[1:]), map(and_, flags, flags[1:]))
     out = space.join(map(under.join, pairs))
     return out if isinstance(out, str) else out.decode()
+
+
+def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
+            kind: str, locator: Locator, project: str | None, ts: int, rank: int, score: float | None) -> Hit:
+    """A hit on an entry's searchable `text`: its preview around the first match, and the
+    snippet marking the query's terms."""
+    start, length = _first_match(text, q)
+    preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
+    return Hit(
+        session_id=session,
+        entry_id=entry,
+        agent=agent,
+        source_plugin=fmt,
+        role=role,
+        kind=kind,
+        timestamp=datetime.fromtimestamp(ts / 1000, tz=timezone.utc) if ts else None,
+        preview=preview,
+        locator=locator,
+        project=project or None,
+        rank=rank,
+        score=round(score, 4) if score is not None else None,
+        snippet=_mark(preview, q),
+    )
+
+
+def _entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
+    """Whether an entry (of a session, with its lowercased searchable text) answers the query,
+    as the index would: the same term meanings (`_alternative_check`), filters and time range
+    (`SearchIndex._filter`, `_query`)."""
+    must = [[_alternative_check(t) for t in alts] for alts in q.must]
+    must_not = [_alternative_check(t) for t in q.must_not]
+    filters = [[(name, v.lower(), v) for v in values] for name, values in q.filters.items()]
+    lo = _ms(q.since) if q.since else None
+    hi = _ms(q.until) if q.until else None
+
+    def holds(name: str, low: str, value: str, s: Session, e: Entry) -> bool:
+        if name == "agent":
+            return s.agent.lower().startswith(low)
+        if name == "project":
+            return low in (s.project or "").lower()
+        if name == "session":
+            return s.id.startswith(value)
+        if name == "branch":
+            return (s.git_branch or "") == value
+        if name == "role":
+            return e.role.lower() == low
+        if name == "kind":
+            return e.kind.value == low
+        return (e.tool_name or "").lower() == low  # tool
+
+    def match(s: Session, e: Entry, low: str) -> bool:
+        if not all(any(check(low) for check in alts) for alts in must) or any(check(low) for check in must_not):
+            return False
+        if not all(any(holds(name, lv, v, s, e) for name, lv, v in alts) for alts in filters):
+            return False
+        if lo is not None or hi is not None:
+            ts = _ms(e.timestamp)
+            return (lo is None or ts >= lo) and (hi is None or ts < hi)
+        return True
+
+    return match
 
 
 def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:

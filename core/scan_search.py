@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 from .library import Library, recency
 from .model import Entry, EntryKind, Locator, Session, iso
@@ -144,6 +144,28 @@ def scan_search(
     needle = query.lower()
     if not needle:
         return []
+
+    def keep(session: Session, e: Entry) -> Hit | None:
+        if e.kind not in SEARCHABLE:
+            return None
+        text = searchable_text(e)
+        pos = text.lower().find(needle)
+        return None if pos < 0 else _hit(session, e, window(text, pos, len(query), max_chars))
+
+    return scan_entries(library, keep, limit=limit, sessions=sessions)
+
+
+def scan_entries(
+    library: Library,
+    keep: Callable[[Session, Entry], Hit | None],
+    *,
+    limit: int = 20,
+    sessions: list[Session] | None = None,
+) -> list[Hit]:
+    """The hits `keep` makes of the entries, most recent first: sessions are read newest first,
+    and the scan stops as soon as no older session can contribute to the top `limit` hits."""
+    if limit <= 0:
+        return []
     pool = sessions if sessions is not None else library.all_sessions()
     pool = sorted(pool, key=recency, reverse=True)
     hits: list[Hit] = []
@@ -151,13 +173,9 @@ def scan_search(
         if len(hits) >= limit and hits[-1].timestamp and recency(session) < hits[-1].timestamp:
             break  # every entry of this and older sessions is older than the current last hit
         for e in loaded.entries:
-            if e.kind not in SEARCHABLE:
-                continue
-            text = searchable_text(e)
-            pos = text.lower().find(needle)
-            if pos < 0:
-                continue
-            hits.append(_hit(session, e, window(text, pos, len(query), max_chars)))
+            hit = keep(session, e)
+            if hit is not None:
+                hits.append(hit)
         hits.sort(key=lambda h: h.timestamp.timestamp() if h.timestamp else 0.0, reverse=True)
         del hits[limit:]
     return hits

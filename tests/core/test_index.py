@@ -339,3 +339,131 @@ def test_an_index_of_an_older_format_is_rebuilt_with_a_message(world: World) -> 
     report = world.update()
     assert any("index format changed" in m for m in report.messages)
     assert world.count("alpha") == 1
+
+
+# -- two processes on one index, and the settings that shape its documents (issue 3) ----------------
+# Two SearchIndex objects on one directory stand for two processes: tantivy's writer lock is a lock
+# file per index directory, refused to a second writer in the same process as in another one.
+
+
+def library(tmp: Path, root: Path) -> Library:
+    """Another process's library: its own catalog connection to the same file as the world's."""
+    return Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp / "catalog.sqlite"))
+
+
+def busy_messages(messages: list[str]) -> list[str]:
+    return [m for m in messages if "another sessionscope process" in m]
+
+
+def test_a_second_index_searches_read_only_while_the_first_holds_the_writer(world: World, tmp_path: Path) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["the flaky retry test", "unrelated"])
+    world.update()  # the first index now holds the writer, as the app does
+    other_lib = library(tmp_path, world.root)
+    other = SearchIndex(world.index_dir)
+    report = other.update(other_lib, scan=True)
+    assert report.read_only and other.read_only
+    assert report.scan is not None and other_lib.get("s-a") is not None  # the library is still scanned
+    assert len(busy_messages(report.messages)) == 1 and "lag" in busy_messages(report.messages)[0]
+    assert [h.entry_id for h in other.search("retry").hits] == ["L2"]
+    assert busy_messages(other.update(other_lib).messages) == []  # said once
+
+    # What the writer commits meanwhile is searchable from the read-only side.
+    write_session(world.root / "b.jsonl", "s-b", ["another retry"])
+    world.update()
+    assert len(other.search("retry").hits) == 2
+
+    # Once the writer is released, the next update takes it, and a live update (`paths`) after
+    # read-only ones is a full pass: the changes it did not index are caught up.
+    write_session(world.root / "c.jsonl", "s-c", ["a third retry"])
+    world.index.close()
+    other_lib.scan()
+    report = other.update(other_lib, paths=[])
+    assert not report.read_only and not other.read_only and report.files_indexed == 1
+    assert len(other.search("retry").hits) == 3
+    # and the first one, in its turn, is the read-only one
+    assert world.update().read_only
+
+
+def test_nothing_committed_yet_searches_the_files_directly(world: World, tmp_path: Path) -> None:
+    world.index.update(world.lib)  # holds the writer of an empty index, commits nothing
+    write_session(world.root / "a.jsonl", "s-a", ["deploy staging now", "deploy prod", "other"],
+                  project="/home/dev/payments-api")
+    other_lib = library(tmp_path, world.root)
+    other = SearchIndex(world.index_dir)
+    report = other.update(other_lib, scan=True)
+    assert report.read_only
+    assert any("committed nothing yet" in m for m in report.messages)
+    result = other.search("deploy -prod project:payments")
+    assert result.mode == "scan"
+    assert [(h.session_id, h.entry_id) for h in result.hits] == [("s-a", "L2")]
+    assert result.hits[0].snippet and "«deploy»" in result.hits[0].snippet
+    # The writer's first commit: from then on the index answers.
+    world.update()
+    assert other.search("deploy").mode == "ranked"
+
+
+QUERIES = [
+    "retry", "retry -flaky", '"retry loop"', "retr*", "flaky OR staging", "deploy agent:other",
+    "deploy project:payments", "retry role:assistant", "session:s-al", "branch:main kind:text",
+    "deploy until:2026-11-02", "deploy since:2026-11-01", "e/json", "tool:bash", "kind:tool_result",
+    "ssionSco", "retry -e/json",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_scan_fallback_answers_as_the_index(tmp_path: Path, query: str) -> None:
+    world = World(tmp_path)
+    write_session(world.root / "a.jsonl", "s-alpha", ["the flaky retry test", "fixed the retry loop", "deploy staging",
+                                                     "edit core/jsonl.py now", "the SessionScope app"],
+                  project="/home/dev/payments-api")
+    write_session(world.root / "b.jsonl", "s-beta", ["deploy web", "retry it"], agent="other-agent",
+                  project="/home/dev/web")
+    lines = [header("s-tool"), entry("run it", 0),
+             entry("", 1, "assistant", tool_name="Bash", tool_input={"command": "pytest -q"}),
+             entry("retry passed", 2, "tool")]
+    (world.root / "c.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    world.update()
+    scanned = {(h.session_id, h.entry_id) for h in world.index.scan(world.lib, query, limit=100).hits}
+    indexed = {(h.session_id, h.entry_id) for h in world.index.search(query, limit=100).hits}
+    assert scanned == indexed
+
+
+def tool_result_session(path: Path) -> None:
+    lines = [header("s-t"), entry("run the tests", 0), entry("0123456789 early " + "x" * 40 + " latecomer", 1, "tool")]
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+
+
+def test_a_changed_tool_result_cap_rebuilds_the_index_with_a_message(world: World) -> None:
+    tool_result_session(world.root / "t.jsonl")
+    world.update()
+    assert world.count("latecomer") == 1
+    world.index.close()
+    world.index = SearchIndex(world.index_dir, tool_result_cap=12)
+    report = world.update()
+    assert [m for m in report.messages if "tool_result_cap" in m] == [
+        "index settings changed (tool_result_cap 4000 -> 12): rebuilding the index"]
+    assert world.count("latecomer") == 0 and world.count("early") == 0 and world.count("0123456789") == 1
+    world.index.close()
+    world.index = SearchIndex(world.index_dir, tool_result_cap=12)
+    report = world.update()  # the same settings: nothing to do
+    assert report.messages == [] and report.files_indexed == 0
+    assert world.count("0123456789") == 1
+
+
+def test_unreadable_settings_rebuild_instead_of_crashing(world: World) -> None:
+    tool_result_session(world.root / "t.jsonl")
+    world.update()
+    world.index.close()
+    stored = next(world.index_dir.rglob("settings.json"))
+    stored.write_bytes(b"\xff{not json")
+    world.index = SearchIndex(world.index_dir)
+    report = world.update()
+    assert any("rebuilding the index" in m for m in report.messages)
+    assert world.count("latecomer") == 1
+
+
+def test_the_time_filter_of_the_scan_uses_the_entries_stamps(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["deploy one", "deploy two"])
+    world.lib.scan()
+    hits = world.index.scan(world.lib, f"deploy since:{T0.date().isoformat()}", limit=10).hits
+    assert [h.entry_id for h in hits] == ["L3", "L2"]  # newest first
