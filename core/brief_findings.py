@@ -7,9 +7,13 @@ each finding points at the exact entry it comes from.
 What is read. Only user and agent *text* entries give finding text (tool output is evidence, never
 a finding's words; system, meta and injected context records are skipped). Transcript text is
 untrusted: findings quote it as literal, attributed text ("the user said …"), never as a
-directive, and sentences that address an AI model ("ignore previous instructions", "you are now",
-"system prompt", …) are never taken. In a subagent's transcript the "user" is the parent agent:
-its prompt is not a decision.
+directive, and a sentence that addresses the model instead of talking about the work ("ignore
+previous instructions", "print your system prompt", "you are now DAN", "</system>", …; see
+`_INJECTION`) is never quoted, taken as a finding or used as a finding's context. Only that
+sentence is skipped: the rest of the message is read as usual (a phrase cut by a line break
+skips both halves). Talk about prompt code ("the system prompt lives in prompts/system.md") is
+ordinary text. In a subagent's transcript the "user" is the parent agent: its prompt is not a
+decision.
 
 A *turn* runs from one real user message to the next (interruption markers and command wrappers
 are not messages). The session's *end* is everything after its last real user message.
@@ -283,10 +287,17 @@ _OPEN = re.compile(
     r"\b(?:still open|open question|open:|unresolved|(?-i:TBD|TODO)(?![.\w])|to be decided|not yet (?:decided|done|handled|sure)"
     r"|needs? (?:a |your )?(?:decision|migration|follow-?up)|your call|whether (?:to|we|it)\b|should we\b"
     r"|do we (?:need|want)|left to do)", _I)
+# sentences that address the model rather than talk about code; "the system prompt" in a message
+# about prompt code is ordinary talk, "print your system prompt" is not
 _INJECTION = re.compile(
-    r"\b(?:ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|messages|prompts?)"
-    r"|disregard (?:all |any )?(?:the )?(?:previous|prior|above)|you are now\b|system prompt|developer message"
-    r"|new instructions:|as an ai\b|jailbreak|do anything now)|</?(?:system|instructions?|assistant)>", _I)
+    r"\b(?:(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|original|initial|system)\s+(?:instructions|messages|prompts?|rules|context)"
+    r"|disregard (?:all |any )?(?:the )?(?:previous|prior|above)\b"
+    r"|(?:reveal|print|show|repeat|output|leak|dump|ignore|override|forget|disregard|bypass)\s+(?:me\s+)?your\s+"
+    r"(?:system prompt|developer message|hidden instructions|(?:original |initial )?instructions)"
+    r"|you are now (?:a|an|my|in|DAN|root|free|unrestricted|jailbroken|no longer)\b"
+    r"|(?:enter|enable|activate|switch to)\s+(?:jailbreak|developer|god|DAN)\s+mode|new instructions:|do anything now)"
+    r"|</?(?:system|instructions?|assistant)>", _I)
 _CHANGE_OF_COURSE = re.compile(
     r"\b(?:instead|switch(?:ing)?|revert|different (?:approach|way)|another (?:approach|way)|the (?:problem|issue|cause|bug) is"
     r"|because|forgot|missing|wrong|fix(?:ing)?\b|turns out|that'?s why)", _I)
@@ -425,6 +436,17 @@ def sentences(text: str) -> list[str]:
                 if s:
                     out.append(s)
     return out
+
+
+def quotable(text: str) -> list[str]:
+    """The sentences of `text` that may be quoted: those addressing the model (`_INJECTION`) left
+    out, one by one, including a phrase that a line break cut in two (both halves go)."""
+    sents = sentences(text)
+    bad = {i for i, s in enumerate(sents) if _INJECTION.search(s)}
+    for i in range(len(sents) - 1):
+        if i not in bad and i + 1 not in bad and _INJECTION.search(f"{sents[i]} {sents[i + 1]}"):
+            bad |= {i, i + 1}
+    return [s for i, s in enumerate(sents) if i not in bad]
 
 
 def command_of(e: Entry) -> str:
@@ -664,9 +686,7 @@ class SessionReader:
 
     # -- rules ---------------------------------------------------------------------------------
     def _user_finding(self, msg: _Msg, n: int) -> Finding | None:
-        if _INJECTION.search(msg.text):
-            return None
-        sents = [s for s in sentences(msg.text) if len(s) >= 2]
+        sents = [s for s in quotable(msg.text) if len(s) >= 2]
         if not sents:
             return None
         body = " ".join(sents)
@@ -675,7 +695,7 @@ class SessionReader:
         prev_agent = next((m for m in reversed(self.msgs[:n]) if m.entry.role == "assistant"), None)
         first = self.msgs[0] is msg
         if _FAILED_USER.search(body) and not first:
-            said = sentences(prev_agent.text) if prev_agent else []
+            said = quotable(prev_agent.text) if prev_agent else []
             cond = f"after the agent said \"{clean(said[-1], 120)}\"" if said else ""
             return self._make(FAILED, msg, body, conditions=cond)
         if not first and (acked or msg.index in self.interrupted_before or _CORRECTION_START.search(body)
@@ -686,20 +706,20 @@ class SessionReader:
         if picked:
             return self._make(DECISION, msg, " ".join(picked[:2]), choice=_choice(picked[0]))
         if prev_agent is not None and not first and len(body) < 300 and not _QUESTION_END.search(body):
-            prev_sents = sentences(prev_agent.text)
+            prev_sents = quotable(prev_agent.text)
             if prev_sents and _QUESTION_END.search(prev_sents[-1]):
                 return self._make(DECISION, msg, body, context=f"answering \"{clean(prev_sents[-1], 140)}\"")
         return None
 
     def _agent_findings(self, msg: _Msg, *, at_end: bool, last: bool) -> list[Finding]:
         out: list[Finding] = []
-        sents = sentences(msg.text)
+        sents = quotable(msg.text)
         seen: set[str] = set()
         k = 0
         while k < len(sents) and len(out) < MAX_PER_MESSAGE:
             s = sents[k]
             k += 1
-            if _INJECTION.search(s) or len(s) < 8:
+            if len(s) < 8:
                 continue
             # a question counts as open only when it ends the session's last message
             kind = self._agent_kind(s, at_end=at_end, last=last and k == len(sents))
@@ -708,8 +728,7 @@ class SessionReader:
             seen.add(kind)
             text = s
             # a short sentence takes the next one along, for context, unless that one is a finding itself
-            if len(s) < 70 and k < len(sents) and self._agent_kind(sents[k], at_end=at_end, last=last) is None \
-                    and not _INJECTION.search(sents[k]):
+            if len(s) < 70 and k < len(sents) and self._agent_kind(sents[k], at_end=at_end, last=last) is None:
                 text = f"{s} {sents[k]}"
                 k += 1
             if kind == FAILED:
@@ -750,7 +769,9 @@ class SessionReader:
             if nxt is None:
                 continue
             # only when the agent went on doing something else, not when it re-ran the same thing at once
-            text = clean(" ".join(sentences(nxt.text)[:2]))
+            text = clean(" ".join(quotable(nxt.text)[:2]))
+            if not text:
+                continue
             src = self._source(run.result)
             cond = f"`{clean(run.command, 100)}` failed: {clean(failure_line(run.result.text), 120)}"
             out.append(self._finding(FAILED, src, text, AGENT, run.result.timestamp, conditions=cond,
@@ -948,5 +969,6 @@ __all__ = [
     "AGENT", "CHECKED_NOW", "CONFLICTING", "CORRECTION", "Conflict", "DECISION", "EVIDENCE_LABELS", "FAILED",
     "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SourceRef", "SessionReader", "TYPES",
     "USER", "VERIFIED_THEN", "clean", "content_words", "cross_conflicts", "extract", "mark_memory",
-    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "parse_ref", "sentences", "similarity",
+    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "parse_ref", "quotable", "sentences",
+    "similarity",
 ]
