@@ -212,7 +212,12 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
 
 
 def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
-    """The roots to read (`--root`s, the config's, the defaults, or the demo's), and warnings."""
+    """The roots to read (`--root`s, the config's, the defaults, or the demo's), and warnings.
+
+    A root that is missing or unreadable is a warning while another root can be read (the
+    others are read); only when none can be is it an error, naming the missing ones (so a single
+    `--root /missing` still fails). The config's warnings are printed before such an error: a
+    broken config is often why no root is left."""
     from sessionscope.core.config import load_config
     from sessionscope.core.discovery import Root, resolve_roots
 
@@ -222,19 +227,24 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
         roots = resolve_roots(args.root, config.roots, config.default_roots)
-    missing = [r for r in roots if r.explicit and r.error]
+    missing = [r.error for r in roots if r.explicit and r.error]
+    if any(r.error is None for r in roots):
+        return roots, warnings + missing
+    _warn(warnings, args)
     if missing:
-        raise CliError(missing[0].error or "root missing")
-    if not any(r.error is None for r in roots):
-        looked = ", ".join(r.path for r in roots)
-        raise CliError(f"no agent history found (looked in {looked}); pass --root DIR or try --demo")
-    return roots, warnings
+        raise CliError("; ".join(missing))
+    if not roots:
+        raise CliError(f"no roots to read: the config ({config.path}) turns the default roots off "
+                       "and names none; pass --root DIR or try --demo")
+    looked = ", ".join(r.path for r in roots)
+    raise CliError(f"no agent history found (looked in {looked}); pass --root DIR or try --demo")
 
 
 def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[str]) -> list[str]:
     """What of a scan report the user should see on stderr."""
     out = list(report.notes if args.root else [n for n in report.notes if "rebuilding" in n])
-    unreadable = [e for e in report.errors if e not in already]
+    roots = {r.error for r in report.roots}  # missing roots: `cli_roots` warned of them
+    unreadable = [e for e in report.errors if e not in already and e not in roots]
     return out + unread_warnings(unreadable)
 
 

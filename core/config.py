@@ -87,10 +87,18 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
         warnings.append(f"config {p}: 'tool_result_cap' must be a non-negative integer; using 4000")
         cap = 4000
+    flags = {}
+    for key, default in (("default_roots", True), ("poll", False)):
+        value = data.get(key, default)
+        if not isinstance(value, bool):  # bool("false") is True: a quoted or numeric flag is refused
+            warnings.append(f"config {p}: '{key}' must be true or false (unquoted), "
+                            f"not {value!r}; using {str(default).lower()}")
+            value = default
+        flags[key] = value
     return Config(
         roots=tuple(roots),
-        default_roots=bool(data.get("default_roots", True)),
-        poll=bool(data.get("poll", False)),
+        default_roots=flags["default_roots"],
+        poll=flags["poll"],
         tool_result_cap=cap,
         path=str(p),
         warnings=tuple(warnings),

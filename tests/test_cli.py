@@ -350,3 +350,47 @@ def test_unusable_cache_dir_is_one_line_and_exit_2(
         assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
         data = json.loads(out)
         assert data["ok"] is False and str(tmp_path / "spoilt") in data["error"]
+
+
+def _config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(path))
+
+
+@pytest.mark.parametrize("text", ["roots = [", 'roots = "/x"', "roots = [1,2]"])
+def test_a_broken_config_is_reported_even_when_nothing_can_be_read(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, text: str
+) -> None:
+    _config(monkeypatch, tmp_path, text + "\n")
+    code, out, err = run(capsys, "sessions")
+    assert code == 2 and "no agent history found" in err
+    assert f"config {tmp_path / 'config.toml'}" in err  # the warning that explains it
+
+
+def test_a_missing_root_among_others_is_a_warning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, orphans: list[str]
+) -> None:
+    ok = orphans[1]
+    _config(monkeypatch, tmp_path, f'roots = ["{ok}", "{tmp_path / "nonexistent-cfg"}"]\n')
+    code, out, err = run(capsys, "sessions", "--json")
+    assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["main-1"]
+    assert err.count("root not found") == 1 and "nonexistent-cfg" in err
+    code, out, err = run(capsys, "--root", str(tmp_path / "missing"), "--root", ok, "search", "main", "--json")
+    assert code == 0 and json.loads(out)["hits"]
+    assert err.count("root not found") == 2 and "could not be read" not in err  # (the config's too)
+    # Only when no root at all can be read is it an error.
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    code, out, err = run(capsys, "--root", str(tmp_path / "missing"), "sessions", "--json")
+    assert code == 2 and json.loads(out)["error"] == f"root not found: {tmp_path / 'missing'}"
+
+
+def test_default_roots_off_and_no_roots_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _config(monkeypatch, tmp_path, "default_roots = false\n")
+    code, out, err = run(capsys, "sessions")
+    assert code == 2 and "looked in )" not in err and "turns the default roots off" in err
+    _config(monkeypatch, tmp_path, 'default_roots = "false"\n')  # a string: refused, defaults kept
+    code, out, err = run(capsys, "sessions")
+    assert code == 2 and "'default_roots' must be true or false" in err and "looked in" in err
