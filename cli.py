@@ -610,10 +610,18 @@ def cmd_watch(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args)
     _warn(warnings, args)
     index = None if args.no_index else open_index(args, lib)[0]
-    watcher = Watcher(lib, poll=args.poll or load_config().poll)
+    from sessionscope.core.memory import watched_memory_dirs
+
+    # Besides the agents' roots: the known projects' memory folders (the demo's are in its corpus).
+    extra = watched_memory_dirs(s.project for s in lib.all_sessions() if s.project)
+    if args.demo:
+        extra.append(str(demo_dir() / "workspace"))
+    watcher = Watcher(lib, poll=args.poll or load_config().poll, extra=extra)
     # On stderr in both modes (stdout stays pure JSON lines): a script can wait for it before
     # writing, and anything written between the scan and the watch being armed is caught up.
-    print(f"watching {len(watcher.paths)} root(s); ctrl+c to stop", file=sys.stderr, flush=True)
+    folders = sum(1 for p in extra if p in watcher.paths)
+    print(f"watching {len(watcher.paths) - folders} root(s)" + (f" and {folders} memory folder(s)" if folders else "")
+          + "; ctrl+c to stop", file=sys.stderr, flush=True)
     try:
         for batch in watcher.batches():
             if index is not None:  # only the files this batch touched: no stat pass over every root

@@ -21,14 +21,21 @@ Rules (applied together; where two overlap the earlier-starting, then longer, ma
   stripe-key      sk_live_/sk_test_/rk_live_/rk_test_…, whsec_… (publishable pk_ keys are public)
   google-api-key  AIza + 35
   npm-token       npm_ + 36;  pypi-token pypi-AgEIcHlwaS5vcmc…;  huggingface-token hf_ + 30+
-  url-password    the password of scheme://user:password@host (placeholders such as ${VAR},
-                  $VAR, <password>, *** are left alone)
+  url-password    the password of scheme://user:password@host, the user possibly empty
+                  (redis://:password@host); placeholders such as ${VAR}, $VAR, <password>,
+                  *** are left alone
   bearer-token    the token after `Bearer ` (20+ token characters)
-  password        the value of password/passwd/pwd/secret/token/api_key/access_token/
-                  auth_token/private_key/client_secret = or : assignments when the value looks
-                  like a secret: 8+ characters, not a placeholder or a code reference (dotted
-                  name, call, env lookup), and mixing at least two of lower case, upper case,
-                  digits and symbols
+  password        the value of password/passwd/passphrase/pwd/secret/token/api_key/
+                  access_token/auth_token/private_key/client_secret = or : assignments
+                  (DB_PASSWORD=…, "password": "…") when the value looks like a secret: 8+
+                  characters; not a placeholder, a code reference (dotted name, call, env
+                  lookup), a generic type (Optional[str]) or a word that names what a field is
+                  (required, optional, string, redacted, invalid, …); and either mixing at
+                  least two of lower case, upper case, digits and symbols, or, for
+                  password/passwd/passphrase/pwd, any such value (correcthorsebattery).
+                  Decided to keep code quiet: after `:` a CamelCase word of letters only is a
+                  type annotation (`password: SecretStr`), so a YAML password written that way
+                  is not masked; `password: str` is too short to be one
 
 Personal information: e-mail addresses are replaced by `[email omitted]` unless the caller says
 the address is part of what is being shown (`keep_emails`, e.g. addresses named in the task).
@@ -79,13 +86,13 @@ RULES: tuple[_Rule, ...] = (
     _r("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
     _r("pypi-token", _B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
     _r("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,}" + _E),
-    _r("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]+:([^\s@/'\"<>]+)@", 1, "placeholder"),
+    _r("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@", 1, "placeholder"),
     _r("bearer-token", r"\b[Bb]earer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1),
     _r("password",
-       r"(?i)\b[A-Za-z0-9_.-]*?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
-       r"auth[_-]?token|private[_-]?key|client[_-]?secret|token)[\"']?\s*(?::|=|:=|=>)\s*[\"'`]?"
+       r"(?i)\b[A-Za-z0-9_.-]*?(password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|"
+       r"auth[_-]?token|private[_-]?key|client[_-]?secret|token)[\"']?\s*(:=|=>|:|=)\s*[\"'`]?"
        r"([^\s\"'`,;)\]}]{8,})",
-       1, "secret_like"),
+       3, "secret_like"),
 )
 
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b")
@@ -95,16 +102,31 @@ _CODE_REF = re.compile(r"^(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?:\[.*|\(.*)?$|^\w+\(|
 _MASKED = re.compile(r"\[(?:secret masked: [a-z0-9-]+|email omitted)\]")
 
 
-def _secret_like(value: str) -> bool:
+_PASSWORD_KEY = re.compile(r"(?i)^(?:password|passwd|passphrase|pwd)$")
+# values that say what a field is, not what it holds (schemas, forms, type names, statuses)
+_NOT_A_VALUE = frozenset("""
+optional required nullable undefined nonempty notnull string boolean integer secretstr secretbytes readonly
+writeonly password passwords redacted hidden masked disabled enabled default example placeholder unchanged
+incorrect invalid expired mismatch mismatched missing rejected accepted verified updated changed provided
+""".split())
+_GENERIC_TYPE = re.compile(r"^[A-Za-z_][\w.]*\[")  # Optional[str, dict[str, …
+_TYPE_NAME = re.compile(r"^[A-Z][a-z]+(?:[A-Z][a-z]+)+$")  # SecretStr, PasswordField
+
+
+def _secret_like(m: re.Match[str]) -> bool:
+    key, sep, value = m.group(1), m.group(2), m.group(3)
     if _PLACEHOLDER.match(value) or _CODE_REF.match(value) or "[secret masked" in value:
         return False
-    if len(set(value)) <= 2:
+    if len(set(value)) <= 2 or value.lower() in _NOT_A_VALUE or _GENERIC_TYPE.match(value):
         return False
+    if sep == ":" and _TYPE_NAME.match(value):
+        return False  # `password: SecretStr`: a type annotation
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
-    return classes >= 2
+    return classes >= 2 or bool(_PASSWORD_KEY.match(key))
 
 
-def _not_placeholder(value: str) -> bool:
+def _not_placeholder(m: re.Match[str]) -> bool:
+    value = m.group(1)
     return not _PLACEHOLDER.match(value) and "[secret masked" not in value
 
 
@@ -131,7 +153,7 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
             start, end = m.span(rule.group)
             if start < 0 or end <= start:
                 continue
-            if rule.check and not _CHECKS[rule.check](m.group(rule.group)):
+            if rule.check and not _CHECKS[rule.check](m):
                 continue
             if any(s < end and start < e for s, e in protected):
                 continue

@@ -31,7 +31,11 @@ Every further line is one entry:
 
 Reading rules (lenient, never raising on content):
   * agent = the header's `agent_id`, source format = its `source_plugin` (or "session-logs");
-    without a header the file still reads: id from the file name, agent "unknown", a warning;
+    a numeric `session_id`/`agent_id` reads as its digits, any other non-string is reported
+    (a warning) and the file name (or agent "unknown") stands in;
+  * without a header the file still reads: id from the file name, agent "unknown", a warning;
+    its first line must then be an entry with `role`, `content` and `timestamp` and no key
+    other than an entry's (so no other agent's records are taken for one);
   * content parts other than text are kept by their `text` if they have one, else skipped;
   * `kind` defaults to tool_result for role tool, tool_use when `tool_name` and `tool_input` are
     given, else text; an unknown kind falls back to that default, "malformed" (reserved for
@@ -70,11 +74,36 @@ _KINDS = {k.value: k for k in EntryKind}
 _SESSION_KINDS = {k.value: k for k in SessionKind}
 
 
+#: the keys an entry line may have (the format's, and those of the CLI's export)
+ENTRY_KEYS = frozenset({
+    "role", "content", "timestamp", "id", "entry_id", "parent_id", "kind", "tool_name",
+    "tool_input", "tool_use_id", "is_error", "model", "message_id", "locator",
+})
+
+
 def is_header(value: Any) -> bool:
+    """A header line: `session_id` and `agent_id` both given. Of any type: a number is read as
+    its digits, anything else is reported (`header_problems`) rather than the file dropped."""
+    return isinstance(value, dict) and "session_id" in value and "agent_id" in value
+
+
+def header_problems(header: dict[str, Any]) -> list[str]:
+    """What of a header cannot be used as it is (its identity then comes from elsewhere)."""
+    return [f"header {key} {header.get(key)!r} is not a string: "
+            + ("the file name stands in" if key == "session_id" else f"agent {SessionLogsAdapter.agent!r}")
+            for key in ("session_id", "agent_id") if _ident(header.get(key)) is None]
+
+
+def is_entry_line(value: Any) -> bool:
+    """A headerless file's first line, strictly: an entry with `role`, `content` and `timestamp`
+    and no key outside the format's. Strict because this sniffer is tried first: other formats'
+    records carry `type`, `message`, `payload`, ... and are never taken for entries."""
     return (
         isinstance(value, dict)
-        and isinstance(value.get("session_id"), str)
-        and isinstance(value.get("agent_id"), str)
+        and value.get("role") in _ROLES
+        and isinstance(value.get("content"), (str, list))
+        and parse_timestamp(value.get("timestamp")) is not None
+        and value.keys() <= ENTRY_KEYS
     )
 
 
@@ -84,8 +113,9 @@ class SessionLogsAdapter(Adapter):
     suffixes = (".jsonl", ".jsonl.zst")
 
     def sniff(self, path: str, head: bytes) -> bool:
+        """A header first, or (the README allows a file without one) an entry line first."""
         objs = first_json_lines(head, 1)
-        return bool(objs) and is_header(objs[0])
+        return bool(objs) and (is_header(objs[0]) or is_entry_line(objs[0]))
 
     def parser(self, path: str) -> SessionLogsParser:
         return SessionLogsParser(path)
@@ -225,6 +255,8 @@ class SessionLogsParser(RecordParser):
         h = self._header or {}
         if self._header is None:
             self.warnings.append("no session-logs header line: session id taken from the file name")
+        else:
+            self.warnings.extend(header_problems(h))
         title = _str(h.get("title")) or self._title
         try:
             size = os.path.getsize(self.path)
@@ -253,12 +285,20 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _ident(value: Any) -> str | None:
+    """A header's id: a string as it is, a whole number as its digits (JSON writers that keep
+    ids numeric), else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _str(value)
+
+
 def _identity(h: dict[str, Any], path: str) -> dict[str, Any]:
     """The Session fields a header decides (the file name stands in for a missing id)."""
     raw_kind = h.get("kind")
     return {
-        "id": _str(h.get("session_id")) or _stem(path),
-        "agent": _str(h.get("agent_id")) or SessionLogsAdapter.agent,
+        "id": _ident(h.get("session_id")) or _stem(path),
+        "agent": _ident(h.get("agent_id")) or SessionLogsAdapter.agent,
         "source_format": _str(h.get("source_plugin")) or DEFAULT_SOURCE,
         "kind": _SESSION_KINDS.get(raw_kind, SessionKind.MAIN) if isinstance(raw_kind, str) else SessionKind.MAIN,
         "project": _str(h.get("project")) or _str(h.get("cwd")),

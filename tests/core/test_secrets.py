@@ -28,8 +28,13 @@ SECRETS = [
     ("private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", "b3BlbnNzaC1rZXktdjEAAAAA"),
     ("url-password", "DATABASE_URL=postgres://app:s3cr3tPass@db.internal:5432/app", "s3cr3tPass"),
     ("bearer-token", 'curl -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz123"', "abcdefghijklmnopqrstuvwxyz123"),
+    ("url-password", "REDIS_URL=redis://:mypassword@localhost:6379", "mypassword"),  # no user
+    ("url-password", "git clone https://:tok123456@github.com/acme/x", "tok123456"),
     ("password", "password = hunter2!Xy", "hunter2!Xy"),
     ("password", 'client_secret: "9f8e7d6c5b4aQWERTY"', "9f8e7d6c5b4aQWERTY"),
+    ("password", "DB_PASSWORD=correcthorsebattery", "correcthorsebattery"),  # one character class
+    ("password", "password: correcthorsebattery", "correcthorsebattery"),
+    ("password", '{"passphrase": "CORRECTHORSEBATTERY"}', "CORRECTHORSEBATTERY"),
 ]
 
 
@@ -54,6 +59,15 @@ def test_each_kind_is_masked_with_a_visible_mark(kind: str, text: str, secret: s
     "pk_live_publishable_keys_are_public_0123",
     "commit 1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b",
     "git@github.com:acme/payments-api.git",
+    # type annotations and schemas name what a field is, not its value
+    "def login(password: str, token: str | None = None) -> None:",
+    "password: Optional[str] = None",
+    "password: SecretStr = Field(..., min_length=12)",
+    "api_key: str = Depends(api_key_header)",
+    "password: required",
+    "password_hash: bytes",
+    "token=abcdefghijkl (a lower-case token value is not enough on its own)",
+    "the secret: patience",
 ])
 def test_placeholders_code_and_public_values_are_left_alone(text: str) -> None:
     assert mask_text(text) == text
@@ -64,6 +78,13 @@ def test_emails_are_omitted_unless_kept() -> None:
     assert mask_text(text) == f"ask {EMAIL_MARK} or {EMAIL_MARK}"
     assert mask_text(text, keep_emails=["ops@acme.io"]) == f"ask {EMAIL_MARK} or ops@acme.io"
     assert mask(text).emails == 2
+
+
+def test_a_url_password_is_not_taken_for_an_email_address() -> None:
+    m = mask("https://:tok123456@github.com and https://bot:tok123456@github.com")
+    assert m.kinds == ("url-password", "url-password") and m.emails == 0
+    assert m.text == ("https://:[secret masked: url-password]@github.com and "
+                      "https://bot:[secret masked: url-password]@github.com")
 
 
 def test_overlapping_rules_give_one_mark() -> None:

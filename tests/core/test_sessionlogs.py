@@ -89,7 +89,7 @@ def test_cli_export_reads_back(tmp_path: Path) -> None:
 
 def test_missing_header(tmp_path: Path) -> None:
     path = write(tmp_path / "loose-log.jsonl", ENTRIES)
-    assert not ADAPTER.sniff(str(path), read_head(str(path)))
+    assert ADAPTER.sniff(str(path), read_head(str(path)))  # "without a header the file still reads"
     loaded = load_one(path)
     assert loaded.account.holds() and loaded.account.conversation == 5
     assert loaded.warnings and "header" in loaded.warnings[0]
@@ -152,3 +152,43 @@ def test_sniff_is_exclusive(tmp_path: Path) -> None:
 @pytest.mark.parametrize("path", corpus_files("codex") + corpus_files("claude-code"), ids=lambda p: p.name[:50])
 def test_does_not_claim_agent_files(path: Path) -> None:
     assert not ADAPTER.sniff(str(path), read_head(str(path)))
+
+
+def test_headerless_file_is_found_and_listed(tmp_path: Path) -> None:
+    from sessionscope.core.adapters import default_registry
+    from sessionscope.core.listing import quick_meta
+
+    path = write(tmp_path / "loose-log.jsonl", ENTRIES)
+    assert default_registry().sniff(str(path)).name == "session-logs"
+    meta = quick_meta(str(path))
+    assert meta.error is None and meta.session_id == "loose-log" and meta.title == "please refactor"
+
+
+@pytest.mark.parametrize("first", [
+    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}],
+     "timestamp": "2026-01-31T09:15:01Z"},  # a Codex record of the bare-header era
+    {"role": "user", "content": "hi"},  # no timestamp
+    {"role": "user", "content": "hi", "timestamp": "yesterday"},
+    {"role": "wizard", "content": "hi", "timestamp": "2026-01-31T09:15:01Z"},
+    {"role": "user", "content": {"text": "hi"}, "timestamp": "2026-01-31T09:15:01Z"},
+    {"role": "user", "content": "hi", "timestamp": "2026-01-31T09:15:01Z", "sessionId": "x"},
+])
+def test_headerless_sniff_takes_only_entry_lines(first: dict[str, Any]) -> None:
+    assert not ADAPTER.sniff("x.jsonl", orjson.dumps(first) + b"\n")
+
+
+@pytest.mark.parametrize(("session_id", "agent_id", "sid", "agent", "warned"), [
+    (42, "a", "42", "a", False),  # a numeric id is read as its digits
+    ({"x": 1}, "a", "odd", "a", True),  # unusable: reported, the file name stands in
+    ("s", None, "s", "unknown", True),
+    (True, "a", "odd", "a", True),
+])
+def test_header_with_ids_of_other_types_is_read_and_reported(
+    tmp_path: Path, session_id: Any, agent_id: Any, sid: str, agent: str, warned: bool
+) -> None:
+    path = write(tmp_path / "odd.jsonl", [{"session_id": session_id, "agent_id": agent_id}, *ENTRIES])
+    assert ADAPTER.sniff(str(path), read_head(str(path)))  # never dropped
+    loaded = load_one(path)
+    assert (loaded.session.id, loaded.session.agent) == (sid, agent)
+    assert loaded.account.holds() and loaded.account.conversation == len(ENTRIES)
+    assert bool(loaded.warnings) == warned and all("is not a string" in w for w in loaded.warnings)
