@@ -505,6 +505,12 @@ def project_memory_dirs(project: str) -> list[str]:
     return [os.path.join(project, "memory"), os.path.join(project, ".claude", "memory")]
 
 
+def watched_memory_dirs(projects: Iterable[str]) -> list[str]:
+    """The existing session-note folders of these projects: what a watcher follows besides the
+    agents' roots (each is small; a project's own tree is never watched whole)."""
+    return [d for p in sorted(set(projects)) if p for d in project_memory_dirs(p) if os.path.isdir(d)]
+
+
 def memory_dir_owner(folder: str) -> str:
     """The project a memory folder belongs to: `<p>/memory` and `<p>/.claude/memory` -> `<p>`."""
     parent = os.path.dirname(os.path.abspath(folder).rstrip(os.sep))

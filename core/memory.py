@@ -21,6 +21,7 @@ from .agent_memory import (
     project_memory_dirs,
     render_note,
     resolve_imports,
+    watched_memory_dirs,
 )
 from .memory_notes import (
     SCHEMA_VERSION,
@@ -47,7 +48,7 @@ from .memory_notes import (
 __all__ = [
     "AUTO_INDEX", "AUTO_TOPIC", "INSTRUCTIONS", "KINDS", "SESSION_NOTE", "SUMMARY", "ImportRef",
     "MemoryItem", "claude_dir_name", "discover_memory", "find_imports", "group_by_project",
-    "project_memory_dirs", "render_note", "resolve_imports", "SCHEMA_VERSION", "STATUSES",
+    "project_memory_dirs", "render_note", "resolve_imports", "watched_memory_dirs", "SCHEMA_VERSION", "STATUSES",
     "Decision", "LoadResult", "NoteCorrupt", "NoteError", "NoteUpdate", "SaveResult", "SessionNote",
     "ago", "find_notes", "load_last", "normalize_stamp", "note_from_json", "note_from_source",
     "parse_note", "read_note", "resume_line", "save_note",

@@ -40,15 +40,17 @@ def test_watch_json_prints_events_and_keeps_the_index(tmp_path: Path) -> None:
     root = tmp_path / "root"
     root.mkdir()
     old = root / "old.jsonl"
-    old.write_bytes(orjson.dumps({"session_id": "old-1", "agent_id": "a", "started_at": "2026-11-01T09:00:00Z"})
-                    + b"\n" + _line("already here", 0))
+    project = tmp_path / "proj"
+    (project / "memory").mkdir(parents=True)  # outside the root: followed because a session names it
+    old.write_bytes(orjson.dumps({"session_id": "old-1", "agent_id": "a", "started_at": "2026-11-01T09:00:00Z",
+                                  "project": str(project)}) + b"\n" + _line("already here", 0))
     env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(tmp_path / "cache"),
            "SESSIONSCOPE_CONFIG": str(tmp_path / "none.toml"), "HOME": str(tmp_path / "home")}
     proc = subprocess.Popen([sys.executable, "-m", "sessionscope", "watch", "--root", str(root), "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.monotonic() + TIMEOUT_S
-        assert _read_line(proc.stderr, deadline).startswith("watching 1 root(s)")
+        assert _read_line(proc.stderr, deadline).startswith("watching 1 root(s) and 1 memory folder(s)")
         with open(old, "ab") as fh:
             fh.write(_line("zebracorn arrives", 1))
         grew = json.loads(_read_line(proc.stdout, deadline))
@@ -58,6 +60,10 @@ def test_watch_json_prints_events_and_keeps_the_index(tmp_path: Path) -> None:
                         + b"\n" + _line("a fresh one", 2))
         created = json.loads(_read_line(proc.stdout, deadline))
         assert created["event"] == "created" and created["path"] == str(new)
+        note = project / "memory" / "2026-11-01-10-00-proj.md"
+        note.write_text("---\nschema_version: 1.1\nstatus: paused\n---\n## Session summary\nx\n")
+        memory = json.loads(_read_line(proc.stdout, deadline))
+        assert memory["event"] == "memory_changed" and memory["path"] == str(note)
     finally:
         proc.terminate()
         proc.wait(timeout=TIMEOUT_S)

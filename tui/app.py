@@ -257,7 +257,12 @@ class SessionScopeApp(App[None]):
 
         if self.watcher is not None or not self.watch_files:
             return
-        self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock, extra=self.memory_dirs)
+        extra = list(self.memory_dirs)
+        if self._memory is None:  # the known projects' memory folders (the demo names its own)
+            from sessionscope.core.memory import watched_memory_dirs
+
+            extra += watched_memory_dirs(s.project for s in self.library.all_sessions() if s.project)
+        self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock, extra=extra)
         self._watch(self.watcher)
         self._index_live(self.watcher)
 

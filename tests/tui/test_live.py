@@ -356,3 +356,41 @@ def test_the_cli_app_watches_and_polls_when_asked(tmp_path: Path, monkeypatch: p
     assert build_app(build_parser().parse_args(["--poll", *args])).poll
     (tmp_path / "config.toml").write_text("poll = true\n")
     assert build_app(build_parser().parse_args(args)).poll
+
+
+_NOTE = """---
+schema_version: 1.1
+project-name: live
+session: {stamp}
+status: {status}
+last-checkpoint: CP-1
+last_session_at: 2026-11-01T10:00:00Z
+---
+## Session summary
+{summary}
+"""
+
+
+async def test_a_project_memory_folder_outside_the_roots_is_watched(tmp_path: Path) -> None:
+    """A session names its project; that project's memory/ folder (not under any agent root) is
+    followed: a note saved while the app runs shows in the memory pane without a restart."""
+    from sessionscope.tui.widgets.memory_pane import MemoryPane
+
+    project = tmp_path / "live"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "2026-10-30-09-00-live.md").write_text(
+        _NOTE.format(stamp="2026-10-30-09-00", status="paused", summary="the first note"))
+    root = tmp_path / "root"
+    path = session_file(root / "s.jsonl", "s1", 2)
+    path.write_bytes(path.read_bytes().replace(b'"/w/live"', orjson.dumps(str(project))))
+    app = live_app(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await watching(pilot)
+        assert str(project / "memory") in app.watcher.paths
+        await pilot.press("3")
+        pane = app.screen.query_one(MemoryPane)
+        summaries = lambda: [it.summary for it in pane.timeline.all_items]  # noqa: E731
+        await until(pilot, lambda: "the first note" in summaries(), "the first note listed")
+        (project / "memory" / "2026-11-01-09-30-live.md").write_text(
+            _NOTE.format(stamp="2026-11-01-09-30", status="in-progress", summary="saved while watching"))
+        await until(pilot, lambda: "saved while watching" in summaries(), "the new note listed")
