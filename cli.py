@@ -126,7 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     x = sub.add_parser("index", parents=[common], help="bring the search index up to date")
     x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
-    x.add_argument("--status", action="store_true", help="report what the index holds; change nothing")
+    x.add_argument("--status", action="store_true",
+                   help="report what the index holds; change nothing (with --rebuild: rebuild, then report)")
+    x.add_argument("--wait", type=bounded(0, 3600), default=10, metavar="SECONDS",
+                   help="while another sessionscope process is updating the index, wait up to this long "
+                   "for it (0-3600, default 10), then exit 2")
 
     c = sub.add_parser("recent", parents=[common],
                        help="the last entries of a session (default: the most recently active)")
@@ -483,18 +487,23 @@ def _print_entries(
     return 0
 
 
-def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False, scan: bool = False) -> Any:
+def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False, scan: bool = False,
+               wait: float | None = None) -> Any:
     """The search index, brought up to date first (with a progress bar on a terminal); with
-    `scan`, the library is scanned in the same pass (see `open_library(scan=False)`)."""
+    `scan`, the library is scanned in the same pass (see `open_library(scan=False)`).
+
+    While another sessionscope process holds the index's writer, the index is returned
+    read-only (searches answer from what that process has committed; see `SearchIndex.update`)
+    with one line on stderr saying so; with `wait` (an explicit update: `index`), it is waited
+    for up to that many seconds, then the command fails (exit 2), naming the reason."""
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.index import SearchIndex
 
     index = SearchIndex(cache_dir() / "index", tool_result_cap=load_config().tool_result_cap)
-    for m in index.messages:
-        print(f"sessionscope: {m}", file=sys.stderr)
+    # (index.messages, such as a rebuild's, come back in the report: printed once, below)
     show = not args.json and sys.stderr.isatty()
     if not show:
-        report = index.update(lib, rebuild=rebuild, scan=scan)
+        report = index.update(lib, rebuild=rebuild, scan=scan, wait=wait or 0.0)
     else:
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -506,11 +515,17 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
                 bar.update(task, completed=p.bytes_done, total=p.bytes_total or None,
                            files=f"{p.files_done}/{p.files_total} files")
 
-            report = index.update(lib, progress, rebuild=rebuild, scan=scan)
+            report = index.update(lib, progress, rebuild=rebuild, scan=scan, wait=wait or 0.0)
     if scan and report.scan is not None:
         _warn(scan_warnings(args, report.scan, []), args)
+    failed = wait is not None and report.read_only
     for m in report.messages:
-        print(f"sessionscope: warning: {m}", file=sys.stderr)
+        if not (failed and index.writer_error and m.startswith(index.writer_error)):  # (said by the error)
+            print(f"sessionscope: warning: {m}", file=sys.stderr)
+    if failed:
+        busy = "updating the index" in (index.writer_error or "")
+        raise CliError(f"index: {index.writer_error}" + (f"; waited {wait:g}s for it: try again when it is done, "
+                                                        "or pass --wait SECONDS" if busy else ""))
     return index, report
 
 
@@ -555,9 +570,10 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    lib, warnings = open_library(args, scan=args.status)
+    only_status = args.status and not args.rebuild  # (--rebuild --status: rebuild, then report)
+    lib, warnings = open_library(args, scan=only_status)
     _warn(warnings, args)
-    if args.status:
+    if only_status:
         from sessionscope.core.config import cache_dir
         from sessionscope.core.index import SearchIndex
 
@@ -568,12 +584,12 @@ def cmd_index(args: argparse.Namespace) -> int:
             for k, v in status.items():
                 print(f"{k:<14} {v}")
         return 0
-    index, report = open_index(args, lib, rebuild=args.rebuild, scan=True)
+    index, report = open_index(args, lib, rebuild=args.rebuild, scan=True, wait=args.wait)
     data = {
         "files_indexed": report.files_indexed, "files_appended": report.files_appended,
         "files_dropped": report.files_dropped, "documents_added": report.docs_added,
         "bytes_read": report.bytes_read, "seconds": round(report.seconds, 3),
-        **index.status(lib),
+        **(status := index.status(lib)),
     }
     if args.json:
         _emit(data)
@@ -581,6 +597,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         print(f"indexed {report.files_indexed} new/changed and {report.files_appended} grown file(s), "
               f"dropped {report.files_dropped}; {report.docs_added} documents in {report.seconds:.2f}s; "
               f"{data['documents']} documents in all")
+        if args.status:
+            for k, v in status.items():
+                print(f"{k:<14} {v}")
     return 0
 
 

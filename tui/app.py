@@ -438,6 +438,12 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     memory = None
     memory_dirs: tuple[str, ...] = ()
     roots = resolve_roots(args.root, config.roots, config.default_roots)
+    base = cache_dir()
+    if args.root and not args.demo and not any(r.error is None for r in roots):
+        # A mistyped --root is an error, as for the commands, not a reason to show the demo.
+        from sessionscope.cli import CliError
+
+        raise CliError("; ".join(r.error or r.path for r in roots if r.explicit))
     if args.demo or not any(r.error is None for r in roots):
         if not args.demo:
             looked = ", ".join(r.path for r in roots[:3])
@@ -448,10 +454,10 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         demo_base = demo_dir()
         memory = lambda: demo_memory(demo_base)  # noqa: E731 - the demo's stand-in project folders
         memory_dirs = (str(demo_base / "workspace"),)
+        base = demo_base.parent / "demo-cache"  # its own catalog and index: never the real history's
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
-    base = cache_dir()
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,

@@ -394,3 +394,23 @@ async def test_a_project_memory_folder_outside_the_roots_is_watched(tmp_path: Pa
         (project / "memory" / "2026-11-01-09-30-live.md").write_text(
             _NOTE.format(stamp="2026-11-01-09-30", status="in-progress", summary="saved while watching"))
         await until(pilot, lambda: "saved while watching" in summaries(), "the new note listed")
+
+
+def test_the_app_refuses_a_mistyped_root_and_keeps_the_demo_apart(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sessionscope --root /typo` is an error (exit 2 through the CLI), not the demo; the demo has
+    a catalog and index of its own, so trying it never makes the real history's index rebuild."""
+    from sessionscope.cli import CliError, build_parser, main
+    from sessionscope.tui.app import build_app
+
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    with pytest.raises(CliError, match="typo"):
+        build_app(build_parser().parse_args(["--root", str(tmp_path / "typo")]))
+    assert main(["--root", str(tmp_path / "typo")]) == 2
+    session_file(tmp_path / "root" / "s1.jsonl", "s1", 1)
+    real = build_app(build_parser().parse_args(["--root", str(tmp_path / "root")]))
+    demo = build_app(build_parser().parse_args(["--demo"]))
+    assert real.index_dir != demo.index_dir and real.library.catalog.path != demo.library.catalog.path
+    assert str(real.index_dir).startswith(str(tmp_path / "cache"))
