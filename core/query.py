@@ -19,7 +19,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+from .model import EntryKind, Role
+
 FILTERS = ("agent", "project", "role", "kind", "tool", "session", "branch", "since", "until")
+#: the filters with a closed set of values: any other value could never match, so it is refused
+_VALUES = {"role": tuple(r.value for r in Role), "kind": tuple(k.value for k in EntryKind)}
 _RELATIVE = re.compile(r"^(\d+)\s*(h|d|w|y)$")
 _WORD = re.compile(r"^\w+$")
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -150,6 +154,9 @@ def parse(source: str, now: datetime | None = None) -> Query:
                 if not value:
                     raise QueryError(f"filter {name}: needs a value", col)
                 key = name.lower()
+                allowed = _VALUES.get(key)
+                if allowed is not None and value.lower() not in allowed:
+                    raise QueryError(f"unknown {key} {value!r} ({key}s are {', '.join(allowed)})", col)
                 if key == "since":
                     q.since = parse_time(value, col, now)
                 elif key == "until":

@@ -63,6 +63,9 @@ def test_quoted_filter_value() -> None:
         ("x agent:", "needs a value", 3),
         ("", "empty", 1),
         ("since:2w until:3w", "since: is not before until:", 1),
+        ("x role:usr", "unknown role 'usr' (roles are user, assistant, system, tool)", 3),
+        ("x kind:tool-use", "unknown kind 'tool-use' (kinds are text, thinking, tool_use,", 3),
+        ('x role:"user x"', "unknown role 'user x'", 3),
     ],
 )
 def test_errors_say_what_and_where(text: str, reason: str, column: int) -> None:
@@ -75,3 +78,8 @@ def test_errors_say_what_and_where(text: str, reason: str, column: int) -> None:
 
 def test_urls_are_not_filters() -> None:
     assert parse("https://example.com/x").must == [[Term("https://example.com/x", "substring")]]
+
+
+def test_role_and_kind_values_in_any_case() -> None:
+    q = parse("role:User kind:TOOL_USE x", NOW)
+    assert q.filters == {"role": ["User"], "kind": ["TOOL_USE"]}  # the index compares lowercased
