@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -394,3 +396,96 @@ def test_default_roots_off_and_no_roots_says_so(
     _config(monkeypatch, tmp_path, 'default_roots = "false"\n')  # a string: refused, defaults kept
     code, out, err = run(capsys, "sessions")
     assert code == 2 and "'default_roots' must be true or false" in err and "looked in" in err
+
+
+# -- the index while another process holds its writer; settings that shape it (issue 3) --------------
+def hold_index_writer(demo: list[str], *, build: bool = True) -> object:
+    """What the app does: open the index (built first with `build`) and keep its writer."""
+    from sessionscope.cli import build_parser, open_index, open_library
+    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.config import cache_dir
+    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.library import Library
+
+    if build:
+        args = build_parser().parse_args(["index", *demo, "--json"])
+        lib, _ = open_library(args, scan=False)
+        return open_index(args, lib, scan=True)[0]
+    index = SearchIndex(cache_dir() / "index")
+    report = index.update(Library([], catalog=Catalog(cache_dir() / "holder.sqlite")))  # nothing to commit
+    assert not report.read_only
+    return index
+
+
+def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sessionscope", *argv], capture_output=True, text=True, check=False)
+
+
+BUSY = "another sessionscope process is updating the index"
+
+
+def test_commands_work_while_another_process_holds_the_index_writer(
+    capsys: pytest.CaptureFixture[str], demo: list[str],
+) -> None:
+    holder = hold_index_writer(demo)
+    capsys.readouterr()
+    done = cli("search", "retry", *demo, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hits"] and done.stderr.count(BUSY) == 1
+    assert "Traceback" not in done.stderr and "may lag" in done.stderr
+    # An explicit update waits (here: not at all), then fails with the reason, not a traceback.
+    done = cli("index", *demo, "--wait", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count(BUSY) == 1 and "try again" in done.stderr
+    done = cli("context", "fix the flaky retry test", *demo, "--json")
+    assert done.returncode == 0 and "unavailable" not in json.loads(done.stdout)["status"], done.stdout
+    holder.close()  # type: ignore[attr-defined]
+    done = cli("index", *demo, "--wait", "0", "--json")
+    assert done.returncode == 0 and BUSY not in done.stderr
+
+
+def test_search_before_the_writer_committed_anything_reads_the_files(
+    capsys: pytest.CaptureFixture[str], demo: list[str],
+) -> None:
+    holder = hold_index_writer(demo, build=False)
+    done = cli("search", "retry", *demo, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["mode"] == "scan" and data["hits"] and "committed nothing yet" in done.stderr
+    holder.close()  # type: ignore[attr-defined]
+
+
+def test_parallel_searches_on_a_fresh_cache_all_answer(demo: list[str]) -> None:
+    argv = [sys.executable, "-m", "sessionscope", "search", "retry", *demo, "--json"]
+    runs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for p in runs:
+        out, err = p.communicate()
+        assert p.returncode == 0, err
+        assert json.loads(out)["hits"]
+
+
+def test_the_rebuild_message_is_printed_once(capsys: pytest.CaptureFixture[str], demo: list[str],
+                                             tmp_path: Path) -> None:
+    stale = tmp_path / "cache" / "index" / "tantivy-v1"
+    stale.mkdir(parents=True)
+    code, _, err = run(capsys, "index", *demo)
+    assert code == 0 and err.count("index format changed") == 1
+
+
+def test_index_rebuild_with_status_does_both(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    run_json(capsys, "index", *demo)
+    both = run_json(capsys, "index", "--rebuild", "--status", *demo)
+    assert both["files_indexed"] > 0 and both["files_stale"] == 0 and both["documents"] > 0
+    code, out, _ = run(capsys, "index", "--rebuild", "--status", *demo)
+    assert code == 0 and out.startswith("indexed ") and "\nfiles_stale    0\n" in out
+
+
+def test_a_changed_tool_result_cap_takes_effect_without_a_manual_rebuild(
+    capsys: pytest.CaptureFixture[str], demo: list[str], tmp_path: Path,
+) -> None:
+    query = "successfully kind:tool_result"
+    assert run_json(capsys, "search", query, *demo)["hits"]
+    (tmp_path / "none.toml").write_text("tool_result_cap = 12\n")
+    code, out, err = run(capsys, "search", query, *demo, "--json")
+    assert code == 0 and json.loads(out)["hits"] == []
+    assert err.count("tool_result_cap 4000 -> 12") == 1
