@@ -144,7 +144,7 @@ def test_copy_text_of_a_call_is_its_input_and_output() -> None:
     assert copy_text(t.items[1]) == '{\n  "file_path": "/a"\n}'
 
 
-def test_subagent_calls_match_children_by_agent_id_then_by_order() -> None:
+def test_subagent_calls_match_children_by_agent_id_then_by_what_is_left() -> None:
     def child(sid: str, minute: int) -> Session:
         return Session(id=sid, agent="claude-code", source_format="claude-code", paths=("/x",),
                        kind=SessionKind.SUBAGENT, parent_id="p", first_timestamp=T0 + timedelta(minutes=minute))
@@ -154,7 +154,7 @@ def test_subagent_calls_match_children_by_agent_id_then_by_order() -> None:
     t.add([call("c1", "Task", {"description": "one"}), call("c2", "Task", {"description": "two"}),
            result("r1", "t-c1", "done\nagentId: bbb (for resuming)")])
     assert match_subagent(t.items[0], kids) is kids[1]  # named by its result
-    assert match_subagent(t.items[1], kids) is kids[1]  # no result: the second call, the second child
+    assert match_subagent(t.items[1], kids) is kids[0]  # no result: the child left over, not the taken one
     assert match_subagent(Item(call("x", "Bash", {}), Display.TOOL), kids) is None
 
 
