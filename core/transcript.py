@@ -303,6 +303,9 @@ class DiffLine:
 
 
 def _patch_text(entry: Entry) -> str | None:
+    """The patch an apply_patch call sends: as the tool's own input, as `["apply_patch", patch]`,
+    or (older Codex, and the `exec_command` tool) as a heredoc in a shell script:
+    `["bash", "-lc", "apply_patch <<'PATCH'\\n*** Begin Patch…PATCH"]` or `{"cmd": "apply_patch <<EOF…"}`."""
     inp = entry.tool_input
     if entry.tool_name == "apply_patch":
         if isinstance(inp, str):
@@ -313,7 +316,44 @@ def _patch_text(entry: Entry) -> str | None:
         cmd = inp.get("command", inp.get("cmd"))
         if isinstance(cmd, list) and len(cmd) >= 2 and cmd[0] == "apply_patch" and isinstance(cmd[1], str):
             return cmd[1]
+        script = _shell_script(cmd)
+        if script is not None and "apply_patch" in script:
+            return _heredoc_patch(script)
     return None
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+# `apply_patch` as a command (line start or after ; && || | ( ), then a heredoc: <<DELIM, <<-DELIM,
+# with the delimiter bare, 'quoted' or "quoted"
+_HEREDOC = re.compile(r"""(?:^|[;&|(]|\n)\s*apply_patch\s*<<(-?)\s*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s;&|<>()'"]+))[^\n]*\n""")
+
+
+def _shell_script(cmd: Any) -> str | None:
+    """The script a shell call runs: a string command, or the script of `[shell, -c/-lc, script]`."""
+    if isinstance(cmd, str):
+        return cmd
+    if (isinstance(cmd, list) and len(cmd) >= 3 and isinstance(cmd[0], str) and isinstance(cmd[2], str)
+            and os.path.basename(cmd[0]) in _SHELLS and isinstance(cmd[1], str)
+            and cmd[1].startswith("-") and "c" in cmd[1]):
+        return cmd[2]
+    return None
+
+
+def _heredoc_patch(script: str) -> str | None:
+    """The body of the heredoc fed to `apply_patch` in a shell script, when it is a patch."""
+    m = _HEREDOC.search(script)
+    if m is None:
+        return None
+    strip_tabs, delim = m.group(1) == "-", m.group(2) or m.group(3) or m.group(4)
+    body: list[str] = []
+    for line in script[m.end():].split("\n"):
+        if strip_tabs:
+            line = line.lstrip("\t")
+        if line.rstrip("\r") == delim:
+            break
+        body.append(line)
+    patch = "\n".join(body)
+    return patch if "*** Begin Patch" in patch else None
 
 
 def patch_files(patch: str) -> list[str]:
