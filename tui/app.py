@@ -414,15 +414,31 @@ class SessionScopeApp(App[None]):
             self.action_show_help_panel()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's commands, then every action the screen offers now: the bindings of the
+        focused widget and its ancestors, the ones hidden from the footer too (expand all, pager,
+        editor, copy resume command…), each once, with its key; not the cursor movements."""
         yield from super().get_system_commands(screen)
-        for binding in screen.BINDINGS:
-            if isinstance(binding, Binding) and binding.description and binding.show:
-                action = binding.action
+        seen: set[str] = set()
+        for key, active in screen.active_bindings.items():
+            binding, node = active.binding, active.node
+            title = binding.description
+            if (not active.enabled or not title or title in seen or key in _MOVES
+                    or binding.action in _APP_COMMANDS or node is self):
+                continue
+            seen.add(title)
 
-                def run(action: str = action, screen: Screen[Any] = screen) -> None:
-                    self.call_later(screen.run_action, action)
+            def run(action: str = binding.action, node: Any = node) -> None:
+                self.call_later(node.run_action, action)
 
-                yield SystemCommand(binding.description, f"{binding.description} ({binding.key})", run)
+            shown = binding.key_display or self.get_key_display(binding)
+            yield SystemCommand(title, f"{title} ({shown})", run)
+
+
+# Keys that move a cursor or scroll: not commands. (The app's own bindings, help and quit, are
+# in Textual's command list already.)
+_MOVES = frozenset(("up", "down", "left", "right", "j", "k", "pageup", "pagedown", "home", "end", "g", "G",
+                    "tab", "shift+tab"))
+_APP_COMMANDS = frozenset(("help", "quit", "command_palette"))
 
 
 def build_app(args: argparse.Namespace) -> SessionScopeApp:

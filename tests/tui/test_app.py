@@ -202,3 +202,24 @@ async def test_title_bar_follows_the_sub_title_opens_the_palette_and_grows(tmp_p
         await pilot.click(TitleBar, offset=(1, 0))  # the icon
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
+
+
+async def test_the_command_palette_offers_every_action_of_the_screen(tmp_path: Path) -> None:
+    """The palette lists what the focused part of the screen can do, footer-hidden actions too,
+    without cursor moves; a command runs its action where the binding lives."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Sort", "Subagents", "Brief", "Resume", "Copy resume cmd", "Search", "Memory"} <= set(titles)
+        assert "Down" not in titles and len(titles) == len(set(titles))
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one(TranscriptView)
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Expand all", "Collapse all", "Thinking", "Previous turn", "Pager", "Editor", "Raw"} <= set(commands)
+        assert "Next entry" not in commands and "Sort" not in commands  # the covered screen's are not offered
+        assert not view.show_thinking
+        commands["Thinking"].callback()
+        await pilot.pause()
+        assert view.show_thinking
