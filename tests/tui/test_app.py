@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from app_factory import make_app, settle
 
 from sessionscope.tui.app import SessionScopeApp
@@ -98,6 +100,19 @@ async def test_search_hit_opens_the_exact_entry(tmp_path: Path) -> None:
         view = screen.query_one(TranscriptView)
         assert screen.session.id == hits[0].session_id
         assert view.highlighted_entry is not None and view.highlighted_entry.id == hits[0].entry_id
+        # The find highlights a term of the query that the entry holds, not the raw query text.
+        assert view.query in ("RetryPolicy", "per-endpoint")
+        assert view.query.lower() in view.highlighted_entry.text.lower()
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("retry jitter", "retry"), ('"turn 199"', "turn 199"), ("migrat*", "migrat"), ("alpha OR retry", "retry"),
+    ("agent:codex retry", "retry"), ("-foo retry", "retry"), ("ssionSco", "ssionSco"), ('"unclosed', '"unclosed'),
+])
+def test_find_text_of_a_hit_is_a_term_it_holds(query: str, expected: str) -> None:
+    from sessionscope.tui.screens.main import find_text
+
+    assert find_text(query, "We retry the migration at turn 199 in sessionScope") == expected
 
 
 async def test_resume_command_is_built_and_copied(tmp_path: Path) -> None:

@@ -249,7 +249,7 @@ class MainScreen(Screen[None]):
         if session is None:
             self.notify(f"session {event.hit.session_id} is no longer on disk", severity="warning")
             return
-        self.open_transcript(session, entry_id=event.hit.entry_id, highlight=event.query)
+        self.open_transcript(session, entry_id=event.hit.entry_id, highlight=find_text(event.query, event.hit.preview))
 
     def open_transcript(self, session: Session, entry_id: str | None = None, highlight: str | None = None) -> None:
         from sessionscope.tui.screens.transcript import TranscriptScreen
@@ -311,4 +311,19 @@ class MainScreen(Screen[None]):
         with self.app.suspend():
             subprocess.run(list(cmd.argv), cwd=cmd.cwd, check=False)
 
+
+def find_text(query: str, preview: str | None) -> str:
+    """What the transcript's find highlights for a search hit: the query's first text term found
+    in the hit (words, a phrase's words in order, a prefix's stem, a substring), not the raw
+    query, which holds operators, filters and quotes the text does not."""
+    from sessionscope.core.query import QueryError, parse
+
+    try:
+        q = parse(query)
+    except QueryError:
+        return query
+    terms = [t.text.rstrip("*") if t.kind == "prefix" else t.text for alts in q.must for t in alts]
+    low = (preview or "").lower()
+    found = [t for t in terms if t and t.lower() in low]
+    return (found or terms or [""])[0]
 
