@@ -107,8 +107,9 @@ def _print_candidates(result: Any, rendered: Any) -> None:
     u, b = result.usage, result.budget
     out.write(f"Task: {one_line(result.task.text, 200)}\n")
     out.write(f"Scope: {one_line(result.scope.line())}\n")
-    out.write(f"Budget: {len(u.rounds)}/{b.rounds} search rounds, {len(u.sessions_read)}/{b.sessions} sessions read, "
-              f"brief ~{rendered.tokens}/{b.tokens} tokens (characters/4)\n")
+    subagents = f" (with {len(u.subagents_read)} of their subagent sessions)" if u.subagents_read else ""
+    out.write(f"Budget: {len(u.rounds)}/{b.rounds} search rounds, {len(u.sessions_read)}/{b.sessions} sessions "
+              f"read{subagents}, brief ~{rendered.tokens}/{b.tokens} tokens (characters/4)\n")
     out.write(f"{len(result.findings)} candidate finding(s), none approved:\n")
     for n, f in enumerate(result.findings, 1):
         who = f.attribution

@@ -102,7 +102,8 @@ _UNVERIFIED = "unverified against the current state"
 @dataclass
 class Usage:
     rounds: list[dict[str, Any]] = field(default_factory=list)
-    sessions_read: list[str] = field(default_factory=list)
+    sessions_read: list[str] = field(default_factory=list)  # one per slot of the budget
+    subagents_read: list[str] = field(default_factory=list)  # read along with their sessions
     tokens: int = 0
 
     def to_dict(self, budget: Budget) -> dict[str, Any]:
@@ -112,6 +113,7 @@ class Usage:
             "rounds": self.rounds,
             "sessions_read": len(self.sessions_read),
             "session_ids_read": self.sessions_read,
+            "subagent_ids_read": self.subagents_read,
             "tokens_used": self.tokens,
             "token_estimate": TOKEN_ESTIMATE,
         }
@@ -394,6 +396,7 @@ def compose(
     usage.rounds = [x.to_dict() for x in r.rounds]
     read_candidates(library, r, budget)
     usage.sessions_read = [c.session.id for c in r.candidates if c.read]
+    usage.subagents_read = [s.id for c in r.candidates if c.read for s in c.subagents]
     errors = getattr(library, "file_errors", {}) or {}
     if errors:
         r.limits.append(f"{len(errors)} transcript file(s) unreadable")
@@ -423,7 +426,7 @@ def compose(
 
 
 def build_findings(r: Retrieval, task: Task, *, root: str | None, memory: Sequence[MemoryStatement] = ()) -> list[Finding]:
-    relevance = {c.session.id: c.relevance for c in r.candidates}
+    relevance = {s.id: c.relevance for c in r.candidates for s in (c.session, *c.subagents)}
     keep = {e.lower() for e in emails_in(task.text)}
     raw: list[Finding] = []
     for session, entries in r.loaded:

@@ -26,10 +26,17 @@ days (no age limit when the task names an issue id: an old mention of an issue i
 issue); round 2 runs only when round 1 found fewer candidate sessions than may be read and some session
 in scope is older than the window, and widens once: the same terms plus the less distinctive ones, with no age limit.
 
-Ranking. Each candidate session's relevance is the sum of the weights of the distinct terms its
-hits contain (issue id 4, file 3, identifier 3, hint 3, word 1), plus 1 when its branch name holds
-a task word or the given branch; ties go to the more recent session. The strongest sessions, up to
-the budget, are read in full (every entry, so later corrections in them are seen).
+Candidates. A subagent's hits count for the session that started it (its outermost ancestor in
+scope): the two are one candidate, read together in one slot of the budget, so a subagent never
+takes a slot of its own while other sessions go unread. The subagent sessions read with a
+candidate are those whose entries matched (their findings keep their own sources); a child whose
+parent is not in scope (an orphan) is a candidate of its own.
+
+Ranking. Each candidate's relevance is the sum of the weights of the distinct terms its hits
+(its subagents' included) contain (issue id 4, file 3, identifier 3, hint 3, word 1), plus 1 when
+its branch name holds a task word or the given branch; ties go to the more recent session. The
+strongest candidates, up to the budget, are read in full (every entry, so later corrections in
+them are seen).
 """
 from __future__ import annotations
 
@@ -274,19 +281,23 @@ class Round:
 
 @dataclass
 class Candidate:
+    """A session to read: a main session (or an orphan child) with the subagent sessions under it
+    whose entries matched, read together in one slot of the budget."""
+
     session: Session
     relevance: float
     matched: list[str] = field(default_factory=list)
     hits: list[Any] = field(default_factory=list)
     read: bool = False
     error: str | None = None
+    subagents: list[Session] = field(default_factory=list)  # children with hits, read along with it
 
     def to_dict(self, mask: Callable[[str], str] = lambda s: s) -> dict[str, Any]:
         s = self.session
         return {"session_id": s.id, "agent": s.agent, "project": s.project, "branch": s.git_branch,
                 "title": mask(s.title or ""), "last_timestamp": iso(s.last_timestamp),
                 "relevance": round(self.relevance, 3), "matched_terms": self.matched, "hits": len(self.hits),
-                "read": self.read, "error": self.error}
+                "read": self.read, "error": self.error, "subagent_ids": [c.id for c in self.subagents]}
 
 
 @dataclass
@@ -367,8 +378,12 @@ def retrieve(
         result = searcher.search(q, limit=HITS_PER_ROUND, sort="rank", max_chars=600)
         hits = [h for h in getattr(result, "hits", result) if h.session_id in allowed]
         for h in hits:
-            c = by_session.setdefault(h.session_id, Candidate(allowed[h.session_id], 0.0))
+            top = _reading_unit(allowed, h.session_id)
+            c = by_session.setdefault(top, Candidate(allowed[top], 0.0))
             c.hits.append(h)
+            child = allowed[h.session_id]
+            if top != h.session_id and child not in c.subagents:
+                c.subagents.append(child)
         r.rounds.append(Round(q.source, since, len(hits), len({h.session_id for h in hits})))
         r.since, r.widened = since, n > 0
     all_terms = terms + extra
@@ -384,17 +399,39 @@ def retrieve(
     return r
 
 
+def _parent_id(s: Session) -> str | None:
+    if s.parent_id:
+        return s.parent_id
+    return s.id.split("/")[0] if "/" in s.id else None
+
+
+def _reading_unit(allowed: dict[str, Session], session_id: str) -> str:
+    """The session a hit is read under: its outermost ancestor in scope (a subagent's hits count
+    for the session that started it), or itself when its parent is not there."""
+    sid, seen = session_id, {session_id}
+    while True:
+        parent = _parent_id(allowed[sid])
+        if parent is None or parent not in allowed or parent in seen:
+            return sid
+        sid = parent
+        seen.add(sid)
+
+
 def read_candidates(library: SessionSource, r: Retrieval, budget: Budget) -> None:
-    """Load the strongest candidates in full, up to the budget (a failed read counts against it)."""
+    """Load the strongest candidates in full, up to the budget, each with its matching subagent
+    sessions (one slot each; a failed read counts against it)."""
     for c in r.candidates[: budget.sessions]:
         c.read = True
-        try:
-            loaded = library.load(c.session)
-        except Exception as exc:  # noqa: BLE001 - an unreadable file is an access limit, not a crash
-            c.error = f"{type(exc).__name__}: {exc}"
-            r.limits.append(f"session {c.session.id} could not be read ({c.error})")
-            continue
-        r.loaded.append((c.session, list(loaded.entries)))
+        for n, s in enumerate([c.session, *c.subagents]):
+            try:
+                loaded = library.load(s)
+            except Exception as exc:  # noqa: BLE001 - an unreadable file is an access limit, not a crash
+                error = f"{type(exc).__name__}: {exc}"
+                if n == 0:
+                    c.error = error
+                r.limits.append(f"session {s.id} could not be read ({error})")
+                continue
+            r.loaded.append((s, list(loaded.entries)))
 
 
 __all__ = [

@@ -105,6 +105,22 @@ def test_every_source_opens_its_exact_entry(capsys: pytest.CaptureFixture[str], 
         assert entry["entry_id"] == f["source"]["entry_id"]
 
 
+def test_a_subagent_does_not_take_a_read_slot(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    """The demo's flaky-webhook session has an Explore subagent that matches the task too: it is
+    read with its session, and three sessions are still read besides it."""
+    data = run_json(capsys, "context", "flaky webhook retry", "--project", PAYMENTS, *demo)
+    budget = data["budget"]
+    read = budget["session_ids_read"]
+    assert budget["sessions_read"] == len(read) == 3 and not any("/" in sid for sid in read)
+    [child] = budget["subagent_ids_read"]
+    parent = child.split("/")[0]
+    assert parent in read and child not in [c["session_id"] for c in data["candidates"]]
+    [cand] = [c for c in data["candidates"] if c["session_id"] == parent]
+    assert cand["subagent_ids"] == [child] and cand["read"] is True
+    code, out, _ = run(capsys, "context", "flaky webhook retry", "--project", PAYMENTS, *demo)
+    assert "3/3 sessions read (with 1 of their subagent sessions)" in out
+
+
 def test_the_source_text_of_a_rendered_brief_opens_its_entry(capsys: pytest.CaptureFixture[str],
                                                             demo: list[str]) -> None:
     """What follows `Source: ` in the brief, agent prefix (and the line's date) included, is what

@@ -507,6 +507,32 @@ def test_budget_is_enforced_and_counted(world: World) -> None:
     assert render_brief(result).tokens <= 200
 
 
+def test_a_subagent_is_read_with_its_session_in_one_slot(world: World) -> None:
+    """The subagent's hits count for the session that started it: both are read in one slot, and
+    the other slots go to other sessions (the budget says how many sessions it read)."""
+    world.session("parent", [user("webhook retry is flaky"),
+                             agent("Let's use a fake clock instead of sleeps for the webhook retry test.")],
+                  start=NOW - timedelta(days=3))
+    world.session("parent/agent-1", [user("find how the webhook retry computes its delay"),
+                                     agent("The webhook retry delay is base * 2**attempt, instead of jitter.")],
+                  start=NOW - timedelta(days=3), kind="subagent", parent_session_id="parent")
+    for i, (days, said) in enumerate([(5, "SQS instead of cron"), (6, "Celery beat instead of APScheduler")]):
+        world.session(f"other{i}", [user(f"webhook retry {i}"), agent(f"Let's use {said} for the webhook retry.")],
+                      start=NOW - timedelta(days=days))
+    result, lib, _ = world.compose("webhook retry")
+    assert result.usage.sessions_read == ["parent", "other0", "other1"]
+    assert result.usage.subagents_read == ["parent/agent-1"]
+    assert sorted(lib.loaded) == ["other0", "other1", "parent", "parent/agent-1"]
+    [top] = [c for c in result.candidates if c.session.id == "parent"]
+    assert [s.id for s in top.subagents] == ["parent/agent-1"] and top.to_dict()["subagent_ids"] == ["parent/agent-1"]
+    assert "parent/agent-1" not in [c.session.id for c in result.candidates]
+    sources = {f.source.session_id for f in result.findings}
+    assert {"parent", "parent/agent-1", "other0", "other1"} <= sources
+    # the budget still holds: one slot reads the strongest candidate with its subagent
+    result, lib, _ = world.compose("webhook retry", budget=Budget(sessions=1))
+    assert result.usage.sessions_read == ["parent"] and sorted(lib.loaded) == ["parent", "parent/agent-1"]
+
+
 def test_round_two_widens_once_past_ninety_days(world: World) -> None:
     world.session("ancient", [user("fix the ledger rounding"),
                               agent("Let's use Decimal instead of float for the ledger rounding.")],
