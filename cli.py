@@ -562,10 +562,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         if args.group and h.session_id != last:
             s = lib.get(h.session_id)
-            print(f"== {h.session_id[:8]}  {one_line((s.title if s else None) or '', 80)}")
+            print(f"== {short_id(h.session_id)}  {one_line((s.title if s else None) or '', 80)}")
             last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
-        print(f"{ts}  {h.session_id[:8]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
+        print(f"{ts}  {short_id(h.session_id)}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
     return 0
 
 
@@ -618,6 +618,13 @@ def cmd_roots(args: argparse.Namespace) -> int:
         state = "ok" if d["ok"] else d["error"]
         print(f"{d['origin']:<12} {d['path']}  ({state})")
     return 0
+
+
+def short_id(session_id: str) -> str:
+    """A session id as the text output shows it, short but still one `read` opens: eight
+    characters of a main session's id; a child as `PARENT8/child-part`."""
+    parent, _, child = session_id.partition("/")
+    return f"{parent[:8]}/{child}" if child else parent[:8]
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

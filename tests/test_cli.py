@@ -489,3 +489,22 @@ def test_a_changed_tool_result_cap_takes_effect_without_a_manual_rebuild(
     code, out, err = run(capsys, "search", query, *demo, "--json")
     assert code == 0 and json.loads(out)["hits"] == []
     assert err.count("tool_result_cap 4000 -> 12") == 1
+
+
+def test_child_ids_as_printed_open(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
+    """Every id the text output prints opens with `read`: a subagent hit is `PARENT8/child#entry`
+    (the parent's prefix alone would open the parent, which does not hold the entry), and the
+    `sessions --all` table's child part alone opens the child when it is unique."""
+    code, out, _ = run(capsys, "search", "retry", *demo)
+    assert code == 0
+    child_hits = [w for line in out.splitlines() for w in line.split() if "/agent-" in w and "#" in w]
+    assert child_hits, out
+    for ref in child_hits[:3]:
+        sid, _, entry = ref.partition("#")
+        data = run_json(capsys, "read", ref, *demo)
+        assert data["header"]["session_id"].endswith("/" + sid.split("/", 1)[1])
+        assert data["entries"][0]["entry_id"] == entry  # opened at the hit's entry
+    every = run_json(capsys, "sessions", "--all", *demo)["sessions"]
+    child = next(s for s in every if "/agent-" in s["session_id"])
+    part = child["session_id"].split("/", 1)[1]
+    assert run_json(capsys, "read", part, *demo)["header"]["session_id"] == child["session_id"]
