@@ -46,6 +46,7 @@ from ..jsonl import ParsedLine
 from ..model import Entry, EntryKind, Locator, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..listing import FIELDS, Ends, QuickMeta
 from .base import Adapter, LineAccount, LoadedSession, RecordParser, first_json_lines, walk_files
+from .codex import is_codex_record
 
 log = logging.getLogger(__name__)
 
@@ -129,14 +130,17 @@ class ClaudeAdapter(Adapter):
             records = first_json_lines(head, 8)
         except Exception:  # noqa: BLE001 - sniffing never raises
             return False
-        claimed = False
+        # Majority of the records that tell: one record of a type this reader does not know
+        # (kept as an unknown entry by the parser) must not lose a whole Claude file.
+        claude = other = 0
         for rec in records:
             verdict = _classify(rec)
-            if verdict is False:
-                return False
-            claimed = claimed or bool(verdict)
+            if verdict is True:
+                claude += 1
+            elif verdict is False:
+                other += 1
         if records:
-            return claimed
+            return claude > other
         # No complete line in the head (a first line over 64 KB): look at the bytes.
         start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:200]
         if start.startswith(b'{"type":"file-history-snapshot"'):
@@ -168,8 +172,18 @@ class ClaudeAdapter(Adapter):
 
 
 def _classify(rec: JSON) -> bool | None:
-    """True: a Claude record; False: another format's record; None: cannot tell."""
-    if "payload" in rec or "source_plugin" in rec or ("session_id" in rec and "agent_id" in rec):
+    """True: a Claude record; False: another format's record; None: cannot tell.
+
+    Claude's own: a known type with Claude's keys, or any type carrying `sessionId` with a
+    `uuid`/`parentUuid` (new record types keep the envelope). Another format's: session-logs
+    lines (`source_plugin`, `session_id` + `agent_id`) and Codex records (a Codex type with a
+    `payload`). A record of a type nobody knows, `payload` or not, tells nothing: the records
+    around it decide."""
+    if "source_plugin" in rec or ("session_id" in rec and "agent_id" in rec):
+        return False
+    if "sessionId" in rec and ("uuid" in rec or "parentUuid" in rec):
+        return True
+    if is_codex_record(rec):
         return False
     rtype = rec.get("type")
     if not isinstance(rtype, str) or rtype not in _CLAUDE_TYPES:

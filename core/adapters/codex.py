@@ -922,6 +922,10 @@ def _is_wrapped(obj: dict[str, Any]) -> bool:
     return isinstance(typ, str) and typ in _WRAPPED_TYPES and isinstance(obj.get("payload"), dict)
 
 
+#: a record of the wrapped rollout format (other adapters' sniffs use it to tell Codex files apart)
+is_codex_record = _is_wrapped
+
+
 def _is_bare_header(obj: dict[str, Any]) -> bool:
     return "id" in obj and "timestamp" in obj and "instructions" in obj and "type" not in obj
 

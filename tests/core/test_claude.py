@@ -12,6 +12,7 @@ from helpers import CORPUS, NO_CORPUS, corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sessionscope.core.adapters import default_registry
 from sessionscope.core.adapters.base import LoadedSession, read_head
 from sessionscope.core.adapters.claude import ClaudeAdapter, ClaudeLoadedSession
 from sessionscope.core.jsonl import RecordFile, parse_line
@@ -511,3 +512,53 @@ def test_malformed_lines_are_entries_in_file_order(tmp_path: Path) -> None:
     assert [e.kind for e in main.entries] == [EntryKind.TEXT, EntryKind.MALFORMED, EntryKind.TEXT]
     assert main.entries[1].locator.line == 2 and main.session.malformed_count == 1
     assert main.session.entry_count == 2 and main.account.holds()
+
+
+# -- unknown record types do not lose a file -------------------------------------------------------
+ODD = {"type": "session-settings", "timestamp": "2026-03-01T09:00:00.000Z",
+       "payload": {"permissionMode": "plan", "model": "claude-opus-4-6"}}  # Codex-shaped, no Claude key
+
+
+def test_unknown_record_types_with_payload_keep_a_claude_file(data_dir: Path) -> None:
+    # tests/data/claude_odd: a new record type with a `payload` first, another one (with Claude's
+    # envelope) inside; both are kept as entries of kind unknown, the session reads as usual.
+    [path] = sorted((data_dir / "claude_odd").glob("*/*.jsonl"))
+    registry = default_registry()
+    assert getattr(registry.sniff(str(path)), "name", None) == "claude-code"
+    [s] = load(path)
+    assert [(e.kind, e.raw_type) for e in s.entries] == [
+        (EntryKind.UNKNOWN, "session-settings"), (EntryKind.TEXT, "user"),
+        (EntryKind.UNKNOWN, "checkpoint"), (EntryKind.TEXT, "assistant")]
+    assert s.account.holds() and s.account.lines == 4
+    assert s.session.title == "Rename the config loader." and s.session.project == "/work/demo"
+
+
+def test_sniff_is_decided_by_the_records_that_tell() -> None:
+    claude = [orjson.dumps(user(f"u{k}", None, "hi")) + b"\n" for k in range(2)]
+    odd = orjson.dumps(ODD) + b"\n"
+    codex = [orjson.dumps({"timestamp": "2025-01-01T00:00:00Z", "type": t, "payload": {"type": "message"}}) + b"\n"
+             for t in ("session_meta", "response_item", "event_msg")]
+    logs = b'{"session_id":"a","agent_id":"claude-code","source_plugin":"x","type":"user"}\n'
+    assert adapter.sniff("a.jsonl", odd + claude[0])  # one odd record, one Claude record
+    assert adapter.sniff("a.jsonl", claude[0] + odd + odd + claude[1])
+    assert not adapter.sniff("a.jsonl", odd + codex[1] + codex[2])  # a Codex file with a new first type
+    assert not adapter.sniff("a.jsonl", b"".join(codex))
+    assert not adapter.sniff("a.jsonl", odd + odd)  # nothing tells: not claimed
+    assert not adapter.sniff("a.jsonl", logs + odd + claude[0])  # a session-logs header, then a tie
+    # a Codex record quoting Claude keys in its payload is still Codex
+    quoting = orjson.dumps({"timestamp": "t", "type": "response_item",
+                            "payload": {"uuid": "x", "sessionId": "y", "parentUuid": None}}) + b"\n"
+    assert not adapter.sniff("a.jsonl", quoting + codex[2])
+
+
+@pytest.mark.skipif(not CLAUDE.is_dir(), reason=NO_CORPUS)
+@pytest.mark.parametrize("path", corpus_files("claude-code"), ids=lambda p: p.name[:60])
+def test_corpus_file_with_an_odd_first_record_still_reads(path: Path, tmp_path: Path) -> None:
+    odd_path = tmp_path / path.name
+    odd_path.write_bytes(orjson.dumps(ODD) + b"\n" + path.read_bytes())
+    assert getattr(default_registry().sniff(str(odd_path)), "name", None) == "claude-code"
+    before, after = load(path), load(odd_path)
+    assert [s.session.id for s in after] == [s.session.id for s in before]
+    first = [e for e in after[0].entries if e.locator.line == 1]
+    assert [(e.kind, e.raw_type) for e in first] == [(EntryKind.UNKNOWN, "session-settings")]
+    assert after[0].account.lines == before[0].account.lines + 1 and after[0].account.holds()
