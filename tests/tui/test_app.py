@@ -238,3 +238,24 @@ async def test_the_command_palette_offers_every_action_of_the_screen(tmp_path: P
         commands["Thinking"].callback()
         await pilot.pause()
         assert view.show_thinking
+
+
+async def test_a_pasted_source_ref_opens_its_entry(tmp_path: Path) -> None:
+    """Issue 7: every Source of a brief resolves in the app too. Pasted into the search box (as
+    the brief prints it, `Source: ` and date included), Enter opens that exact entry; a text that
+    only looks like a reference is searched as usual."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = next(s for s in app.library.sessions() if s.entry_count > 5)
+        entry = app.library.load(session).entries[4]
+        await _search(pilot, f"Source: {session.agent}:{session.id}#{entry.id}; 2026-11-16.")
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.session.id == session.id
+        view = screen.query_one(TranscriptView)
+        assert view.highlighted_entry is not None and view.highlighted_entry.id == entry.id
+        await pilot.press("escape")
+        await settle(pilot)
+        await _search(pilot, "nosuchsession#abc")
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(SearchPane).query_text == "nosuchsession#abc"

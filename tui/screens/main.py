@@ -251,6 +251,22 @@ class MainScreen(Screen[None]):
             return
         self.open_transcript(session, entry_id=event.hit.entry_id, highlight=find_text(event.query, event.hit.preview))
 
+    def on_search_pane_ref_submitted(self, event: SearchPane.RefSubmitted) -> None:
+        """A pasted Source reference opens its entry; a text that only looks like one is searched."""
+        from sessionscope.core.brief_findings import parse_ref
+        from sessionscope.core.library import LookupFailed
+
+        library = self.ss_app.library
+        try:
+            ref = parse_ref(event.ref)
+            session = library.find(ref.session_id)
+        except (ValueError, LookupFailed):
+            event.search_pane.search_now()
+            return
+        if ref.agent and session.agent != ref.agent:
+            self.notify(f"{ref.session_id} is a {session.agent} session, not {ref.agent}", severity="warning")
+        self.open_transcript(session, entry_id=ref.entry_id)
+
     def open_transcript(self, session: Session, entry_id: str | None = None, highlight: str | None = None) -> None:
         from sessionscope.tui.screens.transcript import TranscriptScreen
 

@@ -11,6 +11,8 @@ up/down/k/j, pageup/pagedown, home/end move over hits · enter open hit · escap
 """
 from __future__ import annotations
 
+import re
+
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +41,11 @@ SearchFn = Callable[[str, int], SearchResult]
 
 DEBOUNCE = 0.2  # seconds of quiet typing before a search runs
 RERUN_WHILE_INDEXING = 2.0  # while the index builds, the shown query is re-run at most this often
+
+
+# A source reference as a brief prints it (optionally after `Source: `): an optional agent name
+# and `:`, a session id (a subagent's with `/`), `#` and an entry id, and nothing else.
+_REF = re.compile(r"^(?:Source:\s*)?(?:[A-Za-z][\w.-]*:)?[0-9A-Za-z][\w.-]*(?:/[\w.-]+)?#[\w.-]+(?:;.*)?$")
 
 
 @dataclass
@@ -86,6 +93,18 @@ class SearchPane(Vertical):
         "or a path or fragment (anything with punctuation matches as a substring).",
         "Filters: agent:codex  project:payments  role:user  kind:tool_use  tool:Bash  since:7d  until:2026-01-31",
     )
+
+    @dataclass
+    class RefSubmitted(Message):
+        """Enter on a text shaped like a source reference (`agent:session#entry`, `session#entry`):
+        the screen opens that entry, or calls `search_now` when it names no known session."""
+
+        search_pane: SearchPane
+        ref: str
+
+        @property
+        def control(self) -> SearchPane:
+            return self.search_pane
 
     @dataclass
     class HitSelected(Message):
@@ -192,6 +211,9 @@ class SearchPane(Vertical):
     @on(Input.Submitted, "#search-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if _REF.match(event.value.strip()):  # a brief's Source (or any id#entry): the screen opens it
+            self.post_message(self.RefSubmitted(self, event.value.strip()))
+            return
         if event.value == self._shown_query and self.results.hits:
             self.action_focus_results()  # enter again on the same query: go to the hits
         else:
