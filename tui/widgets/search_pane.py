@@ -268,7 +268,8 @@ class SearchPane(Vertical):
                 return
             more = "+" if len(result.hits) >= self.limit else ""
             order = {"ranked": "best first", "recent": "newest first", "substring": "newest first"}
-            self._summary(Text(f"{len(result.hits):,}{more} hits in {count(sessions, 'session')}"
+            hits = "hit" if len(result.hits) == 1 and not more else "hits"
+            self._summary(Text(f"{len(result.hits):,}{more} {hits} in {count(sessions, 'session')}"
                                f" · {order.get(result.mode, result.mode)}"))
             results.show_result(result, keep_cursor=message.query == previous)
 
