@@ -814,7 +814,8 @@ class SearchIndex:
             alts = [self._filter(name, v) for v in values]
             parts.append((O.Must, alts[0] if len(alts) == 1 else Q.boolean_query([(O.Should, a) for a in alts])))
         if q.since or q.until:
-            lo = _ms(q.since) if q.since else None
+            # An entry without a time is stored at 0: a date filter leaves it out, even `until:` alone.
+            lo = _ms(q.since) if q.since else 1
             hi = _ms(q.until) if q.until else None
             parts.append((O.Must, Q.range_query(self.schema, "ts", t.FieldType.Integer, lo, hi,
                                                 include_upper=hi is None)))
@@ -1003,7 +1004,7 @@ def _entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
     must = [[_alternative_check(t) for t in alts] for alts in q.must]
     must_not = [_alternative_check(t) for t in q.must_not]
     filters = [[(name, v.lower(), v) for v in values] for name, values in q.filters.items()]
-    lo = _ms(q.since) if q.since else None
+    lo = _ms(q.since) if q.since else (1 if q.until else None)  # undated (0) out of any date filter
     hi = _ms(q.until) if q.until else None
 
     def holds(name: str, low: str, value: str, s: Session, e: Entry) -> bool:

@@ -467,3 +467,17 @@ def test_the_time_filter_of_the_scan_uses_the_entries_stamps(world: World) -> No
     world.lib.scan()
     hits = world.index.scan(world.lib, f"deploy since:{T0.date().isoformat()}", limit=10).hits
     assert [h.entry_id for h in hits] == ["L3", "L2"]  # newest first
+
+
+def test_a_date_filter_leaves_out_entries_without_a_time(world: World) -> None:
+    """Undated entries (stored at time 0) matched `until:` alone: a date filter asks for dated ones.
+    The file-reading fallback (`_entry_match`) agrees with the index."""
+    path = world.root / "a.jsonl"
+    lines = [header("s-a"), entry("deploy dated", 0), {"role": "user", "content": "deploy undated"}]
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    world.update()
+    assert world.count("deploy") == 2
+    for query in ("deploy until:2027-01-01", "deploy since:2020-01-01", "deploy since:2020-01-01 until:2027-01-01"):
+        assert world.count(query) == 1, query
+        hits = world.index.scan(world.lib, query).hits
+        assert [h.preview for h in hits] == ["deploy dated"], query
