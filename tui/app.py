@@ -111,10 +111,12 @@ class SessionScopeApp(App[None]):
         rescan: bool = True,
         memory: Callable[[], list[MemoryItem]] | None = None,
         memory_dirs: tuple[str, ...] = (),
+        tool_result_cap: int = 4000,
     ) -> None:
         super().__init__()
         self.library = library
         self.index_dir = index_dir
+        self.tool_result_cap = tool_result_cap  # the config's: the CLI indexes with the same one
         self.index: SearchIndex | None = None
         self.now = now  # frozen clock for snapshots; None means the real time
         self.watch_files = watch
@@ -230,7 +232,7 @@ class SessionScopeApp(App[None]):
         from sessionscope.core.index import SearchIndex
 
         with self._library_lock:
-            index = SearchIndex(self.index_dir) if self.index_dir else SearchIndex(None)
+            index = SearchIndex(self.index_dir, tool_result_cap=self.tool_result_cap)
             self.index = index
             report = index.update(
                 self.library,
@@ -477,7 +479,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
-                           memory=memory, memory_dirs=memory_dirs)
+                           memory=memory, memory_dirs=memory_dirs, tool_result_cap=config.tool_result_cap)
 
 
 def run_app(args: argparse.Namespace) -> int:

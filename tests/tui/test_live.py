@@ -414,3 +414,15 @@ def test_the_app_refuses_a_mistyped_root_and_keeps_the_demo_apart(tmp_path: Path
     demo = build_app(build_parser().parse_args(["--demo"]))
     assert real.index_dir != demo.index_dir and real.library.catalog.path != demo.library.catalog.path
     assert str(real.index_dir).startswith(str(tmp_path / "cache"))
+
+
+def test_the_app_indexes_with_the_configs_tool_result_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app and the CLI share one index: with another cap they would rebuild it in turn."""
+    from sessionscope.cli import build_parser
+    from sessionscope.tui.app import build_app
+
+    session_file(tmp_path / "root" / "s1.jsonl", "s1", 1)
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    (tmp_path / "config.toml").write_text("tool_result_cap = 12\n")
+    assert build_app(build_parser().parse_args(["--root", str(tmp_path / "root")])).tool_result_cap == 12
