@@ -19,7 +19,9 @@ A *turn* runs from one real user message to the next (interruption markers and c
 are not messages). The session's *end* is everything after its last real user message.
 
 Rules, per sentence (a message gives at most three findings, one of each type; the first rule
-that matches a sentence wins, in this order):
+that matches a sentence wins, in this order). Sentences are split at . ! ? and line breaks; list
+markers ("- ", "4. ", and "… (failed) 2. Tried …" inside a line) are dropped. A short agent
+sentence takes the next sentence of its line along as context, never the next line's.
 
 Failed approach
   * agent text saying an attempt failed: "didn't work", "doesn't help", "still fails",
@@ -54,7 +56,8 @@ Outcome
   * agent text reporting success: "tests pass", "48 passed", "is fixed", "works now",
     "is clean", "succeeded", "went Ready", "reaches N", "went from A to B", …
   * label `verified then` when the last check run of the same turn before it (tests, build,
-    lint, plan, benchmark) succeeded: no failure marker, and a success marker ("N passed",
+    lint, plan, benchmark; the tool named in the command's code, not in a heredoc or a quoted
+    option such as `bd create --description="… mix test …"`) succeeded: no failure marker, and a success marker ("N passed",
     "ok", "✓", "No changes.", "exit code 0") or a zero exit; the detail gives the date, the
     command, the output line and a commit hash when the turn committed. When that run failed,
     the outcome is `conflicting` and the run is shown beside it. Without a run it is `reported`.
@@ -414,13 +417,13 @@ _FENCE = re.compile(r"```.*?(?:```|$)", re.S)
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'`*\[A-Z0-9])|(?<=[。！？])|\n+")
 _OPEN_SPLIT = re.compile(r"[;—–]\s*(?=still open:)|(?<=[.;:])\s+(?=still open\b)", _I)
 _BULLET = re.compile(r"^\s*(?:[-*•>]+|\d+[.)])\s+")
+_INLINE_ITEM = re.compile(r"(?<=[)\].!?:;])\s+(?=\d{1,2}[.)]\s+[\"'`*A-Z])")  # "… (failed) 2. Tried …"
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences and bullet lines of a message; code blocks, headings and table rules left out,
-    table cells joined with dashes."""
+def _pieces(text: str) -> list[tuple[str, bool]]:
+    """(sentence, whether it starts a line) for each sentence and bullet line of a message."""
     text = _FENCE.sub(" ", text)
-    out = []
+    out: list[tuple[str, bool]] = []
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped.startswith("#"):
@@ -430,23 +433,59 @@ def sentences(text: str) -> list[str]:
             if all(set(c) <= set("-: ") for c in cells):
                 continue
             line = " — ".join(c for c in cells if c)
-        for part in _SPLIT.split(line):
-            for piece in _OPEN_SPLIT.split(part):
-                s = _BULLET.sub("", piece).strip()
-                if s:
-                    out.append(s)
+        first = True
+        # list markers before sentences: "4. Errors" and "… (didn't work) 4. Tried …" give no sentence "4."
+        for item in _INLINE_ITEM.split(_BULLET.sub("", line)):
+            for part in _SPLIT.split(_BULLET.sub("", item)):
+                for piece in _OPEN_SPLIT.split(part):
+                    s = piece.strip()
+                    if s:
+                        out.append((s, first))
+                        first = False
     return out
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and bullet lines of a message; code blocks, headings and table rules left out,
+    table cells joined with dashes, list numbers dropped (also "… (didn't work) 4. Tried …" on one
+    line)."""
+    return [s for s, _ in _pieces(text)]
+
+
+def _quotable_pieces(text: str) -> list[tuple[str, bool]]:
+    pieces = _pieces(text)
+    bad = {i for i, (s, _) in enumerate(pieces) if _INJECTION.search(s)}
+    for i in range(len(pieces) - 1):
+        if i not in bad and i + 1 not in bad and _INJECTION.search(f"{pieces[i][0]} {pieces[i + 1][0]}"):
+            bad |= {i, i + 1}
+    return [p for i, p in enumerate(pieces) if i not in bad]
 
 
 def quotable(text: str) -> list[str]:
     """The sentences of `text` that may be quoted: those addressing the model (`_INJECTION`) left
     out, one by one, including a phrase that a line break cut in two (both halves go)."""
-    sents = sentences(text)
-    bad = {i for i, s in enumerate(sents) if _INJECTION.search(s)}
-    for i in range(len(sents) - 1):
-        if i not in bad and i + 1 not in bad and _INJECTION.search(f"{sents[i]} {sents[i + 1]}"):
-            bad |= {i, i + 1}
-    return [s for i, s in enumerate(sents) if i not in bad]
+    return [s for s, _ in _quotable_pieces(text)]
+
+
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
+_OPTION_TEXT = re.compile(r"(--?[\w-]+(?:=|\s+))(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
+
+
+def shell_code(command: str) -> str:
+    """A shell command without what is text rather than code: heredoc bodies (a patch, a file) and
+    quoted option values (`--description="… mix credo runs …"`, `-m "…"`)."""
+    lines = command.replace("\\\n", " ").split("\n")
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        kept.append(lines[i])
+        m = _HEREDOC.search(lines[i])
+        i += 1
+        if m:
+            while i < len(lines) and lines[i].strip() != m.group(2):
+                i += 1
+            i += 1
+    return _OPTION_TEXT.sub(lambda m: m.group(1) + "''", "\n".join(kept))
 
 
 def command_of(e: Entry) -> str:
@@ -639,7 +678,8 @@ class SessionReader:
                     failed = e.is_error or bool(_FAIL_SUMMARY.search(text))
                     succeeded = not failed and (bool(_SUCCESS.search(text)) or not e.is_error)
                     executes = not _LOOKUP.match(cmd)
-                    self.runs.append(_Run(call, e, cmd, failed, succeeded, bool(_CHECK_CMD.search(cmd)), executes, turn, i))
+                    check = bool(_CHECK_CMD.search(shell_code(cmd)))
+                    self.runs.append(_Run(call, e, cmd, failed, succeeded, check, executes, turn, i))
                     if "git commit" in cmd:
                         m = _COMMIT.search(text)
                         if m:
@@ -713,7 +753,8 @@ class SessionReader:
 
     def _agent_findings(self, msg: _Msg, *, at_end: bool, last: bool) -> list[Finding]:
         out: list[Finding] = []
-        sents = quotable(msg.text)
+        pieces = _quotable_pieces(msg.text)
+        sents = [p for p, _ in pieces]
         seen: set[str] = set()
         k = 0
         while k < len(sents) and len(out) < MAX_PER_MESSAGE:
@@ -727,8 +768,10 @@ class SessionReader:
                 continue  # one finding of each type per message: the first is the statement
             seen.add(kind)
             text = s
-            # a short sentence takes the next one along, for context, unless that one is a finding itself
-            if len(s) < 70 and k < len(sents) and self._agent_kind(sents[k], at_end=at_end, last=last) is None:
+            # a short sentence takes the next one of its line along, for context, unless that one is a
+            # finding itself (a new line is a new list item or paragraph)
+            if len(s) < 70 and k < len(sents) and not pieces[k][1] \
+                    and self._agent_kind(sents[k], at_end=at_end, last=last) is None:
                 text = f"{s} {sents[k]}"
                 k += 1
             if kind == FAILED:
@@ -970,5 +1013,5 @@ __all__ = [
     "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SourceRef", "SessionReader", "TYPES",
     "USER", "VERIFIED_THEN", "clean", "content_words", "cross_conflicts", "extract", "mark_memory",
     "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "parse_ref", "quotable", "sentences",
-    "similarity",
+    "shell_code", "similarity",
 ]

@@ -37,11 +37,13 @@ from sessionscope.core.brief_findings import (
     VERIFIED_THEN,
     MemoryStatement,
     Source,
+    SessionReader,
     SourceRef,
     clean,
     extract,
     parse_ref,
     sentences,
+    shell_code,
 )
 from sessionscope.core.brief_retrieval import estimate_tokens, exclusions, find_git_root, task_terms
 from sessionscope.core.catalog import Catalog
@@ -299,6 +301,21 @@ def test_outcome_reported_verified_then_and_conflicting(tmp_path: Path) -> None:
     assert o[2].conflicts[0].source.entry_id == "e11" and "Found 1 error" in o[2].conflicts[0].text
 
 
+def test_a_check_tool_named_in_a_commands_text_is_no_check_run(tmp_path: Path) -> None:
+    fs = findings_of(tmp_path, [
+        user("file the follow-up and fix the parser"),
+        run('bd create --title="parser" --description="WHEN mix test runs THEN it passes"', "✓ Created issue: p-1"),
+        run("apply_patch <<'PATCH'\n*** Update File: p.py\n+# make sure pytest finds it\nPATCH", "Success."),
+        agent("The parser is fixed now."),
+        user("run them"),
+        run("cd app && uv run pytest -q", "12 passed in 0.4s"),
+        agent("All 12 tests pass."),
+    ])
+    assert [(o.text, o.evidence) for o in only(fs, OUTCOME)] == [
+        ("The parser is fixed now.", REPORTED), ("All 12 tests pass.", VERIFIED_THEN)]
+    assert shell_code('git commit -m "run pytest" && make test') == "git commit -m '' && make test"
+
+
 def test_open_questions_only_at_the_sessions_end(tmp_path: Path) -> None:
     fs = findings_of(tmp_path, [
         user("add CSV export"),
@@ -349,6 +366,18 @@ def test_only_the_injected_sentence_of_a_message_is_skipped(tmp_path: Path) -> N
 def test_sentences_split_messages_tables_and_headings() -> None:
     text = "## Summary\n\n- All 48 tests pass. Next step.\n| mod | item |\n|---|---|\n| idem | release key? |"
     assert sentences(text) == ["All 48 tests pass.", "Next step.", "mod — item", "idem — release key?"]
+    # list numbers are no sentences, on their own line or inside one; a version number stays
+    text = "- Tried a lock (didn't work)\n\n4. Errors and Fixes:\n1. Tried A (failed) 2. Tried B. Bumped to version 4. Done."
+    assert sentences(text) == ["Tried a lock (didn't work)", "Errors and Fixes:", "Tried A (failed)", "Tried B.",
+                               "Bumped to version 4.", "Done."]
+
+
+def test_a_short_finding_takes_context_from_its_line_only(tmp_path: Path) -> None:
+    fs = findings_of(tmp_path, [
+        user("why is the build slow?"),
+        agent("- Tried ccache (didn't work)\n- Bumped the runner size\n\nThe lock was not the cause. It was DNS."),
+    ])
+    assert [f.text for f in only(fs, FAILED)] == ["Tried ccache (didn't work)"]
 
 
 def test_parse_ref_reads_a_source_as_the_brief_prints_it() -> None:
@@ -439,6 +468,59 @@ def test_real_codex_open_question_at_the_end() -> None:
     fs = _real("codex/VibeCodingTracker__test_conversation_oai.jsonl")
     [q] = only(fs, OPEN)
     assert q.text.startswith("Want me to also scrub") and q.attribution == "agent"
+
+
+def test_real_decisions_agent_and_compaction_summary() -> None:
+    """Decisions as Claude Code wrote them: a subagent (sidechain) reporting what it chose, and a
+    compaction summary's list item (whose next line, "5. Problem Solving:", is no part of it)."""
+    [d] = only(_real("claude-code/claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"), DECISION)
+    assert d.text == "Updated Next.js version - Using 15.5.2 instead of 14, with React 19.1.0"
+    assert d.attribution == "agent" and d.evidence == REPORTED and d.choice == (("15",), ("14",))
+    assert d.source.entry_id == "1af6128d-3db5-4a3b-b159-12b80ce638b8" and d.date.date().isoformat() == "2025-09-07"
+    fs = _real("claude-code/spotter__fa812bfe-b295-4cca-9c2f-fdf01028cb46__subagents__agent-acompact-70d8e7.jsonl")
+    [ash] = only(fs, DECISION)
+    assert ash.text == "Removed my manual migration in favor of the Ash-generated one."
+    assert ash.choice == (("ash", "generated", "one"), ("removed", "manual", "migration"))
+
+
+def test_real_outcomes_are_reported_and_prose_in_a_command_is_no_check_run() -> None:
+    """The real transcripts report successes ("All 397 tests passed") without a check run in the
+    same turn: `reported`, never `verified then`. Their only command lines naming a check tool do so
+    in text, a `bd create --description="… mix credo runs …"` and an apply_patch whose patch says
+    "Make sure": neither is a check run that could back an outcome."""
+    fs = _real("claude-code/spotter__4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-acompact-e1f845.jsonl")
+    [o] = only(fs, OUTCOME)
+    assert o.text == "All 397 tests passed, credo clean" and o.evidence == REPORTED and not o.verified
+    fs = _real("claude-code/spotter__fa812bfe-b295-4cca-9c2f-fdf01028cb46__subagents__agent-acompact-70d8e7.jsonl")
+    assert [x.text for x in only(fs, OUTCOME)] == ["Wrote comprehensive tests (31 tests pass)"]
+    reg = default_registry()
+    for name, tool in (("claude-code/spotter__subagent.jsonl", "bd create"),
+                       ("codex/codex-session-view__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
+                        "apply_patch")):
+        path = str(CORPUS / name)
+        runs = [r for ls in reg.sniff(path).load(path) for r in SessionReader(ls.session, ls.entries).runs]
+        named = [r for r in runs if r.command.startswith(tool)]
+        assert named and not any(r.check for r in named), name
+    all_outcomes = [f for sub in ("claude-code", "codex") for p in sorted((CORPUS / sub).glob("*.jsonl"))
+                    for f in only(_real(f"{sub}/{p.name}"), OUTCOME)]
+    assert len(all_outcomes) == 3 and {f.evidence for f in all_outcomes} == {REPORTED}
+
+
+def test_real_failed_approaches_agent_said_and_failing_lookup() -> None:
+    """An agent's "(didn't work)" in a compaction summary's list, without the next item's number;
+    and a failing run of a look-up (`tree`: command not found, then "Let me use find instead") is
+    not a failed approach: a missing tool is no approach to the task."""
+    fs = _real("claude-code/spotter__ae4a77f8-aedd-4bc1-888f-c94edc91af04__subagents__agent-acompact-946d2b.jsonl")
+    [f] = only(fs, FAILED)
+    assert f.text == "Created to try to suppress Dialyzer false positive (didn't work)"
+    assert f.attribution == "agent" and f.evidence == REPORTED and f.conditions == ""
+    assert f.source.entry_id == "f52738c8-d6b8-45d7-8506-51a407e87337"
+    name = "claude-code/spotter__6c2214d7-b87e-4432-8e41-22ba294ea584__subagents__agent-afc096d.jsonl"
+    path = str(CORPUS / name)
+    [ls] = default_registry().sniff(path).load(path)
+    [tree] = [r for r in SessionReader(ls.session, ls.entries).runs if r.failed]
+    assert tree.command.startswith("tree ") and "command not found: tree" in tree.result.text and not tree.executes
+    assert not only(_real(name), FAILED)
 
 
 def test_real_corpus_end_to_end(tmp_path: Path) -> None:
