@@ -66,8 +66,10 @@ def run(args: argparse.Namespace) -> int:
     except CliError as exc:
         if args.root:
             raise
+        _check_project(args.project, None)
         result = compose(None, None, task, project=args.project, budget=budget, unavailable=str(exc))
     else:
+        _check_project(args.project, lib)
         for w in warnings:
             print(f"sessionscope: warning: {w}", file=sys.stderr)
         try:
@@ -94,6 +96,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_candidates(result, rendered)
     return 0
+
+
+def _check_project(project: str | None, lib: Any) -> None:
+    """`--project DIR` must be a directory here, or a project some session was recorded in (the
+    sessions of a machine you copied them from): a typo is refused, not searched in silence."""
+    import os
+
+    from sessionscope.cli import CliError
+    from sessionscope.core.brief_retrieval import in_scope
+
+    if project is None or os.path.isdir(project):
+        return
+    if lib is not None and in_scope(lib, os.path.abspath(project)):
+        return
+    raise CliError(f"context: --project {project}: no such directory, and no session was recorded in it")
 
 
 def _print_candidates(result: Any, rendered: Any) -> None:

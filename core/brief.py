@@ -10,8 +10,10 @@ The API the composer pane and `sessionscope context` share:
 
 Approval and edits are the pane's state: it passes the approved findings (edited ones as
 `dataclasses.replace(f, text=...)`) to `render_brief`, which masks secrets again, so an edit can
-never bring one back. `render_brief(result)` with no findings renders every candidate, as
-`sessionscope context --brief` does (with a header saying nothing was human-approved).
+never bring one back, and says the words are the user's ("edited by the user from what the agent
+said: …") instead of quoting them as the transcript's. `render_brief(result)` with no findings
+renders every candidate, as `sessionscope context --brief` does (with a header saying nothing
+was human-approved).
 
 Evidence labels (one per finding; the strongest that applies, in this order):
   conflicting    two sources disagree (another session, a later message, or the session's own
@@ -145,7 +147,7 @@ class Scope:
         name = os.path.basename((self.project or "").rstrip("/")) or self.project or "?"
         parts = [f"{agents} sessions of {name} ({self.sessions_in_scope} in scope), {self.window()}"]
         for x in self.excluded[:2]:
-            parts.append(f"excluded {x.session_id[:12]} ({x.reason})")
+            parts.append(f"excluded {short_id(x.session_id)} ({x.reason})")
         parts += self.limits[:2]
         return "; ".join(parts)
 
@@ -190,6 +192,17 @@ class Rendered:
     tokens: int
     included: tuple[str, ...]  # finding ids, in order
     omitted: tuple[str, ...]  # finding ids left out by the token budget
+
+
+_UUID_HEAD = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-")
+
+
+def short_id(session_id: str) -> str:
+    """A session id as the session list shows it: a UUID's first group (a prefix `sessionscope
+    read` resolves), a subagent's own part after its parent's (`c53beebd/agent-a662314`), any
+    other id whole."""
+    head, sep, tail = session_id.partition("/")
+    return (head[:8] if _UUID_HEAD.match(head) else head) + sep + tail
 
 
 # -- checked now ---------------------------------------------------------------------------------
@@ -439,7 +452,8 @@ def build_findings(r: Retrieval, task: Task, *, root: str | None, memory: Sequen
     tree = TreeChecker(root)
     findings = [label(f, tree) for f in findings]
     if keep:  # an address the task itself names is part of the finding: shown
-        findings = [replace(f, text=mask_text(f.text, keep_emails=keep)) for f in findings]
+        findings = [replace(f, text=mask_text(f.text, keep_emails=keep), extracted=mask_text(f.extracted, keep_emails=keep))
+                    for f in findings]
     findings.sort(key=lambda f: (f.score, f.date.timestamp() if f.date else 0.0), reverse=True)
     return findings
 
@@ -453,12 +467,13 @@ def finding_lines(f: Finding) -> list[str]:
     """The three lines of one finding in the brief (literal, masked, one line each)."""
     who = "the user" if f.attribution != AGENT else "the agent"
     text = mask_text(one_line(f.text))
+    said = "reported" if f.type == OUTCOME else "said"
     if f.type == OPEN:
-        body = f"open at that session's end: \"{text}\""
-    elif f.type == OUTCOME:
-        body = f"{who} reported \"{text}\""
+        body = f"open at that session's end{' (edited by the user)' if f.edited else ''}: \"{text}\""
+    elif f.edited:  # the user's words now: not quoted as the transcript's
+        body = f"edited by the user from what {who} {said}: \"{text}\""
     else:
-        body = f"{who} said \"{text}\""
+        body = f"{who} {said} \"{text}\""
     if f.conditions:
         body += f" ({mask_text(one_line(f.conditions))})"
     if f.scope and f.type != FAILED:
@@ -522,4 +537,5 @@ __all__ = [
     "BriefResult", "Budget", "Candidate", "Conflict", "EMPTY", "FOUND", "Finding", "HEADER", "MemoryStatement",
     "Rendered", "Scope", "Source", "SourceRef", "Task", "TreeChecker", "UNAVAILABLE", "UNREVIEWED", "Usage", "build_findings",
     "compose", "estimate_tokens", "finding_lines", "label", "parse_ref", "project_memory", "render_brief", "score",
+    "short_id",
 ]

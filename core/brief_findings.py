@@ -196,7 +196,8 @@ class Conflict:
 @dataclass(frozen=True)
 class Finding:
     """One candidate finding. Approval and edits are the UI's state, not this object's: an edited
-    finding is `dataclasses.replace(f, text=...)`, handed back to `render_brief`."""
+    finding is `dataclasses.replace(f, text=...)`, handed back to `render_brief`; `extracted` keeps
+    the words as extracted, so `edited` tells the brief not to quote the new text as theirs."""
 
     id: str
     type: str
@@ -219,10 +220,20 @@ class Finding:
     paths: tuple[str, ...] = ()  # files it names (relative to the project when possible)
     symbols: tuple[str, ...] = ()  # identifiers it names
     choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (chosen, rejected) words
+    extracted: str = ""  # the text as extracted (default: `text`); kept through `replace(f, text=…)`
+
+    def __post_init__(self) -> None:
+        if not self.extracted:
+            object.__setattr__(self, "extracted", self.text)
 
     @property
     def label(self) -> str:
         return LABELS[self.type]
+
+    @property
+    def edited(self) -> bool:
+        """The user changed the words: they are no longer what the transcript says."""
+        return self.text != self.extracted
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -230,6 +241,8 @@ class Finding:
             "type": self.type,
             "label": self.label,
             "text": self.text,
+            "edited": self.edited,
+            "extracted": self.extracted,
             "why": self.why,
             "attribution": self.attribution,
             "date": iso(self.date),

@@ -187,6 +187,17 @@ def test_empty_outcome(capsys: pytest.CaptureFixture[str], demo: list[str]) -> N
     assert out.splitlines()[1].startswith("No useful prior-session context found within ")
 
 
+def test_a_project_neither_here_nor_in_any_session_is_refused(capsys: pytest.CaptureFixture[str],
+                                                             demo: list[str]) -> None:
+    code, out, err = run(capsys, "context", TASK, "--project", "/home/dev/projects/paymnets-api", *demo)
+    assert code == 2 and out == ""
+    assert err.strip() == ("sessionscope: context: --project /home/dev/projects/paymnets-api: no such directory, "
+                           "and no session was recorded in it")
+    # not on this machine but known from its sessions (PAYMENTS), or a directory that exists: searched
+    assert not os.path.isdir(PAYMENTS) and run_json(capsys, "context", TASK, "--project", PAYMENTS, *demo)["ok"]
+    assert run_json(capsys, "context", TASK, "--project", ".", *demo)["status"] == "empty"
+
+
 def test_unavailable_history_is_an_outcome_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys, "context", "retry policy")
     assert data["ok"] is True and data["status"] == "unavailable" and "no agent history found" in data["reason"]
@@ -198,6 +209,7 @@ def test_unavailable_history_is_an_outcome_not_an_error(capsys: pytest.CaptureFi
     (["context", "x", "--sessions", "0"], "--sessions"),
     (["context", "x", "--tokens", "lots"], "--tokens"),
     (["context", "x", "--root", "/no/such/root"], "root not found"),
+    (["context", "x", "--project", "/no/such/project/dir"], "--project /no/such/project/dir: no such directory"),
 ])
 def test_errors(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, out, err = run(capsys, *argv, "--json")

@@ -22,8 +22,10 @@ from sessionscope.core.brief import (
     Budget,
     Task,
     TreeChecker,
+    Scope,
     compose,
     render_brief,
+    short_id,
 )
 from sessionscope.core.brief_findings import (
     CHECKED_NOW,
@@ -45,7 +47,7 @@ from sessionscope.core.brief_findings import (
     sentences,
     shell_code,
 )
-from sessionscope.core.brief_retrieval import estimate_tokens, exclusions, find_git_root, task_terms
+from sessionscope.core.brief_retrieval import Exclusion, estimate_tokens, exclusions, find_git_root, task_terms
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.discovery import Root
 from sessionscope.core.index import SearchIndex
@@ -665,6 +667,7 @@ def test_the_current_session_is_excluded(world: World, monkeypatch: pytest.Monke
     result, lib, _ = world.compose("webhook RetryPolicy per-endpoint", env={"CLAUDE_SESSION_ID": "old-relevant"})
     assert "old-relevant" not in lib.loaded
     assert result.scope.excluded[0].reason == "CLAUDE_SESSION_ID"
+    assert "; excluded old-relevant (CLAUDE_SESSION_ID)" in result.scope.line()
     result, lib, _ = world.compose("webhook RetryPolicy per-endpoint", exclude=["old-rel"])
     assert "old-relevant" not in lib.loaded and result.scope.excluded[0].reason == "--exclude-session"
     # no id given: the project's newest session is excluded when its file changed in the last minute
@@ -676,6 +679,16 @@ def test_the_current_session_is_excluded(world: World, monkeypatch: pytest.Monke
     assert [x.session_id for x in live] == ["new-weak"] and live[0].reason.startswith("live:")
     os.utime(path, (NOW.timestamp(), NOW.timestamp()))
     assert exclusions(sessions, [], {}, NOW.timestamp() + 3600) == []
+
+
+def test_scope_line_ids_are_the_session_lists() -> None:
+    assert short_id("bbbb2222-0000-4000-8000-000000000002") == "bbbb2222"
+    assert short_id("c53beebd-858b-489a-ae1c-fdd8d7e730ed/agent-a662314") == "c53beebd/agent-a662314"
+    assert short_id("old-relevant") == "old-relevant" and short_id("s1/agent-x") == "s1/agent-x"
+    x = Exclusion("bbbb2222-0000-4000-8000-000000000002", "live: its file was modified 3 s ago")
+    scope = Scope(PROJECT, "git repository", ["codex"], [], 2, None, NOW, False, [x], [])
+    assert scope.line() == ("codex sessions of shop (2 in scope), all history; "
+                            "excluded bbbb2222 (live: its file was modified 3 s ago)")
 
 
 def test_git_root_of_the_working_directory(tmp_path: Path) -> None:
@@ -814,6 +827,14 @@ def test_approved_and_edited_findings_render_masked(world: World) -> None:
     text = render_brief(result, [edited]).text
     assert "ghp_" not in text and "[secret masked: github-token]" in text
     assert text.count("\n- ") == 1
+    # the user's words are not quoted as the agent's; unedited ones are
+    assert edited.edited and not first.edited and edited.extracted == first.text
+    assert f"- Decision: edited by the user from what the agent said: \"use per-endpoint policies" in text
+    assert "the agent said \"use per-endpoint" not in text
+    assert "the agent said \"Let's use a per-endpoint RetryPolicy" in render_brief(result, [first]).text
+    retyped = replace(edited, type=OPEN)
+    assert "open at that session's end (edited by the user): \"use per-endpoint" in render_brief(result, [retyped]).text
+    assert edited.to_dict()["edited"] is True and edited.to_dict()["extracted"] == first.text
 
 
 def test_empty_and_unavailable_outcomes(world: World) -> None:
