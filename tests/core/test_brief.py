@@ -152,9 +152,6 @@ class World:
     def session(self, sid: str, entries: list, **kw: Any) -> Path:
         return write_session(self.root, sid, entries, **kw)
 
-        self._lib: Library | None = None
-        self._index: SearchIndex | None = None
-
     def open(self) -> tuple[CountingLibrary, CountingIndex]:
         """The library and index, brought up to date (one index per world: tantivy locks it)."""
         if self._lib is None:
