@@ -69,6 +69,7 @@ class Item:
     result_cut: bool = False
     subagent_order: int = -1  # for Task/Agent calls: their index among this transcript's calls
     subagent_group: SubagentCalls | None = None  # for Task/Agent calls: all of this transcript's
+    off_branch: bool = False  # on a branch of the conversation a rewind, edit or retry abandoned
 
     @property
     def collapsible(self) -> bool:
@@ -131,13 +132,18 @@ def display_of(entry: Entry) -> Display:
 
 def shown_by_default(entry: Entry) -> bool:
     """The conversation as the CLI shows it: the active branch, plus malformed lines."""
-    if entry.kind is EntryKind.MALFORMED:
-        return True
-    if not entry.on_active_branch:
-        return False
-    if entry.kind in (EntryKind.TEXT, EntryKind.THINKING) and not entry.text.strip():
-        return False
-    return True
+    return is_shown(entry) and not is_off_branch(entry)
+
+
+def is_shown(entry: Entry) -> bool:
+    """Whether an entry gets an item at all: everything but blank text (entries of abandoned
+    branches too, marked `off_branch`, hidden until asked for or opened at)."""
+    return not (entry.kind in (EntryKind.TEXT, EntryKind.THINKING) and not entry.text.strip())
+
+
+def is_off_branch(entry: Entry) -> bool:
+    """On a branch a rewind abandoned (a malformed line belongs to no branch: always shown)."""
+    return not entry.on_active_branch and entry.kind is not EntryKind.MALFORMED
 
 
 class Transcript:
@@ -149,6 +155,7 @@ class Transcript:
         self._by_entry: dict[str, int] = {}
         self._calls: dict[str, int] = {}  # tool_use_id -> item index of the call
         self._subagents = SubagentCalls()
+        self._off_branch = 0  # items off the active branch
 
     def __len__(self) -> int:
         return len(self.items)
@@ -163,8 +170,9 @@ class Transcript:
         changed: set[int] = set()
         items = self.items
         for e in entries:
-            if not shown_by_default(e):
+            if not is_shown(e):
                 continue
+            off = is_off_branch(e)
             display = display_of(e)
             if display is Display.RESULT and e.tool_use_id and e.tool_use_id in self._calls:
                 i = self._calls[e.tool_use_id]
@@ -177,7 +185,7 @@ class Transcript:
                     continue
             if display is Display.MESSAGE and items:
                 prev = items[-1]
-                if (prev.display is Display.MESSAGE and e.message_id
+                if (prev.display is Display.MESSAGE and e.message_id and prev.off_branch == off
                         and e.message_id == prev.entry.message_id and e.role == prev.entry.role):
                     # A reply split over several lines (streamed files are not merged by finish()).
                     prev.entry = replace(prev.entry, text=f"{prev.entry.text}\n\n{e.text}")
@@ -185,7 +193,7 @@ class Transcript:
                     self._by_entry[e.id] = len(items) - 1
                     changed.add(len(items) - 1)
                     continue
-            item = Item(e, display, cut=e.id in cut)
+            item = Item(e, display, cut=e.id in cut, off_branch=off)
             if display is Display.TOOL:
                 if e.tool_use_id:
                     self._calls[e.tool_use_id] = len(items)
@@ -194,11 +202,32 @@ class Transcript:
                     item.subagent_group = self._subagents
                     self._subagents.items.append(item)
             self._by_entry[e.id] = len(items)
+            self._off_branch += off
             items.append(item)
         return changed
 
-    def visible(self, index: int, show_thinking: bool) -> bool:
-        return show_thinking or self.items[index].display is not Display.THINKING
+    @property
+    def has_branches(self) -> bool:
+        """Whether any item lies on an abandoned branch."""
+        return self._off_branch > 0
+
+    def visible(self, index: int, show_thinking: bool, all_branches: bool = False) -> bool:
+        item = self.items[index]
+        if item.off_branch and not all_branches:
+            return False
+        return show_thinking or item.display is not Display.THINKING
+
+    def mark_off_branch(self, entry_ids: Iterable[str]) -> list[int]:
+        """Mark the items of these entries as off the active branch (a streamed file learns its
+        branches only once read to the end); returns the indices of the items that changed."""
+        changed = []
+        for eid in entry_ids:
+            i = self._by_entry.get(eid)
+            if i is not None and not self.items[i].off_branch and self.items[i].entry.id == eid:
+                self.items[i].off_branch = True
+                self._off_branch += 1
+                changed.append(i)
+        return sorted(changed)
 
     def matches(self, query: str, indices: list[int] | None = None) -> list[int]:
         """Item indices (in order) whose text contains `query`, case-insensitively."""
@@ -686,6 +715,9 @@ class Batch:
     fraction: float
     cut: frozenset[str] = frozenset()
     streamed: bool = False
+    #: ids of entries read earlier (in this batch or before) that lie on an abandoned branch:
+    #: a stream learns the branches once the whole file is read, so only its last batch has them
+    off_branch: frozenset[str] = frozenset()
 
 
 def is_big(session: Session, threshold: int | None = None) -> bool:
@@ -745,7 +777,19 @@ def stream_batches(
         if pending and ((first and len(pending) >= first_batch) or (not first and now - last >= interval)):
             yield Batch(pending, False, consumed / size if size else 1.0, frozenset(cut), True)
             pending, cut, first, last = [], set(), False, now
-    yield Batch(pending, True, 1.0, frozenset(cut), True)
+    yield Batch(pending, True, 1.0, frozenset(cut), True, off_branch_ids(parser, skip_sidechains))
+
+
+def off_branch_ids(parser: RecordParser, skip_sidechains: bool) -> frozenset[str]:
+    """Ids of the entries a parser produced that lie on an abandoned branch, from the uuid links
+    it kept (for parsers whose format branches: Claude's). Bad input gives none, never an error."""
+    find = getattr(parser, "off_branch_ids", None)
+    if find is None:
+        return frozenset()
+    try:
+        return frozenset(find(sidechains=not skip_sidechains))
+    except Exception:  # noqa: BLE001 - a branch pass must never lose the transcript
+        return frozenset()
 
 
 def last_offset(entries: list[Entry], path: str) -> int:

@@ -480,6 +480,18 @@ class ClaudeParser(RecordParser):
                 active.add(r.uuid or "")
         return active
 
+    def off_branch_ids(self, *, sidechains: bool = False) -> set[str]:
+        """Ids of the entries produced so far that lie on an abandoned branch, by the same rule
+        as `finish()`, for a streamed reading that never calls it (main-thread records only,
+        unless `sidechains`: a subagent's own file holds nothing else)."""
+        recs = [r for r in self._recs if sidechains or not r.sidechain]
+        active = self._active_uuids(recs)
+        if active is None:
+            return set()
+        return {eid for eid, o in self._owner.items()
+                if o.uuid and o.uuid not in active and self._nodes.get(o.uuid) is o
+                and (sidechains or not o.sidechain)}
+
     # -- the file's sessions -----------------------------------------------------------
     def finish(self) -> list[LoadedSession]:
         try:

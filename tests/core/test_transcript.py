@@ -74,10 +74,12 @@ def test_hidden_branches_blank_text_and_kinds() -> None:
            entry("f", EntryKind.COMPACTION, "summary…", role="user"),
            entry("g", EntryKind.THINKING, "hmm"),
            entry("h", EntryKind.META, "<system-reminder>", role="user")])
-    assert [(i.entry.id, i.display) for i in t.items] == [
-        ("a", Display.MESSAGE), ("d", Display.RAW), ("e", Display.DIVIDER), ("f", Display.SUMMARY),
-        ("g", Display.THINKING), ("h", Display.NOTE)]
-    assert not t.visible(4, show_thinking=False) and t.visible(4, show_thinking=True)
+    assert [(i.entry.id, i.display, i.off_branch) for i in t.items] == [
+        ("a", Display.MESSAGE, False), ("b", Display.MESSAGE, True), ("d", Display.RAW, False),
+        ("e", Display.DIVIDER, False), ("f", Display.SUMMARY, False), ("g", Display.THINKING, False),
+        ("h", Display.NOTE, False)]
+    assert not t.visible(1, show_thinking=True) and t.visible(1, show_thinking=False, all_branches=True)
+    assert not t.visible(5, show_thinking=False) and t.visible(5, show_thinking=True)
 
 
 def test_a_split_reply_is_merged_and_subagent_calls_are_numbered() -> None:

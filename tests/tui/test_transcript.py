@@ -630,3 +630,90 @@ def test_snapshot_edit_diff(library: Library, snap_compare: Any) -> None:
 def test_snapshot_find_active(library: Library, snap_compare: Any) -> None:
     assert snap_compare(harness(library), press=["slash", *"acct_010", "enter"], terminal_size=SIZE,
                         run_before=_ready)
+
+
+# -- abandoned branches ------------------------------------------------------------------------------------
+
+REWOUND = "zanzibarquux"  # a word only on the branch the rewind abandoned
+
+
+def write_rewound(root: Path) -> Path:
+    """A prompt and reply; a second prompt with a tool call and a reply holding REWOUND, then the
+    rewind: another second prompt from the same parent, which the conversation continued."""
+    w = _Writer()
+    w.user("Reconcile the ledger export.")
+    w.say("Reading the exporter first.", "msg_r1")
+    fork = w.parent
+    w.user(f"Try the {REWOUND} approach instead.")
+    w.tool("Bash", {"command": "uv run payments export --dry-run"}, "exported 0 rows", "msg_r2")
+    w.say(f"The {REWOUND} approach exports nothing.", "msg_r3")
+    w.parent = fork
+    w.user("Try the plain approach.")
+    w.say("The plain approach works: 12 rows.", "msg_r4")
+    path = root / "projects" / "-home-dev-projects-payments-api" / f"{SESSION}.jsonl"
+    w.write(path)
+    return path
+
+
+async def test_a_search_hit_on_a_rewound_branch_opens_at_it_marked(tmp_path: Path) -> None:
+    from app_factory import settle
+
+    from sessionscope.tui.app import SessionScopeApp
+    from sessionscope.tui.widgets.search_pane import SearchPane
+
+    write_rewound(tmp_path / "claude")
+    library = Library([Root(str(tmp_path / "claude"), "--root", explicit=True)], catalog=Catalog(None))
+    app = SessionScopeApp(library, index_dir=tmp_path / "index", now=T0 + timedelta(hours=2))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        hits = app.search(REWOUND).hits
+        assert [h.session_id for h in hits] == [SESSION, SESSION]
+        await pilot.press("2")
+        app.screen.query_one(SearchPane).query_one("Input").value = REWOUND
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("enter", "enter")  # into the results, then open the first hit
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen)
+        view = screen.query_one(TranscriptView)
+        item = view.highlighted_item
+        assert item is not None and item.entry.id == hits[0].entry_id and item.off_branch
+        assert view.show_branches and view.query == REWOUND
+        lines = screen_text(view)
+        prompt = next(line for line in lines if f"Try the {REWOUND} approach" in line)
+        assert any("rewound branch" in line for line in lines)
+        assert prompt  # the entry itself is on screen, highlighted by the find
+        # Its lines are muted, its gutter marks it: no role colour on an abandoned prompt.
+        y = next(y for y in range(view.scrollable_content_region.height)
+                 if "rewound branch" in view.render_line(y).text)
+        assert view.render_line(y).text.startswith(("╎", "▌"))
+        footer_keys = {k for k, b in screen.active_bindings.items() if b.binding.show and b.enabled}
+        assert "b" in footer_keys
+        await pilot.press("b")  # back to the active branch only
+        assert not view.show_branches
+        assert all(not i.off_branch for i in view.rows)
+        assert [i.entry.text for i in view.rows if i.is_user_turn] == [
+            "Reconcile the ledger export.", "Try the plain approach."]
+
+
+async def test_a_streamed_file_hides_its_rewound_branch_once_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.core.transcript as core
+
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)  # stream even this small file
+    write_rewound(tmp_path / "claude")
+    library = make_library(tmp_path / "claude")
+    whole = [e for e in library.load(library.find(SESSION)).entries if not e.on_active_branch]
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view.streamed and view.model.has_branches
+        assert {i.entry.id for i in view.model.items if i.off_branch} == {
+            e.id for e in whole if view.model.index_of(e.id) is not None
+            and view.model.items[view.model.index_of(e.id)].entry.id == e.id}
+        assert not any(REWOUND in line for line in screen_text(view))
+        facts = str(pilot.app.screen.query_one("#transcript-facts").render())
+        assert "large file" in facts and "all branches" not in facts
+        await pilot.press("b")
+        assert view.show_branches
+        assert sum(REWOUND in line for line in screen_text(view)) == 2
+        assert any("rewound branch" in line for line in screen_text(view))

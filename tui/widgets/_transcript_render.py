@@ -29,6 +29,8 @@ BODY_LINES = 400
 #: beyond this, a message is shown as plain text (Markdown and highlighting cost too much)
 MARKDOWN_CHARS = 32 * 1024
 CODE_THEME = "monokai"
+#: the label of an entry on a branch a rewind, edit or retry abandoned
+OFF_BRANCH = "rewound branch"
 
 COMPONENTS = frozenset({
     "transcript--user", "transcript--assistant", "transcript--thinking", "transcript--dim",
@@ -101,6 +103,14 @@ class Painter:
 
     # -- entry points --------------------------------------------------------------------------
     def render(self, item: Item, width: int, expanded: bool, link: str | None = None) -> list[Strip]:
+        strips = self._render_item(item, width, expanded, link)
+        if not item.off_branch:
+            return strips
+        # An abandoned branch: every line in the muted colour (backgrounds, such as a diff's, kept).
+        muted = Style(color=self.p["transcript--dim"].color)
+        return [Strip(Segment.apply_style(s, post_style=muted), s.cell_length) for s in strips]
+
+    def _render_item(self, item: Item, width: int, expanded: bool, link: str | None) -> list[Strip]:
         bw = max(10, width - GUTTER)
         d = item.display
         if d is Display.MESSAGE:
@@ -131,6 +141,8 @@ class Painter:
             meta.append(e.model)
         if e.is_sidechain and user:
             meta.append("subagent prompt")
+        if item.off_branch:
+            meta.append(OFF_BRANCH)
         label.append(("  " + "  ".join(m for m in meta if m)) if any(meta) else "", dim)
         out = [self._line(label, bw)]
         if len(e.text) > MARKDOWN_CHARS:
@@ -144,7 +156,8 @@ class Painter:
     def _thinking(self, item: Item, bw: int) -> list[Strip]:
         style = self.p["transcript--thinking"]
         head = Text.assemble(("✻ Thinking", style + Style(bold=True)),
-                             ("  " + clock(item.entry.timestamp), self.p["transcript--dim"]))
+                             ("  " + clock(item.entry.timestamp), self.p["transcript--dim"]),
+                             ("  " + OFF_BRANCH if item.off_branch else "", self.p["transcript--dim"]))
         return [self._line(head, bw), *self._plain(item.entry.text, bw - 1, style, indent=0, cap=False)]
 
     def _divider(self, e: Entry, bw: int) -> Strip:
@@ -160,7 +173,7 @@ class Painter:
         e, d = item.entry, item.display
         dim, tool = self.p["transcript--dim"], self.p["transcript--tool"]
         marker = ("▾ " if expanded else "▸ ") if item.collapsible else "  "
-        right = Text()
+        right = Text(OFF_BRANCH + "  " if item.off_branch else "", dim)
         if d is Display.TOOL:
             name, arg = e.tool_name or "tool", tool_summary(e, self.project)
             diff = diff_of(e, self.project)

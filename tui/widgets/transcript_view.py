@@ -117,6 +117,8 @@ class TranscriptView(ScrollView, can_focus=True):
         Binding("e", "expand_all", "Expand all", show=False, id="transcript.expand_all"),
         Binding("E", "collapse_all", "Collapse all", show=False, id="transcript.collapse_all"),
         Binding("t", "toggle_thinking", "Thinking", id="transcript.thinking"),
+        # Shown only when the transcript has branches a rewind abandoned (Claude).
+        Binding("b", "toggle_branches", "All branches", id="transcript.branches"),
         Binding("left_square_bracket", "turn(-1)", "Previous turn", group=_TURN,
                 key_display="[", id="transcript.previous_turn"),
         Binding("right_square_bracket", "turn(1)", "Next turn", group=_TURN,
@@ -220,6 +222,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.session = session
         self.model = Transcript(session.project)
         self.show_thinking = False
+        self.show_branches = False  # entries of abandoned branches too, marked
         self.loaded = False
         self.streamed = False
         self.error: str | None = None
@@ -381,7 +384,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._body.extend([-1] * len(new))
         self._row_of.extend([-1] * len(new))
         for i in new:
-            if model.visible(i, self.show_thinking):
+            if model.visible(i, self.show_thinking, self.show_branches):
                 self._append_row(i)
         for i in changed:
             self._invalidate(i)
@@ -390,6 +393,8 @@ class TranscriptView(ScrollView, can_focus=True):
             for i in changed:
                 if i not in self._matches and model.matches(self._query, [i]):
                     self._matches = sorted({*self._matches, i})
+        if batch.off_branch:
+            self._branches_found(model.mark_off_branch(batch.off_branch))
         self._sync_size()
 
     def _open_target(self, *, final: bool) -> bool:
@@ -401,7 +406,10 @@ class TranscriptView(ScrollView, can_focus=True):
                             markup=False)
                 self._move(self._rows[0])
             return final
-        if not self.model.visible(index, self.show_thinking):
+        item = self.model.items[index]
+        if item.off_branch and not self.show_branches:
+            self._set_branches(True)  # opened at an entry a rewind abandoned: show it, marked
+        if not self.model.visible(index, self.show_thinking, self.show_branches):
             self._set_thinking(True)
         if self._query:
             self._matches = self.model.matches(self._query, self._rows)
@@ -599,7 +607,8 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._unseen_from is not None:  # row numbers change: count again from what is shown
             self._unseen_from = None
             self.call_later(self._post_live)
-        self._rows = [i for i in range(len(self.model.items)) if self.model.visible(i, self.show_thinking)]
+        self._rows = [i for i in range(len(self.model.items))
+                      if self.model.visible(i, self.show_thinking, self.show_branches)]
         self._row_of = [-1] * len(self.model.items)
         for row, i in enumerate(self._rows):
             self._row_of[i] = row
@@ -794,6 +803,8 @@ class TranscriptView(ScrollView, can_focus=True):
         if is_cursor:
             return Strip([_segment("▌ ", palette["transcript--cursor-bar"])])
         item = self.model.items[index]
+        if item.off_branch:
+            return Strip([_segment("╎ ", palette["transcript--dim"])])
         if item.display is Display.MESSAGE:
             role = "transcript--user" if item.entry.role == "user" else "transcript--assistant"
             return Strip([_segment("▎ ", palette[role])])
@@ -991,8 +1002,31 @@ class TranscriptView(ScrollView, can_focus=True):
         self._set_thinking(not self.show_thinking)
 
     def _set_thinking(self, value: bool) -> None:
-        anchor = self._cursor_anchor()
         self.show_thinking = value
+        self._relayout()
+
+    def action_toggle_branches(self) -> None:
+        self._set_branches(not self.show_branches)
+
+    def _set_branches(self, value: bool) -> None:
+        self.show_branches = value
+        self._relayout()
+        self.refresh_bindings()
+
+    def _branches_found(self, changed: list[int]) -> None:
+        """Items already shown turned out to be off the active branch (a streamed file, read to
+        its end): restyle them, and hide them unless all branches are shown."""
+        if not changed:
+            return
+        for i in changed:
+            self._strips.discard(i)
+            self._body[i] = -1
+        self._relayout()
+        self.refresh_bindings()
+
+    def _relayout(self) -> None:
+        """Rows chosen again (thinking or branches shown or hidden), the cursor kept in place."""
+        anchor = self._cursor_anchor()
         self._rebuild_rows()
         if self._cursor >= 0 and self._row_of[self._cursor] < 0:
             self._cursor = next((i for i in range(self._cursor, len(self._row_of)) if self._row_of[i] >= 0),
@@ -1020,6 +1054,8 @@ class TranscriptView(ScrollView, can_focus=True):
             return bool(self._query)
         if action == "toggle_follow":
             return self.live
+        if action == "toggle_branches":
+            return self.model.has_branches
         return True
 
     def action_find_next(self, step: int) -> None:
