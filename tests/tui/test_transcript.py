@@ -713,7 +713,24 @@ async def test_a_streamed_file_hides_its_rewound_branch_once_read(tmp_path: Path
         assert not any(REWOUND in line for line in screen_text(view))
         facts = str(pilot.app.screen.query_one("#transcript-facts").render())
         assert "large file" in facts and "all branches" not in facts
+        from sessionscope.core.library import conversation
+
+        read_count = len(conversation(library.load(library.find(SESSION)).entries))  # as `read` counts
+        assert view.entry_count == read_count and f"{read_count} entries" in facts
         await pilot.press("b")
         assert view.show_branches
         assert sum(REWOUND in line for line in screen_text(view)) == 2
         assert any("rewound branch" in line for line in screen_text(view))
+
+
+async def test_the_large_file_note_is_on_screen_at_120_columns(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.core.transcript as core
+
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        facts = pilot.app.screen.query_one("#transcript-facts")
+        assert facts.region.right <= SIZE[0]
+        shown = facts.render_line(0).text  # what the header shows, cut to the widget's width
+        assert "large file" in shown
+        assert f"{view.entry_count:,} entries" in str(facts.render())

@@ -103,14 +103,17 @@ class TranscriptScreen(Screen[None]):
     def _facts(self) -> Text:
         s = self.session
         facts = [s.agent]
+        if self._progress:  # before what the width may cut: the title leaves ~60 columns at 120
+            facts.append(self._progress)
         if s.project:
             facts.append(one_line(s.project, 60))
-        if not isinstance(s, ListedSession):  # (listed from its file's ends: no count yet)
+        view = next(iter(self.query(TranscriptView)), None)
+        if view is not None and view.loaded and not view.error:  # the active branch, as `read` counts
+            facts.append(f"{view.entry_count:,} {'entry' if view.entry_count == 1 else 'entries'}")
+        elif not isinstance(s, ListedSession):  # (listed from its file's ends: no count yet)
             facts.append(f"{s.entry_count:,} entries")
         if s.usage.total:
             facts.append(f"{_tokens(s.usage.total)} tokens")
-        if self._progress:
-            facts.append(self._progress)
         return Text("  ·  ".join(facts))
 
     @on(TranscriptView.LoadProgressed)

@@ -25,7 +25,7 @@ from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from sessionscope.core.library import Library
-from sessionscope.core.model import Entry, Session, SessionKind
+from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.text import printable
 from sessionscope.core.transcript import (
     Batch, Display, HeightIndex, Item, Transcript, copy_text, last_offset, live_batch, load_batches,
@@ -223,6 +223,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.model = Transcript(session.project)
         self.show_thinking = False
         self.show_branches = False  # entries of abandoned branches too, marked
+        self.entry_count = 0  # entries read on the active branch (malformed lines too), as `read` counts
         self.loaded = False
         self.streamed = False
         self.error: str | None = None
@@ -379,6 +380,8 @@ class TranscriptView(ScrollView, can_focus=True):
         model = self.model
         start = len(model.items)
         changed = model.add(batch.entries, batch.cut)
+        self.entry_count += sum(1 for e in batch.entries if e.on_active_branch or e.kind is EntryKind.MALFORMED)
+        self.entry_count -= len(batch.off_branch)  # (read as on the branch before the stream ended)
         self.streamed = self.streamed or batch.streamed
         new = range(start, len(model.items))
         self._body.extend([-1] * len(new))
@@ -506,6 +509,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._painter = None
         self._target = None
         self.loaded = self.streamed = self.deleted = False
+        self.entry_count = 0
         self.error = None
         self._tail = -1
         self._pending_live = []
