@@ -72,6 +72,13 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     screen = ComposerScreen(args.task, args.project, budget=budget, exclude=args.exclude_session, hints=hints,
                             exit_with_brief=True)
     app = build_app(args)
+    if args.project and not os.path.isdir(args.project):
+        # Not a directory here: only a project some session was recorded in (sessions copied from
+        # another machine) is accepted, as `context` does; a typo is refused, not composed over.
+        from sessionscope.brief_cli import _check_project
+
+        if app.library.load_cached():  # (a cold catalog cannot tell: the composer will say so)
+            _check_project(args.project, app.library, "brief")
     # The composer is the app's only screen (no session list under it): closing it ends the app.
     app.get_default_screen = lambda: screen  # type: ignore[method-assign]
     return app

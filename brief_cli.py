@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_project(project: str | None, lib: Any) -> None:
+def _check_project(project: str | None, lib: Any, command: str = "context") -> None:
     """`--project DIR` must be a directory here, or a project some session was recorded in (the
     sessions of a machine you copied them from): a typo is refused, not searched in silence."""
     import os
@@ -110,7 +110,7 @@ def _check_project(project: str | None, lib: Any) -> None:
         return
     if lib is not None and in_scope(lib, os.path.abspath(project)):
         return
-    raise CliError(f"context: --project {project}: no such directory, and no session was recorded in it")
+    raise CliError(f"{command}: --project {project}: no such directory, and no session was recorded in it")
 
 
 def _print_candidates(result: Any, rendered: Any) -> None:

@@ -209,7 +209,7 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     from sessionscope.core.library import Library
 
     roots, warnings = cli_roots(args)
-    lib = Library(roots, catalog=Catalog(usable_cache_dir() / "catalog.sqlite"))
+    lib = Library(roots, catalog=Catalog(caches(args) / "catalog.sqlite"))
     if scan:
         warnings += scan_warnings(args, lib.scan(), warnings)
     return lib, warnings
@@ -269,6 +269,15 @@ def unread_warnings(errors: list[str]) -> list[str]:
 
 
 DEMO_VERSION = "2"  # bump when the demo generator's output changes, so caches are rebuilt
+
+
+def caches(args: argparse.Namespace) -> Path:
+    """Where the catalog and the index live: the cache dir, or with --demo a folder of the demo's
+    own, so trying the demo never empties the real history's index (the app uses the same)."""
+    from sessionscope.core.config import usable_cache_dir
+
+    base = usable_cache_dir()
+    return base / "demo-cache" if getattr(args, "demo", False) else base
 
 
 def demo_dir() -> Path:
@@ -496,10 +505,10 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
     read-only (searches answer from what that process has committed; see `SearchIndex.update`)
     with one line on stderr saying so; with `wait` (an explicit update: `index`), it is waited
     for up to that many seconds, then the command fails (exit 2), naming the reason."""
-    from sessionscope.core.config import cache_dir, load_config
+    from sessionscope.core.config import load_config
     from sessionscope.core.index import SearchIndex
 
-    index = SearchIndex(cache_dir() / "index", tool_result_cap=load_config().tool_result_cap)
+    index = SearchIndex(caches(args) / "index", tool_result_cap=load_config().tool_result_cap)
     # (index.messages, such as a rebuild's, come back in the report: printed once, below)
     show = not args.json and sys.stderr.isatty()
     if not show:
@@ -574,10 +583,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args, scan=only_status)
     _warn(warnings, args)
     if only_status:
-        from sessionscope.core.config import cache_dir
         from sessionscope.core.index import SearchIndex
 
-        status = SearchIndex(cache_dir() / "index").status(lib)
+        status = SearchIndex(caches(args) / "index").status(lib)
         if args.json:
             _emit(status)
         else:

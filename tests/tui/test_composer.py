@@ -555,3 +555,16 @@ def test_brief_piped_draws_on_the_terminal_and_prints_only_the_brief(tmp_path: P
     assert text.startswith("Prior-session brief\nScope: ") and text.endswith("\n")
     assert "\x1b" not in text
     assert text.count("\n- ") == 1  # exactly the one approved finding
+
+
+def test_brief_refuses_a_project_nobody_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `context`: --project must be a directory here or a project some session was recorded in."""
+    from sessionscope import brief_app
+    from sessionscope.cli import CliError, main
+
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["sessions", "--demo"]) == 0  # the demo's catalog, as after a first run
+    with pytest.raises(CliError, match="brief: --project /no/such/project"):
+        brief_app.brief_app(_parser().parse_args(["brief", "--demo", "--project", "/no/such/project", TASK]))
+    assert brief_app.brief_app(_parser().parse_args(["brief", "--demo", "--project", PROJECT, TASK]))
