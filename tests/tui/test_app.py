@@ -259,3 +259,18 @@ async def test_a_pasted_source_ref_opens_its_entry(tmp_path: Path) -> None:
         await _search(pilot, "nosuchsession#abc")
         assert isinstance(app.screen, MainScreen)
         assert app.screen.query_one(SearchPane).query_text == "nosuchsession#abc"
+
+
+async def test_resume_where_the_terminal_cannot_be_handed_over(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Running the resume command suspends the app; where that is not possible (the headless and
+    web drivers) it says so and points at the copy key, instead of a traceback."""
+    from types import SimpleNamespace
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(app.screen, "_resume", lambda: SimpleNamespace(argv=("true",), cwd=str(tmp_path)))
+        await pilot.press("R")
+        await pilot.pause()
+        assert any("cannot hand over" in str(n.message) for n in app._notifications)
+        assert isinstance(app.screen, MainScreen)

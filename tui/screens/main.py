@@ -23,6 +23,7 @@ from textual.widgets import ContentSwitcher, Footer
 
 from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session
+from sessionscope.core.text import printable
 from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
@@ -324,8 +325,16 @@ class MainScreen(Screen[None]):
         if cmd.cwd and not os.path.isdir(cmd.cwd):
             self.notify(f"project directory {cmd.cwd} no longer exists", severity="error")
             return
-        with self.app.suspend():
-            subprocess.run(list(cmd.argv), cwd=cmd.cwd, check=False)
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.app.suspend():
+                subprocess.run(list(cmd.argv), cwd=cmd.cwd, check=False)
+        except SuspendNotSupported:  # (e.g. Textual's web driver): the command can still be copied
+            self.notify("this terminal cannot hand over to another program; copy the command with ctrl+r",
+                        severity="warning")
+        except OSError as exc:
+            self.notify(printable(f"cannot run {cmd.argv[0]}: {exc.strerror or exc}"), severity="error", markup=False)
 
 
 def find_text(query: str, preview: str | None) -> str:
