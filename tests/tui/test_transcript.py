@@ -734,3 +734,15 @@ async def test_the_large_file_note_is_on_screen_at_120_columns(library: Library,
         shown = facts.render_line(0).text  # what the header shows, cut to the widget's width
         assert "large file" in shown
         assert f"{view.entry_count:,} entries" in str(facts.render())
+
+
+async def test_code_colours_follow_a_light_theme(library: Library) -> None:
+    """Highlighted code uses a dark scheme on dark themes and a light one on light themes."""
+    from sessionscope.tui.widgets._transcript_render import CODE_THEME, LIGHT_CODE_THEME
+
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        assert view._get_painter().code_theme == CODE_THEME
+        pilot.app.theme = "textual-light"
+        await pilot.pause()
+        assert view._get_painter().code_theme == LIGHT_CODE_THEME

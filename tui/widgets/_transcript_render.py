@@ -28,7 +28,8 @@ GUTTER = 2
 BODY_LINES = 400
 #: beyond this, a message is shown as plain text (Markdown and highlighting cost too much)
 MARKDOWN_CHARS = 32 * 1024
-CODE_THEME = "monokai"
+CODE_THEME = "monokai"  # (pygments styles) for dark themes
+LIGHT_CODE_THEME = "friendly"  # for light ones
 #: the label of an entry on a branch a rewind, edit or retry abandoned
 OFF_BRANCH = "rewound branch"
 
@@ -95,9 +96,11 @@ def _lines(text: str, w: int) -> int:
 class Painter:
     """Renders one item's body (without the gutter) into strips `width - GUTTER` wide."""
 
-    def __init__(self, console: Console, palette: Palette, agent: str, project: str | None) -> None:
+    def __init__(self, console: Console, palette: Palette, agent: str, project: str | None,
+                 *, code_theme: str = CODE_THEME) -> None:
         self.console = console
         self.p = palette
+        self.code_theme = code_theme
         self.assistant_label = {"claude-code": "Claude", "codex": "Codex"}.get(agent, "Assistant")
         self.project = project
 
@@ -276,7 +279,7 @@ class Painter:
 
     # -- building blocks -----------------------------------------------------------------------
     def _markdown(self, text: str, w: int, indent: int = 0) -> list[Strip]:
-        md = SafeMarkdown(clean(text), code_theme=CODE_THEME)
+        md = SafeMarkdown(clean(text), code_theme=self.code_theme)
         return self._indent(self._render(md, w - indent), indent, w)
 
     def _plain(self, text: str, w: int, style: Style, *, indent: int, cap: bool = True) -> list[Strip]:

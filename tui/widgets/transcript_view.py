@@ -32,7 +32,7 @@ from sessionscope.core.transcript import (
     match_subagent, reread, subagent_children,
 )
 from sessionscope.tui.widgets._transcript_render import (
-    COMPONENTS, GUTTER, Painter, Palette, estimate, highlight,
+    CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, estimate, highlight,
 )
 
 #: rendered lines kept in the strip cache (whole items, least recently used dropped first)
@@ -763,8 +763,10 @@ class TranscriptView(ScrollView, can_focus=True):
 
     def _get_painter(self) -> Painter:
         if self._painter is None:
+            theme = self.app.current_theme
             self._painter = Painter(self.app.console, self._get_palette(), self.session.agent,
-                                    self.session.project)
+                                    self.session.project,
+                                    code_theme=CODE_THEME if theme is None or theme.dark else LIGHT_CODE_THEME)
         return self._painter
 
     def render_line(self, y: int) -> Strip:
