@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import lru_cache
 from itertools import compress
-from operator import and_
+from operator import and_, itemgetter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -49,7 +49,7 @@ from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
 from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
 
-INDEX_VERSION = 2  # 2: the `pairs` field (old caches are rebuilt, with a message)
+INDEX_VERSION = 3  # 2: the `pairs` field; 3: the `stems` field (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
 # those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
@@ -87,6 +87,10 @@ _ASCII_WORDS = bytes(
     (c | 0x20 if chr(c).isalpha() else c) if c < 128 and chr(c).isalnum() else 32 for c in range(256)
 )
 
+STEM = 3  # characters of a term in the `stems` field
+_STEM_OF = itemgetter(slice(0, STEM))
+_ALNUM_BYTES = [bytes([c]) for c in b"abcdefghijklmnopqrstuvwxyz0123456789"]
+_SHORT_BYTES = frozenset(_ALNUM_BYTES + [a + b for a in _ALNUM_BYTES for b in _ALNUM_BYTES])
 SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 
@@ -211,6 +215,10 @@ class SearchIndex:
         # Every two adjacent common words of `text` as one term ("this_that"), for phrases: see
         # `_phrase`. Doc ids only: ~3% more index (1 GB corpus: 286 -> 295 MB).
         sb.add_text_field("pairs", stored=False, tokenizer_name="pairs", index_option="basic")
+        # The first three characters of every term of `text` ("kem" for "kemhol"), for prefixes:
+        # `kem*` is then one posting list, not the union of the ~1,000 terms behind it (see
+        # `_term`). Doc ids only.
+        sb.add_text_field("stems", stored=False, tokenizer_name="pairs", index_option="basic")
         return sb.build()
 
     def _open(self) -> Any:
@@ -641,9 +649,11 @@ class SearchIndex:
         doc.add_integer("ts", _ms(e.timestamp))
         doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)
-        pairs = _common_pairs(text, self._words)
+        pairs, stems = _pairs_and_stems(text, self._words)
         if pairs:
             doc.add_text("pairs", pairs)
+        if stems:
+            doc.add_text("stems", stems)
         writer.add_document(doc)
         return True
 
@@ -830,6 +840,10 @@ class SearchIndex:
         if term.kind == "word" and len(runs) == 1:
             return Q.term_query(s, "text", runs[0])
         if term.kind == "prefix" and runs:
+            if len(runs[0]) == STEM and runs[0].isascii():
+                # The same documents as the regex below (a term starts with it iff it is one of
+                # the document's stems) and the same score (an automaton query scores 1.0).
+                return Q.const_score_query(Q.term_query(s, "stems", runs[0]), 1.0)
             return Q.regex_query(s, "text", _rx(runs[0]) + ".*")
         if term.kind in ("phrase", "word") and len(runs) > 1:
             return self._phrase(runs)
@@ -953,14 +967,17 @@ def _with_prefix(terms: list[str], prefix: str) -> list[str]:
     return terms[i:j]
 
 
-def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
-    """The `pairs` field of `text`: each two adjacent words of it that are both common, joined
-    by "_", separated by spaces ("this_that that_is").
+def _pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str, str]:
+    """The `pairs` and `stems` fields of `text`.
 
-    The words must be exactly the terms of the `text` field, or a phrase could miss a document.
-    For ASCII text they are its runs of letters and digits, lowercased: a translate and a split,
-    and the pairs picked by C-level iteration (no Python code runs per word: ~6 s per GB of
-    JSONL). Other text is split by the `text` field's own analyzer (`words`), whatever Python's
+    pairs: each two adjacent words of it that are both common, joined by "_", separated by spaces
+    ("this_that that_is"). stems: the first STEM characters of each of its words of at least STEM
+    characters, once each (a prefix query shorter than STEM uses the regex).
+
+    The words must be exactly the terms of the `text` field, or a phrase or prefix could miss a
+    document. For ASCII text they are its runs of letters and digits, lowercased: a translate and
+    a split, the pairs picked and the stems cut by C-level iteration (no Python code runs per
+    word). Other text is split by the `text` field's own analyzer (`words`), whatever Python's
     idea of a letter or of lowercase is."""
     if text.isascii():
         toks: list[Any] = text.encode().translate(_ASCII_WORDS).split()
@@ -969,9 +986,21 @@ def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
     else:
         toks, common, under, space = words(text), COMMON_WORDS, "_", " "
     flags = list(map(common.__contains__, toks))
-    pairs = compress(zip(toks, toks[1:]), map(and_, flags, flags[1:]))
-    out = space.join(map(under.join, pairs))
-    return out if isinstance(out, str) else out.decode()
+    pairs = space.join(map(under.join, compress(zip(toks, toks[1:]), map(and_, flags, flags[1:]))))
+    cut = set(map(_STEM_OF, toks))
+    if space == b" ":
+        cut -= _SHORT_BYTES  # (C-level: words shorter than STEM are never asked for as stems)
+    else:
+        cut = {t for t in cut if len(t) == STEM}
+    stems = space.join(cut)
+    if isinstance(pairs, bytes):
+        return pairs.decode(), stems.decode()
+    return pairs, stems
+
+
+def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
+    """The `pairs` field of `text` (see `_pairs_and_stems`)."""
+    return _pairs_and_stems(text, words)[0]
 
 
 def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,

@@ -481,3 +481,50 @@ def test_a_date_filter_leaves_out_entries_without_a_time(world: World) -> None:
         assert world.count(query) == 1, query
         hits = world.index.scan(world.lib, query).hits
         assert [h.preview for h in hits] == ["deploy dated"], query
+
+
+# -- prefixes: the `stems` field -----------------------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.lists(st.sampled_from([p for p in PIECES + GAPS + ["x_y", "A1b2", "kemhol"] if p.isascii()]),
+             max_size=30).map("".join),
+    st.lists(st.sampled_from(PIECES + GAPS + ["é", "ǅ", "İ", "\u212a", "😀", "x_y", "٣", "kémo"]),
+             max_size=30).map("".join),
+    st.text(st.characters(max_codepoint=127), max_size=60),
+    st.text(max_size=60),
+))
+def test_stems_are_those_of_the_text_fields_own_terms(text: str) -> None:
+    """The `stems` terms are the first three characters of exactly the terms tantivy indexes for
+    the text (a difference would make a prefix query miss documents or find extra ones)."""
+    index = SearchIndex(None)
+    expected = {t[: index_module.STEM] for t in index._words(text) if len(t) >= index_module.STEM}
+    assert set(index_module._pairs_and_stems(text, index._words)[1].split()) == expected
+
+
+STEM_WORDS = ["kemhol", "kemmi", "kem", "ke", "Kemal", "KEMX9", "alpha", "alp", "kémo", "ünkem", "über", "x_kemz"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), prefix=st.sampled_from(["kem", "alp", "kém", "übe", "ünk", "kemh", "ke"]))
+def test_prefixes_match_a_brute_force_scan_and_the_regex_query(
+        tmp_path_factory: pytest.TempPathFactory, seed: int, prefix: str) -> None:
+    """A three-letter prefix is answered from the stems: the same hits, ranks and scores as the
+    regex over the terms, and exactly the entries holding a word that starts with it."""
+    rng = random.Random(seed)
+    w = World(tmp_path_factory.mktemp("stems"))
+    for f in range(3):
+        texts = [" ".join(rng.choice(STEM_WORDS) + rng.choice(["", ",", "."]) for _ in range(rng.randint(1, 8)))
+                 for _ in range(rng.randint(1, 6))]
+        write_session(w.root / f"s{f}.jsonl", f"s{f}", texts)
+    w.update()
+    for query in (prefix + "*", f"{prefix}* alpha", f"{prefix}* OR über"):
+        hits = w.index.search(query, limit=500).hits
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(index_module, "STEM", 99)  # no stems: the regex over the text's terms
+            plain = w.index.search(query, limit=500).hits
+        assert [(h.entry_id, h.rank, h.score) for h in hits] == [(h.entry_id, h.rank, h.score) for h in plain], query
+    hits = w.index.search(prefix + "*", limit=500).hits
+    expected = sorted((f"s{f}", e.id) for f in range(3) for e in w.lib.load(w.lib.get(f"s{f}")).entries
+                      if any(t.lower().startswith(prefix) for t in re.findall(r"[^\W_]+", e.text)))
+    assert sorted((h.session_id, h.entry_id) for h in hits) == expected
