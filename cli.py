@@ -276,8 +276,14 @@ def caches(args: argparse.Namespace) -> Path:
     own, so trying the demo never empties the real history's index (the app uses the same)."""
     from sessionscope.core.config import usable_cache_dir
 
-    base = usable_cache_dir()
-    return base / "demo-cache" if getattr(args, "demo", False) else base
+    return demo_caches() if getattr(args, "demo", False) else usable_cache_dir()
+
+
+def demo_caches() -> Path:
+    """The demo's catalog and index folder (also when the app falls back to the demo)."""
+    from sessionscope.core.config import usable_cache_dir
+
+    return usable_cache_dir() / "demo-cache"
 
 
 def demo_dir() -> Path:

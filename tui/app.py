@@ -445,7 +445,7 @@ _APP_COMMANDS = frozenset(("help", "quit", "command_palette"))
 
 def build_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots; the demo corpus when asked or when no history exists."""
-    from sessionscope.cli import caches, demo_dir, demo_roots
+    from sessionscope.cli import demo_caches, demo_dir, demo_roots
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.discovery import Root, resolve_roots
@@ -472,7 +472,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         demo_base = demo_dir()
         memory = lambda: demo_memory(demo_base)  # noqa: E731 - the demo's stand-in project folders
         memory_dirs = (str(demo_base / "workspace"),)
-        base = caches(args)  # the demo's own catalog and index: never the real history's
+        base = demo_caches()  # the demo's own catalog and index: never the real history's
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         notice = "; ".join(r.error or "" for r in missing)

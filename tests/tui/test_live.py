@@ -426,3 +426,18 @@ def test_the_app_indexes_with_the_configs_tool_result_cap(tmp_path: Path, monkey
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
     (tmp_path / "config.toml").write_text("tool_result_cap = 12\n")
     assert build_app(build_parser().parse_args(["--root", str(tmp_path / "root")])).tool_result_cap == 12
+
+
+def test_the_demo_fallback_keeps_its_own_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No history and no --demo: the app shows the demo, still with the demo's catalog and index."""
+    from sessionscope.cli import build_parser
+    from sessionscope.tui.app import build_app
+
+    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    app = build_app(build_parser().parse_args([]))
+    assert app.notice and "demo" in app.notice
+    assert app.index_dir == tmp_path / "cache" / "demo-cache" / "index"
