@@ -255,7 +255,7 @@ def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[st
 def unread_warnings(errors: list[str]) -> list[str]:
     """Warnings for files that could not be read: those skipped for want of zstandard together,
     with the install hint (else they would only be "could not be read"), then the others."""
-    from sessionscope.core.catalog import ZSTD_HINT
+    from sessionscope.core.config import ZSTD_HINT
 
     zst = [e for e in errors if ZSTD_HINT in e]
     other = [e for e in errors if ZSTD_HINT not in e]

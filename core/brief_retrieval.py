@@ -262,7 +262,7 @@ def _with_children(sessions: Sequence[Session], out: list[Exclusion]) -> list[Ex
     ids = {x.session_id for x in out}
     for s in sessions:
         if s.id not in ids and (s.parent_id in ids or any(s.id.startswith(i + "/") for i in ids)):
-            out.append(Exclusion(s.id, f"child of excluded session {s.parent_id or s.id.split('/')[0]}"))
+            out.append(Exclusion(s.id, f"child of excluded session {_parent_id(s) or s.id}"))
             ids.add(s.id)
     return out
 

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from .config import CacheError
+from .config import ZSTD_HINT, CacheError
 from .model import Session, SessionKind, TokenUsage
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
@@ -317,10 +317,6 @@ def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRo
     return FileRow(
         path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
     )
-
-
-#: what the error of a `.zst` file read without zstandard says (core/jsonl.py)
-ZSTD_HINT = "pip install 'sessionscope[zstd]'"
 
 
 def _zstd_installed() -> bool:

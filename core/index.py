@@ -271,12 +271,13 @@ class SearchIndex:
             try:
                 self._writer_()
             except (ValueError, OSError) as exc:
-                if "LockBusy" in str(exc):
+                busy = "LockBusy" in str(exc)
+                if busy:
                     self.writer_error = f"another sessionscope process is updating the index ({self.directory})"
                 else:
                     self.writer_error = f"the index ({self.directory}) cannot be written ({exc})"
                 left = deadline - time.monotonic()
-                if left <= 0 or "LockBusy" not in str(exc):
+                if left <= 0 or not busy:
                     return False
                 time.sleep(min(WAIT_STEP, left))
             else:

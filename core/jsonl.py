@@ -23,6 +23,8 @@ from typing import Any, Iterator, NamedTuple
 
 import orjson
 
+from .config import ZSTD_HINT
+
 _BOM = b"\xef\xbb\xbf"
 _SCAN_CHUNK = 1 << 20
 
@@ -340,8 +342,7 @@ def _read_zst(path: str) -> bytes:
         import zstandard  # optional extra: sessionscope[zstd]
     except ImportError as exc:
         raise ReaderError(
-            f"{path} is zstd-compressed; install the optional extra to read it: "
-            "pip install 'sessionscope[zstd]'"
+            f"{path} is zstd-compressed; install the optional extra to read it: {ZSTD_HINT}"
         ) from exc
     try:
         with open(path, "rb") as fh:

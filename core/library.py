@@ -434,15 +434,12 @@ class Library:
         if prefix in self._sessions:
             return self._sessions[prefix]
         matches = [s for sid, s in self._sessions.items() if sid.startswith(prefix)]
-        if prefix and not matches and "/" in prefix:
-            # A child as `PARENT-PREFIX/CHILD` (how lists show one): the parent's prefix, then
-            # the child's own part in full or as a prefix.
-            head, _, tail = prefix.partition("/")
+        if prefix and not matches:
+            # A child as `PARENT-PREFIX/CHILD` (how lists show one), or by its own part alone
+            # (`agent-a662314`) when only one child has it; the child part in full or as a prefix.
+            head, slash, tail = prefix.rpartition("/") if "/" in prefix else ("", "", prefix)
             matches = [s for sid, s in self._sessions.items()
-                       if "/" in sid and sid.split("/", 1)[0].startswith(head) and sid.split("/", 1)[1].startswith(tail)]
-        elif prefix and not matches:
-            # A child by its own part alone (`agent-a662314`), when only one child has it.
-            matches = [s for sid, s in self._sessions.items() if "/" in sid and sid.split("/", 1)[1].startswith(prefix)]
+                       if (parts := sid.partition("/"))[1] and parts[0].startswith(head) and parts[2].startswith(tail)]
         if not prefix or not matches:
             raise LookupFailed(f"no session matches id {prefix!r}")
         if len(matches) > 1:

@@ -75,11 +75,6 @@ class QuickMeta(NamedTuple):
         return self.error is None and name not in self.unsure
 
     @property
-    def unseen(self) -> tuple[str, ...]:
-        """The fields the two ends did not show at all (unsure and None)."""
-        return tuple(f for f in FIELDS if f in self.unsure and getattr(self, f) is None)
-
-    @property
     def sort_time(self) -> datetime:
         """The last timestamp, else the file's mtime: what "most recent first" orders by."""
         return self.last_timestamp or datetime.fromtimestamp(self.mtime, timezone.utc)

@@ -388,9 +388,6 @@ class Lines:
             got = self._values[piece] = loads_values(self.buf[piece[0]:piece[1]])
         return got
 
-    def parsed(self, piece: tuple[int, int]) -> bool:
-        return piece in self._values
-
 
 def loads_values(line: bytes) -> tuple[Any, ...] | None:
     """The values on one line as the full parse sees them (`jsonl.parse_line`, orjson first);

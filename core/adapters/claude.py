@@ -489,8 +489,11 @@ class ClaudeParser(RecordParser):
         if active is None:
             return set()
         return {eid for eid, o in self._owner.items()
-                if o.uuid and o.uuid not in active and self._nodes.get(o.uuid) is o
-                and (sidechains or not o.sidechain)}
+                if self._off_branch(o, active) and (sidechains or not o.sidechain)}
+
+    def _off_branch(self, o: _Rec, active: set[str]) -> bool:
+        """Whether a record (the one kept for its uuid) lies outside the active branch."""
+        return bool(o.uuid) and o.uuid not in active and self._nodes.get(o.uuid) is o
 
     # -- the file's sessions -----------------------------------------------------------
     def finish(self) -> list[LoadedSession]:
@@ -578,8 +581,7 @@ class ClaudeParser(RecordParser):
         if active is not None:
             entries = [
                 replace(e, on_active_branch=False)
-                if (o := self._owner.get(e.id)) is not None and o.uuid and o.uuid not in active
-                and self._nodes.get(o.uuid) is o else e
+                if (o := self._owner.get(e.id)) is not None and self._off_branch(o, active) else e
                 for e in entries
             ]
         entries, merged_from = _merge_text(entries)
@@ -1133,8 +1135,7 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
     main_records = 0
     titles: list[JSON] = []
     for values in ends.head_values():
-        for value in values if values is not None else (None,):
-            shape = _shape(value, seen) if values is not None else _ENTRY_SHAPE
+        for shape in _shapes(values, seen):
             if shape is _NOISE_SHAPE:
                 continue
             value = shape.value

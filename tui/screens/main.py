@@ -8,7 +8,6 @@ their tab is asked for before that: their modules (the index, markdown) and thei
 """
 from __future__ import annotations
 
-import subprocess
 import time
 from typing import TYPE_CHECKING, Any, Callable, cast
 
@@ -23,7 +22,6 @@ from textual.widgets import ContentSwitcher, Footer
 
 from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session
-from sessionscope.core.text import printable
 from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
@@ -325,16 +323,9 @@ class MainScreen(Screen[None]):
         if cmd.cwd and not os.path.isdir(cmd.cwd):
             self.notify(f"project directory {cmd.cwd} no longer exists", severity="error")
             return
-        from textual.app import SuspendNotSupported
+        from sessionscope.tui.screens.transcript import run_in_terminal
 
-        try:
-            with self.app.suspend():
-                subprocess.run(list(cmd.argv), cwd=cmd.cwd, check=False)
-        except SuspendNotSupported:  # (e.g. Textual's web driver): the command can still be copied
-            self.notify("this terminal cannot hand over to another program; copy the command with ctrl+r",
-                        severity="warning")
-        except OSError as exc:
-            self.notify(printable(f"cannot run {cmd.argv[0]}: {exc.strerror or exc}"), severity="error", markup=False)
+        run_in_terminal(self, list(cmd.argv), cwd=cmd.cwd, hint="; copy the command with ctrl+r")
 
 
 def find_text(query: str, preview: str | None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from typing import ClassVar, Sequence
+from typing import Any, ClassVar, Sequence
 
 from rich.style import Style
 from rich.text import Text
@@ -259,13 +259,7 @@ class TranscriptScreen(Screen[None]):
 
     def run_external(self, argv: list[str]) -> None:
         """Run a pager or editor in the terminal the app is suspended from."""
-        try:
-            with self.app.suspend():
-                subprocess.run(argv, check=False)
-        except SuspendNotSupported:
-            self.notify("this terminal cannot hand over to another program", severity="warning")
-        except OSError as exc:
-            self.notify(printable(f"cannot run {argv[0]}: {exc.strerror or exc}"), severity="error", markup=False)
+        run_in_terminal(self, argv)
 
     @on(TranscriptView.SubagentRequested)
     def _open_subagent(self, event: TranscriptView.SubagentRequested) -> None:
@@ -292,3 +286,15 @@ def _tokens(n: int) -> str:
     if n >= 1000:
         return f"{n / 1000:.0f}k"
     return str(n)
+
+
+def run_in_terminal(screen: Screen[Any], argv: list[str], *, cwd: str | None = None, hint: str = "") -> None:
+    """Run a program in the terminal the app is suspended from; where the terminal cannot be
+    handed over (headless, web) or the program cannot start, a notice says so (`hint` added)."""
+    try:
+        with screen.app.suspend():
+            subprocess.run(argv, cwd=cwd, check=False)
+    except SuspendNotSupported:
+        screen.notify("this terminal cannot hand over to another program" + hint, severity="warning")
+    except OSError as exc:
+        screen.notify(printable(f"cannot run {argv[0]}: {exc.strerror or exc}"), severity="error", markup=False)
