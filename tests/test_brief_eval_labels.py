@@ -73,10 +73,16 @@ def test_every_labelled_entry_id_is_an_entry_read_prints(path: Path, corpus_libr
             ids[session_id] = {e.id for e in conversation(corpus_library.load(session).entries)}
         return ids[session_id]
 
+    # Evidence may sit in the parent or in any of its subagents (a subagent's report is returned to
+    # the parent; a hook's output can be kept only in the compaction child), so supporting ids are
+    # checked against the whole family; the entry itself against the session it names.
+    family: set[str] = set()
+    for session_id in [doc["session_id"], *main.child_ids]:
+        family |= entry_ids(session_id)
     missing = []
     for item in doc["findings"] + doc["distractors"]:
         known = entry_ids(item.get("session_id") or doc["session_id"])
-        for ref in [item["entry"], *item.get("supporting", [])]:
-            if ref not in known:
-                missing.append(f"{item.get('id', 'distractor')}: {ref}")
+        if item["entry"] not in known:
+            missing.append(f"{item.get('id', 'distractor')}: {item['entry']}")
+        missing += [f"{item.get('id', 'distractor')}: {ref}" for ref in item.get("supporting", []) if ref not in family]
     assert not missing, missing
