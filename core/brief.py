@@ -29,8 +29,11 @@ Every label but `checked now` is "unverified against the current state", and the
 
 Relevance of a finding to the task: the weights of the task terms its text, scope and conditions
 contain (issue id 4, file/identifier/hint 3, word 1; a path term also matches by its file name),
-plus a little for the type (correction, failed approach > decision > open question > outcome) and
-for the relevance of its session. A finding that names no task term is generic and left out.
+stems included ("stale balance" names "stale balances"), then the strength of its evidence (its
+evidence entries, a tool run that showed it), whether it is unresolved (open at the end,
+conflicting, a failure never fixed), its type and its session's relevance; recency breaks ties.
+A finding that names no task term stays a candidate (listed last, for the composer) but is
+generic: the default brief leaves it out, and takes at most one finding per episode.
 
 Findings that a memory note already states stay candidates (with `in_memory`) but are not repeated
 in the all-candidates brief.
@@ -298,33 +301,70 @@ class TreeChecker:
 
 
 # -- scoring ------------------------------------------------------------------------------------
+_STEM_SUFFIX = re.compile(r"(?:ations?|ition|ings?|ers?|ies|ied|ed|es|s|ly|ment|ness)$")
+
+
+def stem(word: str) -> str:
+    """A light English stem for matching inflections: `balances`, `balanced` → `balanc`;
+    `caching`, `cached`, `cache` → `cach`. Words of up to four letters stay whole."""
+    w = word.lower()
+    if len(w) <= 4 or not w.isalpha():
+        return w
+    s = _STEM_SUFFIX.sub("", w)
+    if len(s) < 4:
+        return w
+    return s[:-1] if s.endswith("e") and len(s) > 4 else s
+
+
 def _names(t: SearchTerm, hay: str) -> bool:
     if t.pattern().search(hay):
         return True
+    if t.kind == "word" and len(t.runs) == 1 and t.runs[0].isalpha() and len(t.runs[0]) > 4:
+        root = stem(t.runs[0])
+        if root != t.runs[0] and re.search(r"(?<![A-Za-z0-9])" + re.escape(root) + r"[a-z]{0,5}(?![A-Za-z0-9])", hay, re.I):
+            return True  # "stale balance" names "stale balances"
     return t.kind in ("file", "hint") and "/" in t.text and bool(
         re.search(r"(?<![\w.-])" + re.escape(os.path.basename(t.text)) + r"(?![\w-])", hay))
 
 
+def strength(f: Finding) -> float:
+    """How well the session backs a finding, 0-1: its evidence entries, a tool run that showed it."""
+    s = min(len(f.evidence_sources), 3) / 3 * 0.6
+    if f.evidence in (VERIFIED_THEN, CHECKED_NOW) or f.verified:
+        s += 0.4
+    return s
+
+
+def unresolved(f: Finding) -> bool:
+    """Open at the session's end, conflicting, or a failure that never passed again."""
+    return f.type == OPEN or f.evidence == CONFLICTING or bool(f.conflicts) or (
+        f.type == FAILED and "never run again" in f.conditions)
+
+
 def score(f: Finding, terms: Sequence[SearchTerm], session_relevance: float) -> Finding:
-    """Relevance to the task: term weights for what the finding's words name, half weight for what
-    only its scope or conditions name."""
+    """Rank of a finding for the task: first its relevance (the weights of the task terms its
+    words name, stems included; half weight for what only its scope or conditions name), then
+    the strength of its evidence, whether it is unresolved, its type and its session's
+    relevance; recency breaks ties (in `build_findings`). A finding naming no task term keeps
+    a score below 1 (shown last among the candidates, never in the default brief)."""
     own = f"{f.text} {' '.join(f.paths)} {' '.join(f.symbols)}"
     around = f"{f.scope} {f.conditions}"
     matched: list[SearchTerm] = []
-    s = 0.0
+    relevance = 0.0
     for t in terms:
         if _names(t, own):
             matched.append(t)
-            s += t.weight
+            relevance += t.weight
         elif _names(t, around):
             matched.append(t)
-            s += t.weight / 2
+            relevance += t.weight / 2
+    extra = 0.4 * strength(f) + (0.3 if unresolved(f) else 0.0) + 0.1 * _TYPE_BONUS[f.type] \
+        + 0.02 * min(session_relevance, 5)
     if not matched:
-        return replace(f, score=0.0, terms=())
-    s += _TYPE_BONUS[f.type] + 0.1 * session_relevance
+        return replace(f, score=round(extra / 2, 4), terms=(), why="")
     names = ", ".join(t.text for t in matched[:4])
     why = f"it names {names} from the task"
-    return replace(f, score=s, terms=tuple(t.text for t in matched), why=clean(why, 160))
+    return replace(f, score=1.0 + relevance + extra, terms=tuple(t.text for t in matched), why=clean(why, 160))
 
 
 def label(f: Finding, tree: TreeChecker) -> Finding:
@@ -430,7 +470,7 @@ def compose(
     findings = build_findings(r, task, root=root, memory=memory if memory is not None else
                               project_memory(root, roots))
     base.findings = findings
-    if not findings:
+    if not relevant(findings):
         base.reason = "no finding in the sessions read names the task's terms" if r.loaded else "no session matched the task"
         return base
     base.status = FOUND
@@ -444,9 +484,7 @@ def build_findings(r: Retrieval, task: Task, *, root: str | None, memory: Sequen
     raw: list[Finding] = []
     for session, entries in r.loaded:
         for f in extract(session, entries):
-            f = score(f, r.terms + r.extra_terms, relevance.get(session.id, 0.0))
-            if f.score > 0:
-                raw.append(f)
+            raw.append(score(f, r.terms + r.extra_terms, relevance.get(session.id, 0.0)))
     findings = merge_duplicates(cross_conflicts(raw))
     findings = mark_memory(findings, memory)
     tree = TreeChecker(root)
@@ -454,8 +492,24 @@ def build_findings(r: Retrieval, task: Task, *, root: str | None, memory: Sequen
     if keep:  # an address the task itself names is part of the finding: shown
         findings = [replace(f, text=mask_text(f.text, keep_emails=keep), extracted=mask_text(f.extracted, keep_emails=keep))
                     for f in findings]
-    findings.sort(key=lambda f: (f.score, f.date.timestamp() if f.date else 0.0), reverse=True)
+    findings.sort(key=lambda f: (bool(f.terms), f.score, f.date.timestamp() if f.date else 0.0), reverse=True)
     return findings
+
+
+def relevant(findings: Sequence[Finding]) -> list[Finding]:
+    """The findings a default brief may hold: those naming the task, at most one per episode (the
+    best ranked), in rank order."""
+    seen: set[str] = set()
+    out = []
+    for f in findings:
+        if not f.terms:
+            continue
+        key = f.episode or f.id
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(f)
+    return out
 
 
 # -- rendering ----------------------------------------------------------------------------------
@@ -496,9 +550,10 @@ def render_brief(result: BriefResult, findings: Sequence[Finding] | None = None,
         text = f"Session history unavailable: {one_line(result.reason)}"
         return Rendered(text, estimate_tokens(text), (), ())
     remembered = 0
-    if findings is None:  # every candidate, but not what the project's memory notes already say
-        chosen = [f for f in result.findings if not f.in_memory]
-        remembered = len(result.findings) - len(chosen)
+    if findings is None:  # every candidate naming the task, one per episode, but not what memory notes say
+        pool = relevant(result.findings)
+        chosen = [f for f in pool if not f.in_memory]
+        remembered = len(pool) - len(chosen)
     else:
         chosen = list(findings)
     if not chosen:
@@ -536,6 +591,7 @@ def _within(result: BriefResult) -> str:
 __all__ = [
     "BriefResult", "Budget", "Candidate", "Conflict", "EMPTY", "FOUND", "Finding", "HEADER", "MemoryStatement",
     "Rendered", "Scope", "Source", "SourceRef", "Task", "TreeChecker", "UNAVAILABLE", "UNREVIEWED", "Usage", "build_findings",
-    "compose", "estimate_tokens", "finding_lines", "label", "parse_ref", "project_memory", "render_brief", "score",
+    "compose", "estimate_tokens", "finding_lines", "label", "parse_ref", "project_memory", "relevant", "render_brief",
+    "score", "stem", "strength", "unresolved",
     "short_id",
 ]

@@ -85,6 +85,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
@@ -221,6 +222,9 @@ class Finding:
     symbols: tuple[str, ...] = ()  # identifiers it names
     choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (chosen, rejected) words
     extracted: str = ""  # the text as extracted (default: `text`); kept through `replace(f, text=…)`
+    evidence_sources: tuple[Source, ...] = ()  # the entries backing it: the failure, diagnosis, fix, rerun
+    episode: str = ""  # the episode it comes from (`session#key`): a brief takes at most one per episode
+    generator: str = ""  # the rule that found it ("text", "failure-chain", "intervention", ...)
 
     def __post_init__(self) -> None:
         if not self.extracted:
@@ -253,6 +257,9 @@ class Finding:
             "source": self.source.to_dict(),
             "conflicts": [c.to_dict() for c in self.conflicts],
             "also_from": [s.to_dict() for s in self.also_from],
+            "evidence_sources": [s.to_dict() for s in self.evidence_sources],
+            "episode": self.episode,
+            "generator": self.generator,
             "supersedes": [s.to_dict() for s in self.supersedes],
             "in_memory": list(self.in_memory),
             "score": round(self.score, 3),
@@ -298,9 +305,12 @@ _OUTCOME = re.compile(
     r"|passes (?:now|again|\d+)|passing now|(?:is|are|now) (?:fixed|clean|green|passing)\b|fixed[:.]"
     r"|works? (?:now|again)\b|now works|clean now|builds? (?:cleanly|again)|succeeded|went (?:ready|green)"
     r"|no (?:longer|more) (?:fails|flashes|errors?)|no flash|reaches \d|went from\b|up from\b"
-    r"|\d+\s*(?:/|of)\s*\d+\)?\s*pass))", _I)
+    r"|\d+\s*(?:/|of)\s*\d+\)?\s*pass|all (?:\w+ )?(?:passing|green)|\b0 (?:failures|errors)\b|zero (?:\w+ )?(?:issues|failures|errors|warnings)"
+    r"|(?:lint|credo|clippy|mypy|ruff|eslint|tsc|typecheck|dialyzer|format)\w* (?:is |are |now )?clean"
+    r"|(?:completed?|done) and (?:pushed|merged|committed)))", _I)
 _OPEN = re.compile(
-    r"\b(?:still open|open question|open:|unresolved|(?-i:TBD|TODO)(?![.\w])|to be decided|not yet (?:decided|done|handled|sure)"
+    r"\b(?:still open|open question|open:|unresolved|(?-i:TBD|TODO)(?=\s*[:(—–-]|\s*$)|to be decided|not yet (?:decided|done|handled|sure)"
+    r"|not (?:been )?decided(?: yet)?|undecided"
     r"|needs? (?:a |your )?(?:decision|migration|follow-?up)|your call|whether (?:to|we|it)\b|should we\b"
     r"|do we (?:need|want)|left to do)", _I)
 # sentences that address the model rather than talk about code; "the system prompt" in a message
@@ -313,7 +323,46 @@ _INJECTION = re.compile(
     r"(?:system prompt|developer message|hidden instructions|(?:original |initial )?instructions)"
     r"|you are now (?:a|an|my|in|DAN|root|free|unrestricted|jailbroken|no longer)\b"
     r"|(?:enter|enable|activate|switch to)\s+(?:jailbreak|developer|god|DAN)\s+mode|new instructions:|do anything now)"
-    r"|</?(?:system|instructions?|assistant)>", _I)
+    r"|</?(?:system|instructions?|assistant)>"
+    # instructions to an AI, or permissions granted to it, whoever wrote them
+    r"|\bfrom now on,?\s+(?:you|claude|codex|the (?:assistant|agent|model|ai))\b"
+    r"|\b(?:you|claude|codex|gpt|chatgpt|gemini|copilot|the (?:ai|assistant|model|agent|llm))\s+(?:are|is)\s+(?:now\s+)?"
+    r"(?:allowed|permitted|authori[sz]ed|free|cleared)\s+to\b"
+    r"|\b(?:you|claude|codex|gpt|chatgpt|gemini|copilot|the (?:ai|assistant|model|agent|llm))\s+(?:now\s+)?has\s+permission\b"
+    r"|\byou\s+(?:now\s+)?have\s+(?:full\s+)?permission\s+to\b"
+    r"|\b(?:claude|codex|gpt|chatgpt|gemini|copilot|the (?:ai|assistant|model|agent|llm))\s+(?:must|should|shall|will|may|can)\s+(?:now\s+)?"
+    r"(?:disregard|ignore|bypass|skip|override|forget)\b"
+    r"|\b(?:disregard|ignore|bypass|override|disable)\s+(?:all\s+)?(?:its|your|their|the)\s+(?:safety|security)\s+(?:rules|guidelines|guardrails|restrictions|policies|checks)"
+    r"|\bsystem\s+override\b|\bmay\s+skip\s+(?:the\s+)?(?:code\s+)?review"
+    r"|\bcurl\s+[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b", _I)
+# invisible characters that split a phrase without showing (zero-width, joiners, bidi controls, BOM, soft hyphen)
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
+
+
+def normalise(text: str) -> str:
+    """`text` as rules read it: NFKC (full-width and compatibility forms folded) and invisible
+    characters (zero-width spaces and joiners, bidi controls, BOM, soft hyphen) removed, so
+    neither can split a phrase past a rule."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+# a cue under a negation says the opposite: "Not decided yet.", "we haven't chosen", "no decision"
+_NEGATED = re.compile(
+    r"\b(?:not|never|no|haven'?t|hasn'?t|didn'?t|don'?t|nothing|yet to|without)\s+(?:\w+\s+){0,2}?"
+    r"(?:decided|decision|chosen|chose|settled|agreed|going with|opted)\b|\bundecided\b", _I)
+_NEGATED_FAILURE = re.compile(r"\b(?:if|unless|in case|whether)\b[^.]*\b(?:doesn'?t|does not|didn'?t|did not) (?:work|help)", _I)
+# a sentence that opens with "that"/"this"/"it" refers to the one before it
+_ANAPHOR = re.compile(r"^\W*(?:that|this|it|these|those)(?:'s|\b)", _I)
+# an answer that leaves out its subject: what it answers must come along
+_ELLIPTICAL = re.compile(r"^\W*(?:not|no|yes|nope|none|neither|both|either|undecided|unknown|maybe|probably|unclear)\b", _I)
+# an agent saying what it is about to try: what a later "that didn't work" refers to
+_INTENT = re.compile(r"\b(?:I'?ll|I will|I'?m going to|let me|let'?s|I'?m (?:adding|trying|switching)|try(?:ing)? (?:to )?"
+                     r"|(?:adding|switching to|using) an?)\b", _I)
+# a decision without a decision word: a constraint, then what is done about it
+_IMPLICIT_DECISION = re.compile(
+    r"\b(?:can'?t|cannot|can not|doesn'?t (?:support|allow|work with|handle)|does not (?:support|allow|handle)"
+    r"|isn'?t (?:supported|available|possible)|not (?:supported|available|possible)|won'?t work|incompatible"
+    r"|only (?:works|supports)|(?:is|are) deprecated|not allowed|too (?:slow|large|big|expensive))\b"
+    r"[^.;]{0,120}?(?:[,;:—–-]|\bso\b|\bthen\b)\s*(?:so\s+)?(?:I'?ll|I will|we'?ll|we will|let'?s|I'?m going to|we need to|I need to"
+    r"|(?:I|we) should|instead)\b", _I)
 _CHANGE_OF_COURSE = re.compile(
     r"\b(?:instead|switch(?:ing)?|revert|different (?:approach|way)|another (?:approach|way)|the (?:problem|issue|cause|bug) is"
     r"|because|forgot|missing|wrong|fix(?:ing)?\b|turns out|that'?s why)", _I)
@@ -612,8 +661,22 @@ def _choice(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 # -- walking a session ---------------------------------------------------------------------------
+SCAN_HEAD = 24_000  # characters of one entry's text that the rules read from its start …
+SCAN_TAIL = 8_000  # … and from its end (a test run's summary is at the end of its output)
+
+
+def scanned(text: str) -> str:
+    """The part of an entry's text the rules read: all of it up to SCAN_HEAD + SCAN_TAIL
+    characters, else its head and tail (a 20 MB line costs no more than a short one)."""
+    if len(text) <= SCAN_HEAD + SCAN_TAIL:
+        return text
+    return text[:SCAN_HEAD] + "\n…\n" + text[-SCAN_TAIL:]
+
+
 @dataclass
 class _Run:
+    """A tool call with a shell command and its result: one run of a command family."""
+
     call: Entry | None
     result: Entry
     command: str
@@ -622,7 +685,11 @@ class _Run:
     check: bool  # a test/build/lint/plan/bench command
     executes: bool  # not a look-up
     turn: int
-    index: int
+    index: int  # the result's position
+    family: str = ""  # what makes two runs the same command (see `command_family`)
+    error: str = ""  # the failure, normalised for comparison ("" when it passed)
+    text: str = ""  # the result's text as scanned
+    rejected: bool = False  # the user refused the call
 
 
 @dataclass
@@ -632,6 +699,25 @@ class _Msg:
     turn: int
     role: str  # USER | AGENT (who said it, for attribution)
     text: str
+    kind: str = "said"  # "said" (a message) | "summary" (a compaction summary) | "report" (a subagent's)
+
+
+@dataclass
+class _Event:
+    """A silent intervention: a tool call the user rejected, or an interrupt."""
+
+    entry: Entry
+    index: int
+    turn: int
+    kind: str  # "rejected" | "interrupted"
+    call: Entry | None
+
+
+_SUMMARY = re.compile(r"^\s*(?:This session is being continued from a previous conversation|Your task is to create a detailed summary)", _I)
+_REJECTED = re.compile(r"doesn'?t want to proceed with this tool use|tool use was rejected|user rejected|"
+                       r"the user (?:denied|declined)", _I)
+_SUBAGENT_TOOLS = {"task", "agent", "spawn_agent", "subagent"}
+_SIBLING = re.compile(r"Sibling tool call errored|<tool_use_error>", _I)
 
 
 def _real_user_text(e: Entry) -> str | None:
@@ -650,8 +736,63 @@ def _is_agent_text(e: Entry) -> bool:
     return e.role == "assistant" and e.kind is EntryKind.TEXT and bool((e.text or "").strip())
 
 
+_FAMILY_SKIP = re.compile(r"^(?:cd\s+\S+|export\s+\S+|source\s+\S+|\.\s+\S+|set\s+-\S+|\w+=\S*|time|sudo|env|"
+                          r"uv run|poetry run|pipenv run|bundle exec|npx|pnpm exec|yarn dlx|python3?\s+-m|timeout\s+\d+\w*)$")
+
+
+def command_family(command: str) -> str:
+    """What makes two runs the same command: its program and subcommand, without `cd …&&`,
+    environment assignments, wrappers (`uv run`, `npx`, `python -m`), arguments that are paths or
+    options, and output plumbing (`2>&1 | tail`). `mix test test/a_test.exs 2>&1 | tail -5` and
+    `mix test` are one family ("mix test"), `pytest -x tests/x.py` is "pytest"."""
+    code = shell_code(command).strip().split("\n")[0]
+    parts = re.split(r"\s*(?:&&|;|\|\|)\s*", code)
+    for part in parts:
+        part = re.split(r"\s+\|\s*", part)[0]
+        words = [w for w in part.split() if not re.match(r"^\d?>|^<|^&?>", w)]
+        if words and words[0] in ("for", "while", "until", "if", "case", "done", "fi", "esac", "echo", "printf"):
+            continue  # a loop's header or a message: the command is in the body
+        while words and words[0] in ("do", "then", "else", "{", "(", "!"):
+            words = words[1:]
+        while words:
+            for n in (2, 1):
+                if len(words) >= n and _FAMILY_SKIP.match(" ".join(words[:n])):
+                    words = words[n:]
+                    break
+            else:
+                break
+        if not words:
+            continue
+        prog = os.path.basename(words[0])
+        sub = [w for w in words[1:3] if re.fullmatch(r"[a-z][\w:-]*", w) and not w.startswith("-")]
+        sub = sub[:2] if len(sub) >= 2 and sub[0] in ("run", "exec", "x") else sub[:1]
+        return " ".join([prog, *sub]) if sub and prog not in ("python", "python3", "node", "bash", "sh") else prog
+    return code[:40]
+
+
+_ERROR_LINE = re.compile(r"\*\* \(\w|\b\w*(?:Error|Exception)\b|\berror(?:\[E\d+\]| TS\d+)?:|\bFAILED\b|\bFAIL\b|^\s*\d+\) test\b"
+                         r"|\bpanicked\b|\bcommand not found\b|\bfatal:|\bcannot\b|\bcould not\b|\bundefined\b|\bassert", re.I | re.M)
+_ERROR_STATED = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b:?|\berror(?:\[E\d+\]| TS\d+)?:|\*\* \(\w|^\s*\d+\) test\b|\bFAILED\b .*::")
+_VOLATILE = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{7,}\b|[\w.~-]*/[\w./-]+|\d+(?:\.\d+)?|\"[^\"]*\"|'[^']*'", re.I)
+
+
+def error_key(output: str) -> tuple[str, str]:
+    """(the failure normalised for comparison, the line shown): the first line that names an
+    error (an exception, `error:`, a failing test's header), else the failure summary; numbers,
+    hashes, paths and quoted values do not make two failures different."""
+    lines = [ln for ln in _lines(output) if not re.match(r"^(?:Exit code|exited with)", ln, re.I)]
+    line = next((ln for pat in (_ERROR_STATED, _ERROR_LINE) for ln in lines if pat.search(ln)), "")
+    if not line:
+        line = failure_line(output)
+    key = " ".join(_VOLATILE.sub("#", line.lower()).split())[:120]
+    return key, line
+
+
 class SessionReader:
-    """Findings of one session. `entries` are the session's entries in file order (all branches
+    """One session read once into what the generators work on (its *episodes*): the messages of
+    each turn (user, agent, compaction summaries, subagent reports returned to it), tool calls
+    paired with their results (rejected calls, interrupts and background jobs included), the files
+    edited and the commits made. `entries` are the session's entries in file order (all branches
     may be passed; only the active branch is read)."""
 
     def __init__(self, session: Session, entries: Sequence[Entry]) -> None:
@@ -662,9 +803,13 @@ class SessionReader:
             session.parent_id is not None and session.kind is not SessionKind.MAIN)
         self.runs: list[_Run] = []
         self.msgs: list[_Msg] = []
+        self.events: list[_Event] = []
         self.edits: dict[int, list[str]] = {}  # turn -> files edited
+        self.edit_log: list[tuple[int, Entry, list[str]]] = []  # (index, call, files) in order
         self.commits: list[tuple[int, int, str]] = []  # (turn, index, hash)
         self.interrupted_before: set[int] = set()  # indexes of user messages right after an interruption
+        self._at = {e.id: i for i, e in enumerate(self.entries)}
+        self.spans: dict[str, tuple[int, int]] = {}  # finding id -> entry positions of a chain's failure
         self._walk()
 
     def _walk(self) -> None:
@@ -673,7 +818,7 @@ class SessionReader:
         turn = 0
         interrupted = False
         for i, e in enumerate(self.entries):
-            text = (e.text or "")
+            text = scanned(e.text or "")
             if e.kind is EntryKind.TOOL_USE:
                 if e.tool_use_id:
                     calls[e.tool_use_id] = e
@@ -681,18 +826,28 @@ class SessionReader:
                 files = edited_files(e, self.project)
                 if files:
                     self.edits.setdefault(turn, []).extend(files)
+                    self.edit_log.append((i, e, files))
                 continue
             if e.kind is EntryKind.TOOL_RESULT:
                 call = calls.get(e.tool_use_id or "") or last_call
-                if _INTERRUPT.search(text[:300]):
+                head = text[:300]
+                rejected = bool(_REJECTED.search(head))
+                if _INTERRUPT.search(head):
                     interrupted = True
+                    self.events.append(_Event(e, i, turn, "rejected" if rejected else "interrupted", call))
+                name = ((call.tool_name if call is not None else None) or e.tool_name or "").lower()
+                if name in _SUBAGENT_TOOLS and not rejected and text.strip():
+                    self.msgs.append(_Msg(e, i, turn, AGENT, normalise(text), "report"))
                 cmd = command_of(call) if call is not None else ""
                 if cmd:
-                    failed = e.is_error or bool(_FAIL_SUMMARY.search(text))
-                    succeeded = not failed and (bool(_SUCCESS.search(text)) or not e.is_error)
+                    sibling = bool(_SIBLING.search(head))
+                    failed = (e.is_error or bool(_FAIL_SUMMARY.search(text))) and not rejected and not sibling
+                    succeeded = not failed and not rejected and not sibling and (bool(_SUCCESS.search(text)) or not e.is_error)
                     executes = not _LOOKUP.match(cmd)
                     check = bool(_CHECK_CMD.search(shell_code(cmd)))
-                    self.runs.append(_Run(call, e, cmd, failed, succeeded, check, executes, turn, i))
+                    err = error_key(text)[0] if failed else ""
+                    self.runs.append(_Run(call, e, cmd, failed, succeeded, check, executes, turn, i,
+                                          command_family(cmd), err, text, rejected or sibling))
                     if "git commit" in cmd:
                         m = _COMMIT.search(text)
                         if m:
@@ -700,42 +855,80 @@ class SessionReader:
                 continue
             if e.role == "user" and e.kind is EntryKind.TEXT and _PLAIN_INTERRUPT.search(text):
                 interrupted = interrupted or bool(_INTERRUPT.search(text[:200]))
+                self.events.append(_Event(e, i, turn, "interrupted", last_call))
+                continue
+            if e.role == "user" and e.kind is EntryKind.TEXT and _SUMMARY.match(text):
+                self.msgs.append(_Msg(e, i, turn, AGENT, normalise(text), "summary"))
                 continue
             user_text = _real_user_text(e)
             if user_text is not None:
                 turn += 1
-                self.msgs.append(_Msg(e, i, turn, AGENT if self.subagent else USER, user_text))
+                self.msgs.append(_Msg(e, i, turn, AGENT if self.subagent else USER, normalise(scanned(user_text))))
                 if interrupted:
                     self.interrupted_before.add(i)
                 interrupted = False
                 continue
             if _is_agent_text(e):
-                self.msgs.append(_Msg(e, i, turn, AGENT, text))
+                self.msgs.append(_Msg(e, i, turn, AGENT, normalise(text)))
 
     # -- public ------------------------------------------------------------------------------
+    def said(self, msg: _Msg) -> bool:
+        """A message someone typed (not a summary or a subagent's report)."""
+        return msg.kind == "said"
+
+    def is_user(self, msg: _Msg) -> bool:
+        return msg.kind == "said" and msg.entry.role == "user"
+
     def findings(self) -> list[Finding]:
+        """Every candidate of the session: the text rules on each message, then the generators
+        over the episodes (see core/brief_generators.py), one finding per (type, source) kept."""
+        from .brief_generators import run_generators
+
         out: list[Finding] = []
-        user_idx = [m.index for m in self.msgs if m.entry.role == "user"]
+        user_idx = [m.index for m in self.msgs if self.is_user(m)]
         last_user = user_idx[-1] if user_idx else -1
-        agent_msgs = [m for m in self.msgs if m.entry.role == "assistant"]
+        agent_msgs = [m for m in self.msgs if self.said(m) and m.entry.role == "assistant"]
         last_agent = agent_msgs[-1].index if agent_msgs else -1
+        closing = self.closing_messages()
         for n, msg in enumerate(self.msgs):
-            if msg.entry.role == "user":
+            if self.is_user(msg):
                 if self.subagent:
                     continue  # the parent agent's prompt: instructions, not decisions
                 f = self._user_finding(msg, n)
                 if f is not None:
                     out.append(f)
                 continue
-            out.extend(self._agent_findings(msg, at_end=msg.index > last_user, last=msg.index == last_agent))
-        out.extend(self._run_failures(out))
-        return _supersede(sorted(out, key=lambda f: self._pos(f)))
+            # a subagent's transcript never has "the session's end": its parent goes on
+            end = self.said(msg) and not self.subagent and msg.index > last_user
+            out.extend(self._agent_findings(msg, n, at_end=end, last=end and msg.index == last_agent,
+                                            closing=msg.index in closing or not self.said(msg)))
+        out = run_generators(self, out)
+        return _supersede(sorted(out, key=self._pos))
 
     def _pos(self, f: Finding) -> int:
+        return self._at.get(f.source.entry_id, 0)
+
+    def closing_messages(self) -> set[int]:
+        """Indexes of the agent's closing messages: its last message of each turn, and any message
+        after which it stopped (no tool call or message of its own before the next user or system
+        record: a turn's end that a background task's notification continued)."""
+        last: dict[int, int] = {}
+        for m in self.msgs:
+            if self.said(m) and m.entry.role == "assistant":
+                last[m.turn] = m.index
+        out = set(last.values())
+        pending: int | None = None
         for i, e in enumerate(self.entries):
-            if e.id == f.source.entry_id:
-                return i
-        return 0
+            if e.kind is EntryKind.THINKING:
+                continue
+            if e.role == "assistant" and e.kind is EntryKind.TEXT and (e.text or "").strip():
+                pending = i
+            elif e.role == "assistant" or e.kind in (EntryKind.TOOL_USE, EntryKind.TOOL_RESULT):
+                pending = None
+            elif pending is not None:
+                out.add(pending)
+                pending = None
+        return out
 
     # -- rules ---------------------------------------------------------------------------------
     def _user_finding(self, msg: _Msg, n: int) -> Finding | None:
@@ -744,27 +937,61 @@ class SessionReader:
             return None
         body = " ".join(sents)
         nxt = self.msgs[n + 1] if n + 1 < len(self.msgs) else None
-        acked = nxt is not None and nxt.entry.role == "assistant" and bool(_ACK.search(nxt.text))
-        prev_agent = next((m for m in reversed(self.msgs[:n]) if m.entry.role == "assistant"), None)
-        first = self.msgs[0] is msg
+        acked = nxt is not None and self.said(nxt) and nxt.entry.role == "assistant" and bool(_ACK.search(nxt.text))
+        prev_agent = next((m for m in reversed(self.msgs[:n]) if self.said(m) and m.entry.role == "assistant"), None)
+        first = self.msgs[0] is msg or not any(self.is_user(m) for m in self.msgs[:n])
         if _FAILED_USER.search(body) and not first:
             said = quotable(prev_agent.text) if prev_agent else []
             cond = f"after the agent said \"{clean(said[-1], 120)}\"" if said else ""
             return self._make(FAILED, msg, body, conditions=cond)
-        if not first and (acked or msg.index in self.interrupted_before or _CORRECTION_START.search(body)
-                          or _CORRECTION_ANY.search(body)):
+        # a question to the agent ("did you push?") is a question, not a correction, unless it says one
+        question = bool(_QUESTION_END.search(body)) and not _CORRECTION_ANY.search(body) \
+            and msg.index not in self.interrupted_before
+        if not first and not question and (acked or msg.index in self.interrupted_before
+                                           or _CORRECTION_START.search(body) or _CORRECTION_ANY.search(body)):
             return self._make(CORRECTION, msg, body, choice=_choice(body))
         cue = _STRONG_DECISION if first else _DECISION
-        picked = [s for s in sents if cue.search(s)]
+        picked = [s for s in sents if cue.search(s) and not _NEGATED.search(s) and not _QUESTION_END.search(s)]
         if picked:
             return self._make(DECISION, msg, " ".join(picked[:2]), choice=_choice(picked[0]))
-        if prev_agent is not None and not first and len(body) < 300 and not _QUESTION_END.search(body):
+        if prev_agent is not None and not first and len(body) < 300 and not _QUESTION_END.search(body) \
+                and not _NEGATED.search(body):
             prev_sents = quotable(prev_agent.text)
             if prev_sents and _QUESTION_END.search(prev_sents[-1]):
                 return self._make(DECISION, msg, body, context=f"answering \"{clean(prev_sents[-1], 140)}\"")
         return None
 
-    def _agent_findings(self, msg: _Msg, *, at_end: bool, last: bool) -> list[Finding]:
+    def _previous_sentence(self, n: int, pieces: list[tuple[str, bool]], k: int) -> str:
+        """The sentence before sentence `k` of message `n`: in the message, else the last one of
+        the agent's previous message in the same turn."""
+        if k > 0:
+            return pieces[k - 1][0]
+        msg = self.msgs[n]
+        for m in reversed(self.msgs[:n]):
+            if m.turn != msg.turn or self.is_user(m):
+                break
+            prev = quotable(m.text)
+            if prev:
+                return prev[-1]
+        return ""
+
+    def _referent(self, n: int, pieces: list[tuple[str, bool]], k: int, kind: str) -> str:
+        """What "that"/"this"/"it" at the start of sentence `k` of message `n` refers to: for a
+        failure ("That approach didn't work"), the agent's last statement of what it would try,
+        earlier in the turn; otherwise the sentence before."""
+        if kind == FAILED:
+            msg = self.msgs[n]
+            own = [p for p, _ in pieces[:k]]
+            for m in [None, *reversed(self.msgs[:n])]:
+                if m is not None and (m.turn != msg.turn or self.is_user(m) or not self.said(m)):
+                    break
+                sents = own if m is None else quotable(m.text)
+                for sent in reversed(sents):
+                    if _INTENT.search(sent) and not _QUESTION_END.search(sent):
+                        return sent
+        return self._previous_sentence(n, pieces, k)
+
+    def _agent_findings(self, msg: _Msg, n: int, *, at_end: bool, last: bool, closing: bool) -> list[Finding]:
         out: list[Finding] = []
         pieces = _quotable_pieces(msg.text)
         sents = [p for p, _ in pieces]
@@ -776,17 +1003,27 @@ class SessionReader:
             if len(s) < 8:
                 continue
             # a question counts as open only when it ends the session's last message
-            kind = self._agent_kind(s, at_end=at_end, last=last and k == len(sents))
+            kind = self._agent_kind(s, at_end=at_end, last=last and k == len(sents), closing=closing)
             if kind is None or kind in seen:
                 continue  # one finding of each type per message: the first is the statement
             seen.add(kind)
             text = s
+            # "That didn't work": quote what "that" refers to, the sentence before it
+            if _ANAPHOR.match(s):
+                before = self._referent(n, pieces, k - 1, kind)
+                if before and not _INJECTION.search(before) and not _QUESTION_END.search(before):
+                    text = f"{before} {s}"
             # a short sentence takes the next one of its line along, for context, unless that one is a
             # finding itself (a new line is a new list item or paragraph)
             if len(s) < 70 and k < len(sents) and not pieces[k][1] \
-                    and self._agent_kind(sents[k], at_end=at_end, last=last) is None:
-                text = f"{s} {sents[k]}"
+                    and self._agent_kind(sents[k], at_end=at_end, last=last, closing=closing) is None:
+                text = f"{text} {sents[k]}"
                 k += 1
+            # an elliptical answer ("Not decided yet.") quotes the user's question it answers
+            if k == 1 and len(text) < 40 and _ELLIPTICAL.match(text) and n > 0 and self.is_user(self.msgs[n - 1]):
+                asked = quotable(self.msgs[n - 1].text)
+                if asked and _QUESTION_END.search(asked[-1]):
+                    text = f"{text} (answering \"{asked[-1]}\")"
             if kind == FAILED:
                 out.append(self._make(FAILED, msg, text, conditions=self._conditions(msg)))
             elif kind == OUTCOME:
@@ -798,42 +1035,21 @@ class SessionReader:
         return out
 
     @staticmethod
-    def _agent_kind(s: str, *, at_end: bool, last: bool) -> str | None:
-        if _FAILED_AGENT.search(s):
+    def _agent_kind(s: str, *, at_end: bool, last: bool, closing: bool = True) -> str | None:
+        if _FAILED_AGENT.search(s) and not _NEGATED_FAILURE.search(s):
             return FAILED
         if _SELF_CORRECTION.search(s):
             return CORRECTION
         if at_end and (_OPEN.search(s) or (last and _QUESTION_END.search(s))):
             return OPEN
-        if _QUESTION_END.search(s):
+        if _QUESTION_END.search(s) or _NEGATED.search(s):
             return None
-        if _DECISION.search(s):
+        if _DECISION.search(s) or _IMPLICIT_DECISION.search(s):
             return DECISION
-        if _OUTCOME.search(s):
+        # "N tests pass" in the middle of a turn is routine; what a turn ends on is its outcome
+        if closing and _OUTCOME.search(s):
             return OUTCOME
         return None
-
-    def _run_failures(self, found: list[Finding]) -> list[Finding]:
-        """Failing runs followed by a change of course, when no text finding covers them."""
-        out: list[Finding] = []
-        failed_turns = {self._turn_of(f) for f in found if f.type == FAILED}
-        for run in self.runs:
-            if not run.failed or not run.executes or run.turn in failed_turns:
-                continue
-            after = [m for m in self.msgs if m.index > run.index and m.turn == run.turn and m.entry.role == "assistant"][:2]
-            nxt = next((m for m in after if _CHANGE_OF_COURSE.search(m.text)), None)
-            if nxt is None:
-                continue
-            # only when the agent went on doing something else, not when it re-ran the same thing at once
-            text = clean(" ".join(quotable(nxt.text)[:2]))
-            if not text:
-                continue
-            src = self._source(run.result)
-            cond = f"`{clean(run.command, 100)}` failed: {clean(failure_line(run.result.text), 120)}"
-            out.append(self._finding(FAILED, src, text, AGENT, run.result.timestamp, conditions=cond,
-                                     verified=f"{_date(run.result.timestamp)}: the tool output shows the failure"))
-            failed_turns.add(run.turn)
-        return out
 
     def _turn_of(self, f: Finding) -> int:
         for m in self.msgs:
@@ -844,7 +1060,7 @@ class SessionReader:
     def _conditions(self, msg: _Msg) -> str:
         runs = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.failed and r.executes]
         parts = []
-        files = self.edits.get(msg.turn, [])
+        files = [f for i, _, fs in self.edit_log if i < msg.index and self._turn_at(i) == msg.turn for f in fs]
         if files:
             parts.append("after editing " + ", ".join(dict.fromkeys(files[-3:])))
         if runs:
@@ -852,21 +1068,45 @@ class SessionReader:
             parts.append(f"`{clean(r.command, 100)}` gave: {clean(failure_line(r.result.text), 120)}")
         return "; ".join(parts)
 
+    def _turn_at(self, index: int) -> int:
+        """The turn an entry position lies in."""
+        turn = 0
+        for m in self.msgs:
+            if m.index > index:
+                break
+            turn = m.turn
+        return turn
+
+    def last_runs(self, before: int, turn: int | None = None) -> dict[str, _Run]:
+        """The last check run of each command family before entry `before` (in `turn` if given)."""
+        out: dict[str, _Run] = {}
+        for r in self.runs:
+            if r.index >= before or not r.check or r.rejected or (turn is not None and r.turn != turn):
+                continue
+            out[r.family] = r
+        return out
+
     def _outcome(self, msg: _Msg, text: str) -> Finding:
-        runs = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.check]
+        """A reported outcome checked against the last run of each check family of its turn: a
+        failing one makes it `conflicting` (both shown), passing ones back it (`verified then`)."""
         f = self._make(OUTCOME, msg, text)
+        runs = list(self.last_runs(msg.index, msg.turn).values())
         if not runs:
             return f
+        runs.sort(key=lambda r: r.index)
+        backing = tuple(self._source(r.result) for r in runs)
+        failed = [r for r in runs if r.failed]
+        if failed:
+            r = failed[-1]
+            conflict = Conflict(self._source(r.result), clean(f"`{r.command}` → {error_key(r.text)[1]}", 200),
+                                "the last run of this check before the report failed")
+            return replace(f, evidence=CONFLICTING, conflicts=(conflict,), evidence_sources=backing)
         r = runs[-1]
-        if r.failed:
-            conflict = Conflict(self._source(r.result), clean(f"`{r.command}` → {failure_line(r.result.text)}", 200),
-                                "the last check run before this report failed")
-            return replace(f, evidence=CONFLICTING, conflicts=(conflict,))
         commit = next((h for t, i, h in self.commits if t == msg.turn), None)
         detail = f"{_date(r.result.timestamp)}: `{clean(r.command, 80)}` → {clean(success_line(r.result.text), 80)}"
         if commit:
             detail += f", commit {commit[:12]}"
-        return replace(f, evidence=VERIFIED_THEN, verified=detail)
+        return replace(f, evidence=VERIFIED_THEN, verified=detail, evidence_sources=backing)
 
     # -- construction --------------------------------------------------------------------------
     def _source(self, e: Entry) -> Source:
@@ -878,11 +1118,15 @@ class SessionReader:
         if context:
             quoted = f"{quoted} ({context})"
         verified = ""
+        evidence: tuple[Source, ...] = ()
         if type_ == FAILED and msg.role == AGENT and "gave:" in conditions:
             run = [r for r in self.runs if r.turn == msg.turn and r.index < msg.index and r.failed and r.executes][-1]
             verified = f"{_date(run.result.timestamp)}: the tool output shows the failure"
-        return self._finding(type_, self._source(msg.entry), quoted, msg.role, msg.entry.timestamp,
-                             conditions=conditions, choice=choice, turn=msg.turn, verified=verified)
+            evidence = (self._source(run.result),)
+        f = self._finding(type_, self._source(msg.entry), quoted, msg.role, msg.entry.timestamp,
+                          conditions=conditions, choice=choice, turn=msg.turn, verified=verified)
+        gen = {"summary": "compaction-summary", "report": "subagent-report"}.get(msg.kind, "text")
+        return replace(f, evidence_sources=evidence, episode=f"{self.session.id}#{msg.entry.id}", generator=gen)
 
     def _finding(self, type_: str, src: Source, text: str, who: str, ts: datetime | None, *, conditions: str = "",
                  choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), turn: int | None = None,

@@ -1,0 +1,367 @@
+"""Generators of candidate findings that work on a session's episodes rather than on sentences.
+
+`SessionReader` (core/brief_findings.py) reads a session once into episodes: its messages (user,
+agent, compaction summaries, subagent reports returned to it), its tool calls paired with their
+results (`_Run`, with the command family and the failure normalised), its edits and commits, and
+its silent interventions (rejected calls, interrupts). The sentence rules there give the findings
+that a message states in words; the generators here give those that only the sequence of episodes
+shows, each citing its source entry and its evidence entries (`Finding.evidence_sources`):
+
+failure chains (`failure_chains`)
+  Runs are grouped by command family (`command_family`: `mix test test/a.exs` and `mix test` are
+  one family) from a failing run until the family passes again. Each distinct failure of a chain
+  (`error_key`: numbers, paths and hashes do not make two failures different) gives one Failed
+  approach: its text is the agent's diagnosis (its first message after the failure, the sentence
+  naming a cause when there is one), its conditions the command and failure line, how many times
+  it was retried unchanged, the files edited before the next run (the fix tried) and how it ended
+  (passed again, failed differently, or never passed). Evidence: the failing runs, the edits and
+  the next run. Only test/build/lint families, or other commands whose failure recurred or got a
+  diagnosis naming a cause, make chains: a look-up that fails is no approach. A test/build family
+  whose last run failed gives an Open question "open at that session's end" (not in a subagent's
+  transcript: its end is not the session's).
+
+interventions (`interventions`)
+  A tool call the user rejected, or an interrupt, is a Correction attributed to the user. When
+  the user then says something, the sentence rules already made it a Correction: the intervention
+  becomes its evidence. When nothing follows (a silent intervention), it is a finding of its own,
+  quoting what was refused.
+
+slips (`slips`)
+  The agent's acknowledged slip right after tool output ("Right, I declared it before defining
+  it", "the files are actually under …") is a Correction attributed to the agent, with that tool
+  output as evidence.
+
+final runs (`final_runs`)
+  The last run of each test/build/lint family that passed is an Outcome (`verified then`) unless
+  a closing summary already cites it.
+
+Within a session one finding per (type, source entry) is kept: the one with more evidence.
+Episode keys (`Finding.episode`): a chain's findings, and the text findings of the messages inside
+it, share the chain's key, so a brief takes at most one of them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .brief_findings import (
+    AGENT,
+    CORRECTION,
+    FAILED,
+    OPEN,
+    OUTCOME,
+    USER,
+    VERIFIED_THEN,
+    _FAILED_AGENT,
+    Finding,
+    _date,
+    clean,
+    command_of,
+    quotable,
+    success_line,
+)
+from .model import Entry, EntryKind
+
+if TYPE_CHECKING:
+    from .brief_findings import SessionReader, _Msg, _Run
+
+_I = re.IGNORECASE
+_CAUSE = re.compile(
+    r"\b(?:because|since|due to|the (?:problem|issue|cause|error|failure|bug) (?:is|was)|caused by|needs?\b|requires?\b"
+    r"|missing|not (?:found|defined|installed|configured|set)|undefined|wrong|forgot|doesn'?t (?:exist|have|include|support)"
+    r"|isn'?t|can'?t|cannot|is clear|turns out|that'?s why|instead|expects?|mismatch)\b", _I)
+_SLIP = re.compile(
+    r"^\W*(?:right|ah|oh|oops|whoops|my (?:mistake|bad)|sorry|i see)\b[,.!:;—–-]"
+    r"|\bI (?:declared|defined|used|called|put|wrote|passed|referenced|imported)\b[^.]{0,80}\b(?:before|instead of|without|wrong)\b"
+    r"|\b(?:are|is|was|were) actually (?:under|in|at|called|named|located)\b|\bI (?:forgot|missed|misread|overlooked)\b"
+    r"|\bI should have\b|\bthe (?:real|actual) (?:path|file|name|location) is\b", _I)
+
+
+def _tool_summary(call: Entry | None) -> str:
+    """What a tool call did, in a few words: its command, file or description."""
+    if call is None:
+        return "a tool call"
+    cmd = command_of(call)
+    if cmd:
+        return f"`{clean(cmd, 100)}`"
+    inp = call.tool_input if isinstance(call.tool_input, dict) else {}
+    for key in ("file_path", "path", "description", "pattern", "url", "prompt"):
+        if isinstance(inp.get(key), str) and inp[key].strip():
+            return f"{call.tool_name or 'tool'} {clean(inp[key], 100)}"
+    return call.tool_name or "a tool call"
+
+
+# -- failure chains ----------------------------------------------------------------------------
+def _diagnosis(reader: SessionReader, run: _Run, until: int) -> tuple[_Msg | None, str]:
+    """The agent's first message after a failing run and before `until` (the family's next run),
+    and its sentence naming a cause (else its first sentences)."""
+    for m in reader.msgs:
+        if m.index <= run.index or not reader.said(m):
+            continue
+        if m.index >= until or reader.is_user(m):
+            return None, ""
+        sents = [s for s in quotable(m.text) if len(s) >= 6]
+        if not sents:
+            continue
+        for k, s in enumerate(sents[:6]):
+            if _CAUSE.search(s) or _SLIP.search(s) or _FAILED_AGENT.search(s):
+                text = s if len(s) >= 60 or k + 1 >= len(sents) else f"{s} {sents[k + 1]}"
+                return m, text
+        return None, ""  # what the agent said next names no cause: not a diagnosis
+    return None, ""
+
+
+def failure_chains(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    out: list[Finding] = []
+    runs = [r for r in reader.runs if r.executes and not r.rejected]
+    by_family: dict[str, list[_Run]] = {}
+    for r in runs:
+        by_family.setdefault(r.family, []).append(r)
+    for family, fruns in by_family.items():
+        chain: list[_Run] = []
+        for n, r in enumerate(fruns):
+            if r.failed:
+                chain.append(r)
+                continue
+            if chain and r.succeeded:
+                out.extend(_chain_findings(reader, chain, r, fruns))
+                chain = []
+        if chain:
+            out.extend(_chain_findings(reader, chain, None, fruns))
+    return out
+
+
+def _chain_findings(reader: SessionReader, chain: list[_Run], passed: _Run | None, fruns: list[_Run]) -> list[Finding]:
+    first = chain[0]
+    check = any(r.check for r in chain)
+    errors: dict[str, list[_Run]] = {}
+    for r in chain:
+        errors.setdefault(r.error, []).append(r)
+    key = f"{reader.session.id}#chain-{first.result.id}"
+    out: list[Finding] = []
+    for err, group in errors.items():
+        r0, rl = group[0], group[-1]
+        after = [r for r in fruns if r.index > rl.index]
+        nxt = after[0] if after else None
+        diag, said = _diagnosis(reader, r0, nxt.index if nxt else 1 << 60)
+        recurring = len(group) >= 2
+        if not check and not recurring and not (diag and _CAUSE.search(said)):
+            continue  # a one-off failure of an ad-hoc command, with no cause named: no approach
+        fix = [(i, e, files) for i, e, files in reader.edit_log if rl.index < i < (nxt.index if nxt else 1 << 60)]
+        files = list(dict.fromkeys(f for _, _, fs in fix for f in fs))
+        line = clean(_failure_shown(r0), 120)
+        before = [r for r in fruns if r.index < r0.index]
+        since = max(before[-1].index if before else -1, _turn_start(reader, r0.turn))
+        tried = [] if r0 is not first else list(dict.fromkeys(  # what the chain's first failure came after
+            f for i, _, fs in reader.edit_log if since < i < r0.index for f in fs))
+        parts = [f"after editing {', '.join(tried[-3:])}" if tried else "",
+                 f"`{clean(r0.command, 80)}` failed: {line}" if diag is not None else ""]
+        unchanged = _unchanged_retries(reader, group)
+        if unchanged:
+            parts.append(f"retried {unchanged} time(s) unchanged")
+        if files:
+            parts.append("then edited " + ", ".join(files[:3]))
+        if nxt is None:
+            parts.append("never run again" if passed is None else "")
+        elif nxt.failed:
+            parts.append(f"the next run failed differently ({clean(_failure_shown(nxt), 80)})")
+        else:
+            parts.append(f"passed again {_date(nxt.result.timestamp)}")
+        conditions = "; ".join(p for p in parts if p)
+        evidence = [r.result for r in group] + [e for _, e, _ in fix[:4]] + ([nxt.result] if nxt else [])
+        if diag is not None:
+            src, text, who = diag.entry, said, AGENT
+        else:
+            src, text, who = r0.result, f"`{clean(r0.command, 100)}` failed: {line}", AGENT
+        f = reader._finding(FAILED, reader._source(src), clean(text), who, src.timestamp, conditions=conditions,
+                            turn=r0.turn, verified=f"{_date(r0.result.timestamp)}: the tool output shows the failure")
+        ev = tuple(reader._source(e) for e in evidence if e.id != src.id)
+        f = replace(f, evidence_sources=ev, episode=key, generator="failure-chain")
+        reader.spans[f.id] = (r0.index, nxt.index if nxt else len(reader.entries))
+        out.append(f)
+    last = chain[-1]
+    if passed is None and check and not reader.subagent and fruns[-1] is last:
+        line = clean(_failure_shown(last), 140)
+        text = f"`{clean(last.command, 100)}` still failed at the end: {line}"
+        f = reader._finding(OPEN, reader._source(last.result), text, AGENT, last.result.timestamp, turn=last.turn,
+                            verified=f"{_date(last.result.timestamp)}: the last run failed")
+        ev = tuple(reader._source(r.result) for r in chain[:-1][-4:])
+        out.append(replace(f, evidence_sources=ev, episode=key, generator="failure-chain"))
+    return out
+
+
+def _turn_start(reader: SessionReader, turn: int) -> int:
+    return next((m.index for m in reader.msgs if m.turn == turn and reader.is_user(m)), -1)
+
+
+def _failure_shown(r: _Run) -> str:
+    from .brief_findings import error_key
+
+    return error_key(r.text)[1]
+
+
+def _unchanged_retries(reader: SessionReader, group: list[_Run]) -> int:
+    """Reruns of the same failure with no edit since the previous one."""
+    n = 0
+    for a, b in zip(group, group[1:]):
+        if not any(a.index < i < b.index for i, _, _ in reader.edit_log):
+            n += 1
+    return n
+
+
+# -- interventions and slips --------------------------------------------------------------------
+def interventions(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    out: list[Finding] = []
+    by_source = {f.source.entry_id: k for k, f in enumerate(found)}
+    prev: object = None
+    for ev in reader.events:
+        if ev.kind == "interrupted" and prev is not None and prev.kind == "rejected" and prev.call is ev.call:
+            continue  # the interrupt marker Claude Code writes after a rejection: the same intervention
+        prev = ev
+        nxt_user = next((m for m in reader.msgs if m.index > ev.index and reader.is_user(m)), None)
+        nxt_agent = next((m for m in reader.msgs if m.index > ev.index and reader.said(m) and not reader.is_user(m)), None)
+        spoke = nxt_user is not None and (nxt_agent is None or nxt_user.index < nxt_agent.index)
+        if spoke and nxt_user is not None and nxt_user.entry.id in by_source:
+            k = by_source[nxt_user.entry.id]
+            f = found[k]  # what the user said after it is the finding; the intervention backs it
+            found[k] = replace(f, evidence_sources=(*f.evidence_sources, reader._source(ev.entry)))
+            continue
+        what = _tool_summary(ev.call)
+        if ev.kind == "rejected":
+            text = f"the user rejected the tool call {what}"
+        else:
+            text = f"the user interrupted the agent during {what}"
+        if spoke and nxt_user is not None:
+            said = " ".join(quotable(nxt_user.text)[:2])
+            if said:
+                text += f", then said \"{clean(said, 160)}\""
+        f = reader._finding(CORRECTION, reader._source(ev.entry), clean(text), USER, ev.entry.timestamp, turn=ev.turn)
+        evidence = tuple(reader._source(e) for e in (ev.call, nxt_user.entry if spoke and nxt_user else None) if e)
+        out.append(replace(f, evidence_sources=evidence, episode=f"{reader.session.id}#{ev.entry.id}",
+                           generator="intervention"))
+    return out
+
+
+def slips(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    out: list[Finding] = []
+    have = {(f.type, f.source.entry_id) for f in found}
+    prev_result: Entry | None = None
+    for e_idx, e in enumerate(reader.entries):
+        if e.kind is EntryKind.TOOL_RESULT:
+            prev_result = e
+            continue
+        if e.kind is EntryKind.TOOL_USE or e.kind is not EntryKind.TEXT:
+            continue
+        if e.role != "assistant":
+            prev_result = None
+            continue
+        if prev_result is None or (CORRECTION, e.id) in have:
+            prev_result = None
+            continue
+        msg = next((m for m in reader.msgs if m.index == e_idx), None)
+        prev = prev_result
+        prev_result = None
+        if msg is None:
+            continue
+        sents = quotable(msg.text)
+        hit = next((k for k, s in enumerate(sents[:3]) if _SLIP.search(s) and len(s) >= 12), None)
+        if hit is None:
+            continue
+        text = sents[hit] if len(sents[hit]) >= 60 or hit + 1 >= len(sents) else f"{sents[hit]} {sents[hit + 1]}"
+        f = reader._finding(CORRECTION, reader._source(e), clean(text), AGENT, e.timestamp, turn=msg.turn)
+        out.append(replace(f, evidence_sources=(reader._source(prev),), episode=f"{reader.session.id}#{e.id}",
+                           generator="slip"))
+    return out
+
+
+# -- outcomes ----------------------------------------------------------------------------------
+def final_runs(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    cited = {s.entry_id for f in found if f.type == OUTCOME for s in (f.source, *f.evidence_sources)}
+    last: dict[str, _Run] = {}
+    for r in reader.runs:
+        if r.check and not r.rejected and r.executes:
+            last[r.family] = r
+    out: list[Finding] = []
+    for family, r in last.items():
+        if not r.succeeded or r.result.id in cited:
+            continue
+        line = clean(success_line(r.text), 120)
+        text = f"the last `{clean(r.command, 100)}` run passed: {line}"
+        f = reader._finding(OUTCOME, reader._source(r.result), text, AGENT, r.result.timestamp, turn=r.turn,
+                            verified=f"{_date(r.result.timestamp)}: `{clean(r.command, 80)}` → {line}")
+        ev = (reader._source(r.call),) if r.call is not None else ()
+        out.append(replace(f, evidence=VERIFIED_THEN, evidence_sources=ev,
+                           episode=f"{reader.session.id}#final-{family}", generator="final-run"))
+    return out
+
+
+# -- all of them -------------------------------------------------------------------------------
+GENERATORS = (failure_chains, interventions, slips, final_runs)
+
+
+def _strength(f: Finding) -> tuple[int, int, int]:
+    return (f.generator not in ("", "text"), len(f.evidence_sources), f.evidence != "reported")
+
+
+def _span(reader: SessionReader, f: Finding) -> tuple[int, int]:
+    idx = [reader._at.get(s.entry_id, 0) for s in (f.source, *f.evidence_sources)]
+    lo, hi = reader.spans.get(f.id, (min(idx), max(idx)))
+    return min(lo, *idx), max(hi, *idx)
+
+
+def _absorb(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """A failure the agent states in words ("That didn't work, reverting …") inside a chain's
+    failure (between its failing run and the next run) is that failure: the statement is kept,
+    with the chain's evidence and episode, and the chain's own finding for it goes."""
+    drop: set[int] = set()
+    out = list(found)
+    for c, chain in enumerate(out):
+        if chain.generator != "failure-chain" or chain.type != FAILED:
+            continue
+        lo, hi = _span(reader, chain)
+        for k, f in enumerate(out):
+            if k in drop or f.type != FAILED or f.generator == "failure-chain":
+                continue
+            at = reader._at.get(f.source.entry_id, -1)
+            if lo <= at <= hi:
+                extra = tuple(s for s in (chain.source, *chain.evidence_sources) if s.entry_id != f.source.entry_id)
+                out[k] = replace(f, evidence_sources=tuple({s.entry_id: s for s in (*f.evidence_sources, *extra)}.values()),
+                                 conditions=f.conditions or chain.conditions, episode=chain.episode,
+                                 verified=f.verified or chain.verified, evidence=chain.evidence)
+                drop.add(c)
+                break
+    return [f for k, f in enumerate(out) if k not in drop]
+
+
+def run_generators(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """The text findings with every generator's added; one per (type, source entry), the better
+    evidenced kept; text findings inside a failure chain take the chain's episode key."""
+    out = list(found)
+    for gen in GENERATORS:
+        out.extend(gen(reader, out))
+    best: dict[tuple[str, str], Finding] = {}
+    for f in out:
+        k = (f.type, f.source.entry_id)
+        if k not in best or _strength(f) > _strength(best[k]):
+            best[k] = f
+    kept = _absorb(reader, list(best.values()))
+    chains = [f for f in kept if f.generator == "failure-chain"]
+    spans: dict[str, tuple[int, int]] = {}
+    for f in chains:
+        idx = [reader._at.get(s.entry_id, 0) for s in (f.source, *f.evidence_sources)]
+        lo, hi = spans.get(f.episode, (1 << 60, -1))
+        spans[f.episode] = (min(lo, *idx), max(hi, *idx))
+    if spans:
+        for k, f in enumerate(kept):
+            if f.generator == "failure-chain" or f.type not in (FAILED, CORRECTION):
+                continue
+            at = reader._at.get(f.source.entry_id, -1)
+            for key, (lo, hi) in spans.items():
+                if lo <= at <= hi:
+                    kept[k] = replace(f, episode=key)
+                    break
+    return kept
+
+
+__all__ = ["GENERATORS", "failure_chains", "final_runs", "interventions", "run_generators", "slips"]
