@@ -339,9 +339,13 @@ class Library:
     # -- single files (live updates) -----------------------------------------------------
     def read_file(self, path: str) -> FileRow:
         """Read (or re-read) one file whole and make its sessions current."""
-        row = self._read_file(path, os.stat(path))
+        return self.read_file_loaded(path)[0]
+
+    def read_file_loaded(self, path: str) -> tuple[FileRow, list[LoadedSession]]:
+        """`read_file`, with the sessions it loaded (their entries: what a new file reports)."""
+        row, loaded = self._load_file(path, os.stat(path))
         self.put_row(row)
-        return row
+        return row, loaded
 
     def put_row(self, row: FileRow) -> None:
         """Make a file's row current in the catalog and the session map."""

@@ -66,7 +66,7 @@ class SessionEvent:
     kind: Change
     path: str
     sessions: tuple[Session, ...] = ()  # the file's sessions after the change (before, if deleted)
-    entries: tuple[Entry, ...] = ()  # the new entries of a session that grew
+    entries: tuple[Entry, ...] = ()  # the new entries: of a session that grew, or all of a new file
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,7 +80,7 @@ class SessionEvent:
 
     def line(self) -> str:
         ids = ",".join(s.id[:8] for s in self.sessions) or "-"
-        extra = f" +{len(self.entries)} entries" if self.kind is Change.GREW else ""
+        extra = f" +{len(self.entries)} entries" if self.kind in (Change.GREW, Change.CREATED) else ""
         return f"{self.kind.value:<15} {ids}{extra}  {self.path}"
 
 
@@ -153,9 +153,12 @@ class Tracker:
             self._mark(path)
             return SessionEvent(Change.DELETED, path, tuple(row.sessions))
         if row is None:
-            new = lib.read_file(path)
+            new, loaded = lib.read_file_loaded(path)
             self._mark(path)
-            return SessionEvent(Change.CREATED, path, tuple(new.sessions)) if new.adapter else None
+            if not new.adapter:
+                return None
+            # A new file's entries are all new: reported as a grown file's are.
+            return SessionEvent(Change.CREATED, path, tuple(new.sessions), tuple(e for ls in loaded for e in ls.entries))
         st = os.stat(path)
         fp = row.fingerprint
         if (st.st_size, st.st_mtime_ns, st.st_ino) == (fp.size, fp.mtime_ns, fp.ino):

@@ -60,6 +60,7 @@ def test_watch_json_prints_events_and_keeps_the_index(tmp_path: Path) -> None:
                         + b"\n" + _line("a fresh one", 2))
         created = json.loads(_read_line(proc.stdout, deadline))
         assert created["event"] == "created" and created["path"] == str(new)
+        assert created["new_entries"] == 1 and [e["content"] for e in created["entries"]] == ["a fresh one"]
         note = project / "memory" / "2026-11-01-10-00-proj.md"
         note.write_text("---\nschema_version: 1.1\nstatus: paused\n---\n## Session summary\nx\n")
         memory = json.loads(_read_line(proc.stdout, deadline))

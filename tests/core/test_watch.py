@@ -44,6 +44,9 @@ def test_created_grew_and_half_lines(setup) -> None:  # noqa: ANN001
     (ev,) = tracker.apply([str(p)])
     assert ev.kind is Change.CREATED and ev.sessions[0].id == "s1"
     assert lib.get("s1").entry_count == 1
+    # A new file reports its entries, as a grown one does (`watch --json` printed 0 and []).
+    assert [e.text for e in ev.entries] == ["first words"]
+    assert ev.to_dict()["new_entries"] == 1 and ev.to_dict()["entries"][0]["content"] == "first words"
     index.update(lib)
     with open(p, "ab") as fh:
         fh.write(line("second words", 1) + line("third words", 2)[:20])
