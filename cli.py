@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
     x.add_argument("--status", action="store_true",
                    help="report what the index holds; change nothing (with --rebuild: rebuild, then report)")
+    x.add_argument("--check", action="store_true",
+                   help="verify the index's files against their checksums and report; change nothing "
+                   "(exit 2 when damaged: `sessionscope index` then rebuilds it)")
     x.add_argument("--wait", type=bounded(0, 3600), default=10, metavar="SECONDS",
                    help="while another sessionscope process is updating the index, wait up to this long "
                    "for it (0-3600, default 10), then exit 2")
@@ -555,6 +558,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     _warn(warnings, args)
     index, _ = open_index(args, lib, scan=True)
     result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
+    _warn(index.messages, args)  # (damage found while searching: answered from the files)
+    index.messages.clear()
     hits = result.hits
     if args.group:
         order: dict[str, list[Any]] = {}
@@ -568,6 +573,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                                for sid, group in order.items()]
         out["hits"] = [h.to_dict() for h in hits]
         _emit(out)
+        _rebuild_if_damaged(args, lib, index)
         return 0
     from sessionscope.core.text import one_line
 
@@ -581,10 +587,24 @@ def cmd_search(args: argparse.Namespace) -> int:
             last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
         print(f"{ts}  {short_id(h.session_id)}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
+    _rebuild_if_damaged(args, lib, index)
     return 0
 
 
+def _rebuild_if_damaged(args: argparse.Namespace, lib: Library, index: Any) -> None:
+    """After a search the index failed (answered from the files), rebuild it now, so the next
+    search is fast again (when another process holds the writer, it is left to that one)."""
+    if index.damaged is None:
+        return
+    sys.stdout.flush()
+    report = index.update(lib)
+    _warn(report.messages, args)
+    index.close()
+
+
 def cmd_index(args: argparse.Namespace) -> int:
+    if args.check:
+        return _index_check(args)
     only_status = args.status and not args.rebuild  # (--rebuild --status: rebuild, then report)
     lib, warnings = open_library(args, scan=only_status)
     _warn(warnings, args)
@@ -599,6 +619,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 print(f"{k:<14} {v}")
         return 0
     index, report = open_index(args, lib, rebuild=args.rebuild, scan=True, wait=args.wait)
+    index.close()  # (its merges done and their files checked: the next command reads none again)
     data = {
         "files_indexed": report.files_indexed, "files_appended": report.files_appended,
         "files_dropped": report.files_dropped, "documents_added": report.docs_added,
@@ -615,6 +636,32 @@ def cmd_index(args: argparse.Namespace) -> int:
             for k, v in status.items():
                 print(f"{k:<14} {v}")
     return 0
+
+
+def _index_check(args: argparse.Namespace) -> int:
+    """`index --check`: every checksum of the index's files (see core/index_check.py)."""
+    from sessionscope.core import index_check
+    from sessionscope.core.index import INDEX_VERSION
+
+    directory = caches(args) / "index" / f"tantivy-v{INDEX_VERSION}"
+    if not (directory / "meta.json").exists() and not directory.is_dir():
+        raise CliError(f"index --check: no index at {directory}; `sessionscope index` builds it")
+    result = index_check.check(directory, full=True)
+    if result.ok and result.changed:
+        index_check.save_verified(directory, result.verified)
+    data = {"ok": result.ok, "directory": str(directory), "segments": result.segments, "files": result.files,
+            "bytes_checked": result.bytes_read, "problems": result.problems}
+    if args.json:
+        _emit(data)
+    elif result.ok:
+        print(f"index ok: {result.segments} segment(s), {result.files} file(s), "
+              f"{result.bytes_read:,} bytes checked against their checksums ({directory})")
+    else:
+        for p in result.problems:
+            print(f"sessionscope: index damaged: {p}", file=sys.stderr)
+        print(f"sessionscope: index --check: {len(result.problems)} problem(s) in {directory}; "
+              "`sessionscope index` rebuilds it", file=sys.stderr)
+    return 0 if result.ok else EXIT_USAGE
 
 
 def cmd_roots(args: argparse.Namespace) -> int:

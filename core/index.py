@@ -42,7 +42,9 @@ from typing import Any, Callable, Iterable, Iterator
 import orjson
 
 from .adapters.base import LoadedSession, loads_observed
+from . import index_check
 from .catalog import FileRow, Fingerprint, IndexState
+from .config import CacheError
 from .jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
@@ -96,6 +98,25 @@ WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(
 
 ProgressFn = Callable[["Progress"], None]
 _dumps, _loads = orjson.dumps, orjson.loads
+
+
+class IndexFailed(CacheError):
+    """The index failed under us (damaged files, no space left) and could not answer otherwise:
+    one line for the user, no traceback."""
+
+
+def index_failure(exc: BaseException) -> str | None:
+    """Why tantivy failed, in one line, when `exc` is one of its failures (a ValueError or
+    OSError from its bindings, or a Rust panic, which pyo3 raises as a BaseException); None when
+    it is anything else (a KeyboardInterrupt, a bug of ours raising another type)."""
+    if isinstance(exc, (ValueError, OSError)) or type(exc).__name__ == "PanicException":
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        return lines[0][:160]
+    return None
+
+
+def no_space(why: str) -> bool:
+    return "No space left" in why or "os error 28" in why or "disk is full" in why
 
 
 @dataclass
@@ -178,6 +199,10 @@ class SearchIndex:
         self.cap = tool_result_cap
         self.directory = Path(directory) / f"tantivy-v{INDEX_VERSION}" if directory else None
         self.schema = self._schema()
+        # Damage found and not repaired yet (see `_repair`): searches read the session files.
+        self.damaged: str | None = None
+        self._library: Library | None = None  # the library of the last update (for those searches)
+        self._dirty = False  # documents added or deleted since the last commit
         self.index = self._open()
         self._writer: Any = None
         # The reader reloads only when told (after our commits, or when another process's commit
@@ -232,21 +257,89 @@ class SearchIndex:
                     shutil.rmtree(stale, ignore_errors=True)
                     self.messages.append(f"index format changed: rebuilding in {self.directory}")
             self.directory.mkdir(parents=True, exist_ok=True)
-            try:
-                index = t.Index(self.schema, path=str(self.directory), reuse=True)
-                index.searcher()
-            except (ValueError, OSError) as exc:
-                # A schema change needs no version bump: tantivy refuses the old index.
-                why = "format changed" if "schema does not match" in str(exc) else f"unreadable ({exc})"
-                self.messages.append(f"index {why}: rebuilding {self.directory}")
-                shutil.rmtree(self.directory, ignore_errors=True)
-                self.directory.mkdir(parents=True, exist_ok=True)
-                index = t.Index(self.schema, path=str(self.directory), reuse=False)
+            damage = self._damage()
+            if damage is not None and index_check.writer_busy(self.directory):
+                # Not ours to delete while another process writes it: the session files answer
+                # (see `update`), and whichever process takes the writer next rebuilds it.
+                self.damaged = damage
+                self.messages.append(f"search index damaged ({damage}) while another sessionscope process "
+                                     "is updating it: searching the session files directly (slower)")
+                index = t.Index(self.schema)
+            elif damage is not None:
+                self.messages.append(f"search index damaged ({damage}): rebuilding {self.directory}")
+                index = self._emptied()
+            else:
+                try:
+                    index = t.Index(self.schema, path=str(self.directory), reuse=True)
+                    index.searcher()
+                except (ValueError, OSError) as exc:
+                    # A schema change needs no version bump: tantivy refuses the old index.
+                    why = "format changed" if "schema does not match" in str(exc) else f"unreadable ({index_failure(exc)})"
+                    self.messages.append(f"index {why}: rebuilding {self.directory}")
+                    index = self._emptied()
+        return self._prepared(index)
+
+    def _prepared(self, index: Any) -> Any:
+        """`index` with our tokenizers registered."""
+        t = self._t
         analyzer = t.TextAnalyzerBuilder(t.Tokenizer.simple()).filter(t.Filter.lowercase()).build()
         index.register_tokenizer("ss", analyzer)
         index.register_tokenizer("pairs", t.TextAnalyzerBuilder(t.Tokenizer.whitespace()).build())
         self._words = analyzer.analyze  # `text`'s own terms, for text that is not ASCII
         return index
+
+    def _emptied(self) -> Any:
+        """A new, empty index in place of what the directory held."""
+        assert self.directory is not None
+        shutil.rmtree(self.directory, ignore_errors=True)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self._t.Index(self.schema, path=str(self.directory), reuse=False)
+
+    def _damage(self) -> str | None:
+        """What is wrong with the index's files (None: nothing, or no index yet); see
+        core/index_check.py. Only files not checked before at their size and mtime are read."""
+        assert self.directory is not None
+        if not (self.directory / "meta.json").exists():
+            return None
+        result = index_check.check(self.directory)
+        if result.ok and result.changed:
+            index_check.save_verified(self.directory, result.verified)
+        return None if result.ok else result.summary()
+
+    def verify(self, *, full: bool = False) -> index_check.Check | None:
+        """Check the index's files now (every checksum with `full`), recording those that pass."""
+        if self.directory is None:
+            return None
+        result = index_check.check(self.directory, full=full)
+        if result.changed and not result.problems:
+            index_check.save_verified(self.directory, result.verified)
+        return result
+
+    def _repair(self) -> bool:
+        """Replace a damaged index with an empty one (the update that follows rebuilds it).
+        False when another process holds the writer (it is left alone)."""
+        if self.directory is None:
+            return False
+        if self._writer is None and index_check.writer_busy(self.directory):
+            return False
+        self._drop_writer()
+        self.index = self._prepared(self._emptied())
+        self.index.config_reader(reload_policy="manual")
+        self.damaged = None
+        self._generation += 1
+        self._vocab = None
+        self._meta_seen = self._meta_stamp()
+        self._live_states.clear()
+        return True
+
+    def _drop_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.wait_merging_threads()  # (releases the writer's lock)
+            except BaseException as exc:  # noqa: BLE001 - a merge of damaged segments panics
+                if index_failure(exc) is None:
+                    raise
 
     @property
     def fresh(self) -> bool:
@@ -319,9 +412,12 @@ class SearchIndex:
         os.replace(tmp, self.directory / SETTINGS_FILE)
 
     def close(self) -> None:
+        """Let the writer's merges finish, and record the files they wrote as checked (so the
+        next process opening the index reads none of them again)."""
         if self._writer is not None:
-            self._writer.wait_merging_threads()
-            self._writer = None
+            self._drop_writer()
+            if self.damaged is None:
+                self.verify()
 
     # -- ingest -------------------------------------------------------------------------------
     def update(
@@ -361,6 +457,11 @@ class SearchIndex:
         report = IndexReport(messages=list(self.messages))
         self.messages.clear()
         catalog = library.catalog
+        self._library = library
+        if self.damaged is not None:
+            if not self._repair():
+                return self._without_writer(library, report, progress, scan, started)
+            report.messages.append(f"rebuilding the damaged search index in {self.directory}")
         if not self._take_writer(wait):
             return self._without_writer(library, report, progress, scan, started)
         if self.read_only:
@@ -402,6 +503,7 @@ class SearchIndex:
         if rebuild or (states and self.fresh):
             writer.delete_all_documents()
             writer.commit()
+            self._dirty = False
             catalog.drop_index_states()
             states = {}
         if save_settings:  # (after the old documents are gone: a crash before rebuilds again)
@@ -422,7 +524,7 @@ class SearchIndex:
                     progress(Progress(files_done, files_total, bytes_done, bytes_total))
 
             report.scan = library.scan(on_scan)
-        empty = self._searcher()[1].num_docs == 0
+        empty = self.damaged is not None or self._searcher()[1].num_docs == 0
         self._scan_library = library if empty else None
         if not self._told_read_only:
             self._told_read_only = True
@@ -442,6 +544,7 @@ class SearchIndex:
         gone = [p for p in states if p not in rows]
         for p in gone:
             writer.delete_documents_by_term("file", p)
+            self._dirty = True
         if gone:
             catalog.drop_index_states(gone)
             report.files_dropped += len(gone)
@@ -564,9 +667,11 @@ class SearchIndex:
     def _commit(self, catalog: Any, pending: list[IndexState]) -> None:
         if self._written is not None:
             self._written.update((st.path, st) for st in pending)
-        self._writer_().commit()
-        self.index.reload()
-        self._generation += 1  # after the reload: a concurrent search keyed on the old one rebuilds
+        if self._dirty:  # (nothing changed: no commit, so a search after a complete `index` writes nothing)
+            self._dirty = False
+            self._writer_().commit()
+            self.index.reload()
+            self._generation += 1  # after the reload: a concurrent search keyed on the old one rebuilds
         # Only after the documents are durable does the catalog say so: a crash in between
         # re-reads those files (their documents are deleted first, so no duplicates).
         catalog.set_index_states(pending)
@@ -575,6 +680,7 @@ class SearchIndex:
     def _delete_from(self, path: str, offset: int) -> None:
         t = self._t
         writer = self._writer_()
+        self._dirty = True
         if offset == 0:
             writer.delete_documents_by_term("file", path)
             return
@@ -656,6 +762,7 @@ class SearchIndex:
         if stems:
             doc.add_text("stems", stems)
         writer.add_document(doc)
+        self._dirty = True
         return True
 
     # -- search -------------------------------------------------------------------------------
@@ -669,6 +776,22 @@ class SearchIndex:
         now: datetime | None = None,
     ) -> SearchResult:
         q = parse(query, now) if isinstance(query, str) else query
+        if self.damaged is None:
+            try:
+                return self._search(q, limit, sort, max_chars)
+            except BaseException as exc:  # a Rust panic is a BaseException
+                why = index_failure(exc)
+                if why is None:
+                    raise
+                self.damaged = why
+                self.messages.append(f"search index damaged ({why}): answering from the session files; "
+                                     "it is rebuilt at the next update")
+        library = self._library or self._scan_library
+        if library is None:
+            raise IndexFailed(f"search index damaged ({self.damaged}): run `sessionscope index` to rebuild it")
+        return self.scan(library, q, limit=limit, max_chars=max_chars)
+
+    def _search(self, q: Query, limit: int, sort: str, max_chars: int) -> SearchResult:
         generation, searcher = self._searcher()
         if self._scan_library is not None:  # read-only, and the writer had committed nothing
             if searcher.num_docs == 0:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import random
 import re
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.discovery import Root
 from sessionscope.core import index as index_module
+from sessionscope.core import index_check
 from sessionscope.core.index import INDEX_VERSION, SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.scan_search import scan_search
@@ -528,3 +531,142 @@ def test_prefixes_match_a_brute_force_scan_and_the_regex_query(
     expected = sorted((f"s{f}", e.id) for f in range(3) for e in w.lib.load(w.lib.get(f"s{f}")).entries
                       if any(t.lower().startswith(prefix) for t in re.findall(r"[^\W_]+", e.text)))
     assert sorted((h.session_id, h.entry_id) for h in hits) == expected
+
+
+# -- a damaged index (deleted, garbled or truncated files) is found, said in one line and rebuilt;
+# no search raises or panics meanwhile, and the rebuilt index answers as a clean build does ----------
+DAMAGE_WORDS = "retry flaky loop cache index store balance stale budget parser token merge branch commit".split()
+DAMAGE_QUERIES = ["retry", "stale balance", '"flaky loop"', "cach*", "ndex", "merge -branch"]
+
+
+def _texts(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(DAMAGE_WORDS) for _ in range(rng.randint(3, 12))) + f" entry{seed}x{i}" for i in range(n)]
+
+
+def _build(tmp: Path) -> World:
+    w = World(tmp)
+    for f in range(4):
+        write_session(w.root / f"s{f}.jsonl", f"s{f}", _texts(f, 120))
+    w.update()
+    w.index.close()
+    return w
+
+
+def _answers(index: SearchIndex) -> dict[str, list[tuple[str, str]]]:
+    return {q: sorted((h.session_id, h.entry_id) for h in index.search(q, limit=500).hits) for q in DAMAGE_QUERIES}
+
+
+def _segment_dir(w: World) -> Path:
+    return w.index_dir / f"tantivy-v{INDEX_VERSION}"
+
+
+def _damage(d: Path, how: str) -> None:
+    rng = random.Random(how)
+    if how == "deleted .pos":
+        for f in d.glob("*.pos"):
+            f.unlink()
+    elif how == "truncated meta.json":
+        with open(d / "meta.json", "r+b") as fh:
+            fh.truncate(len((d / "meta.json").read_bytes()) // 3)
+    else:
+        ext = how.split(".")[-1]
+        for f in d.glob(f"*.{ext}"):
+            size = f.stat().st_size
+            start = max(0, size // 2 - 1000)
+            with open(f, "r+b") as fh:
+                fh.seek(start)
+                fh.write(rng.randbytes(min(2000, size - start)))
+
+
+DAMAGE = ["deleted .pos", "garbled .store", "garbled .term", "garbled .fast", "garbled .idx", "truncated meta.json"]
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_damage_is_found_said_and_repaired(tmp_path: Path, how: str) -> None:
+    w = _build(tmp_path)
+    clean = _answers(w.index)
+    assert all(clean.values())
+    assert index_check.check(_segment_dir(w), full=True).ok
+    _damage(_segment_dir(w), how)
+    assert not index_check.check(_segment_dir(w), full=True).ok
+    index = SearchIndex(w.index_dir)  # what `search` and `index` open
+    assert any("damaged" in m and "rebuilding" in m for m in index.messages), index.messages
+    assert all("\n" not in m for m in index.messages)
+    w.index = index
+    w.lib.scan()
+    report = index.update(w.lib)
+    assert report.docs_added == 480  # every file indexed again
+    assert _answers(index) == clean
+    index.close()
+    assert index_check.check(_segment_dir(w), full=True).ok
+
+
+class PanicException(BaseException):
+    """What pyo3 raises for a Rust panic (named so; a BaseException, not an Exception)."""
+
+
+@pytest.mark.parametrize("failure", [ValueError("Data corrupted: positions"), PanicException("assertion failed")])
+def test_a_search_that_fails_answers_from_the_files_then_the_index_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException,
+) -> None:
+    w = _build(tmp_path)
+    clean = _answers(w.index)
+    index = SearchIndex(w.index_dir)
+    w.lib.scan()
+    index.update(w.lib)
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise failure
+
+    monkeypatch.setattr(index, "_search", broken)
+    result = index.search("retry", limit=500)
+    assert result.mode == "scan" and sorted((h.session_id, h.entry_id) for h in result.hits) == clean["retry"]
+    assert index.damaged and len(index.messages) == 1 and "answering from the session files" in index.messages[0]
+    monkeypatch.undo()
+    report = index.update(w.lib)
+    assert any("rebuilding" in m for m in report.messages) and report.docs_added == 480
+    assert index.damaged is None and _answers(index) == clean
+
+
+def test_other_failures_are_not_taken_for_damage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _build(tmp_path)
+
+    def interrupted(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(w.index, "_search", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        w.index.search("retry")
+    assert w.index.damaged is None
+
+
+def test_only_new_or_changed_files_are_read_again(tmp_path: Path) -> None:
+    w = _build(tmp_path)
+    d = _segment_dir(w)
+    first = index_check.check(d)
+    assert first.ok and first.bytes_read == 0  # `close` recorded them all
+    assert index_check.check(d, full=True).bytes_read > 0
+
+
+def _cli(cache: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {"SESSIONSCOPE_CACHE_DIR": str(cache), "SESSIONSCOPE_CONFIG": str(cache / "none.toml"), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-m", "sessionscope", *argv], capture_output=True, text=True, env=env,
+                          check=False)
+
+
+def test_cli_index_check_reports_and_index_repairs(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for f in range(3):
+        write_session(root / f"s{f}.jsonl", f"s{f}", _texts(f, 80))
+    cache = tmp_path / "cache"
+    assert _cli(cache, "index", "--root", str(root)).returncode == 0
+    done = _cli(cache, "index", "--check", "--root", str(root))
+    assert done.returncode == 0 and done.stdout.startswith("index ok:"), done.stderr
+    d = cache / "index" / f"tantivy-v{INDEX_VERSION}"
+    _damage(d, "garbled .fast")
+    done = _cli(cache, "index", "--check", "--root", str(root))
+    assert done.returncode == 2 and ".fast " in done.stderr and "Traceback" not in done.stderr
+    done = _cli(cache, "search", "retry", "--root", str(root), "--json")
+    assert done.returncode == 0 and "search index damaged" in done.stderr and "Traceback" not in done.stderr
+    assert _cli(cache, "index", "--check", "--root", str(root)).returncode == 0  # the search rebuilt it
