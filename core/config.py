@@ -9,6 +9,7 @@ roots = ["~/work/agent-logs"]      # extra roots, read by every adapter that rec
 default_roots = true                # also scan ~/.claude/projects, ~/.codex/sessions, ...
 poll = false                        # poll instead of inotify (network filesystems)
 tool_result_cap = 4000              # characters of each tool result that go into the index
+memory_lock_timeout = 5             # seconds `memory save` waits for another save of the same note
 ```
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ class Config:
     default_roots: bool = True
     poll: bool = False
     tool_result_cap: int = 4000
+    memory_lock_timeout: float = 5.0
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -71,39 +73,75 @@ def usable_cache_dir() -> Path:
     return d
 
 
+#: the largest `tool_result_cap` taken: a cap past any real tool result (it counts characters)
+MAX_TOOL_RESULT_CAP = 1 << 30
+#: the longest `memory_lock_timeout` taken, in seconds
+MAX_LOCK_TIMEOUT = 600.0
+KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout")
+
+
 def load_config(path: Path | None = None) -> Config:
-    """The config, or defaults with a warning when the file is missing fields or unreadable."""
+    """The config, with defaults for what is missing; every value of the wrong type or out of
+    range is replaced by its default with a warning naming the key, never raised: a broken
+    config must not stop a command. A config path that is not a file is a warning too."""
     p = path or config_path()
-    if not p.is_file():
+    try:
+        exists = p.exists()
+    except OSError as exc:  # a folder on the way that cannot be searched
+        return Config(warnings=(f"config path {p} cannot be used ({exc.strerror or exc}); defaults used",))
+    if not exists:
         return Config()
+    if not p.is_file():
+        return Config(path=str(p), warnings=(f"config {p} is not a file; ignored",))
     import tomllib  # (only when there is a file: most starts have none)
 
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8", errors="replace"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        return Config(path=str(p), warnings=(f"config {p} ignored: {exc}",))
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return Config(path=str(p), warnings=(f"config {p} ignored: {reason}",))
     warnings: list[str] = []
+
+    def refuse(key: str, what: str, default: object) -> None:
+        warnings.append(f"config {p}: '{key}' {what}; using {default}")
+
     roots = data.get("roots", [])
     if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         warnings.append(f"config {p}: 'roots' must be a list of paths; ignored")
         roots = []
+    good_roots = []
+    for r in roots:
+        if "\0" in r or not r.strip():
+            warnings.append(f"config {p}: 'roots' entry {r!r} is not a usable path; skipped")
+        else:
+            good_roots.append(r)
     cap = data.get("tool_result_cap", 4000)
-    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
-        warnings.append(f"config {p}: 'tool_result_cap' must be a non-negative integer; using 4000")
+    if not isinstance(cap, int) or isinstance(cap, bool) or not 0 <= cap <= MAX_TOOL_RESULT_CAP:
+        refuse("tool_result_cap", f"must be an integer from 0 to {MAX_TOOL_RESULT_CAP}, not {cap!r}", 4000)
         cap = 4000
+    timeout = data.get("memory_lock_timeout", 5.0)
+    if (not isinstance(timeout, (int, float)) or isinstance(timeout, bool)
+            or not 0 <= timeout <= MAX_LOCK_TIMEOUT):  # (NaN fails the range too)
+        refuse("memory_lock_timeout", f"must be a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}, "
+               f"not {timeout!r}", 5)
+        timeout = 5.0
     flags = {}
     for key, default in (("default_roots", True), ("poll", False)):
         value = data.get(key, default)
         if not isinstance(value, bool):  # bool("false") is True: a quoted or numeric flag is refused
-            warnings.append(f"config {p}: '{key}' must be true or false (unquoted), "
-                            f"not {value!r}; using {str(default).lower()}")
+            refuse(key, f"must be true or false (unquoted), not {value!r}", str(default).lower())
             value = default
         flags[key] = value
+    unknown = sorted(k for k in data if k not in KNOWN_KEYS)
+    if unknown:
+        warnings.append(f"config {p}: unknown key(s) {', '.join(map(repr, unknown))} ignored "
+                        f"(known: {', '.join(KNOWN_KEYS)})")
     return Config(
-        roots=tuple(roots),
+        roots=tuple(good_roots),
         default_roots=flags["default_roots"],
         poll=flags["poll"],
         tool_result_cap=cap,
+        memory_lock_timeout=float(timeout),
         path=str(p),
         warnings=tuple(warnings),
     )

@@ -34,3 +34,46 @@ def test_a_flag_that_is_no_boolean_is_refused_not_truthy(tmp_path: Path, text: s
 def test_broken_roots_are_ignored_with_a_warning(tmp_path: Path, text: str) -> None:
     cfg = load(tmp_path, text + "\n")
     assert cfg.roots == () and cfg.default_roots is True and len(cfg.warnings) == 1
+
+
+# -- hostile values (issue 10, item 12) ------------------------------------------------------------
+@pytest.mark.parametrize(("text", "key"), [
+    ("tool_result_cap = 99999999999999999999", "tool_result_cap"),  # a TOML integer past 64 bits
+    ("tool_result_cap = 9223372036854775807", "tool_result_cap"),
+    ("tool_result_cap = -1", "tool_result_cap"),
+    ("tool_result_cap = 1.5", "tool_result_cap"),
+    ('tool_result_cap = "4000"', "tool_result_cap"),
+    ("memory_lock_timeout = -1", "memory_lock_timeout"),
+    ("memory_lock_timeout = nan", "memory_lock_timeout"),
+    ("memory_lock_timeout = inf", "memory_lock_timeout"),
+    ("memory_lock_timeout = true", "memory_lock_timeout"),
+    ('roots = ["/logs\\u0000x"]', "roots"),
+    ('roots = [""]', "roots"),
+    ('rots = ["/x"]', "rots"),
+])
+def test_every_bad_value_is_refused_with_a_warning_naming_its_key(tmp_path: Path, text: str, key: str) -> None:
+    cfg = load(tmp_path, text + "\n")
+    assert len(cfg.warnings) == 1 and repr(key) in cfg.warnings[0], cfg.warnings
+    default = Config()
+    assert (cfg.tool_result_cap, cfg.memory_lock_timeout, cfg.roots) == (
+        default.tool_result_cap, default.memory_lock_timeout, default.roots)
+
+
+def test_good_values_of_the_newer_keys_are_taken(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "memory_lock_timeout = 0.5\ntool_result_cap = 0\n")
+    assert (cfg.memory_lock_timeout, cfg.tool_result_cap, cfg.warnings) == (0.5, 0, ())
+
+
+def test_a_config_path_that_is_a_folder_is_a_warning_not_silence(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").mkdir()
+    cfg = load_config(tmp_path / "config.toml")
+    assert cfg.warnings == (f"config {tmp_path / 'config.toml'} is not a file; ignored",)
+
+
+def test_a_config_path_that_cannot_be_looked_at_is_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def denied(self: Path) -> bool:  # Path.exists raises EACCES for a folder one cannot search
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "exists", denied)
+    cfg = load_config(tmp_path / "locked" / "config.toml")
+    assert len(cfg.warnings) == 1 and "cannot be used" in cfg.warnings[0]
