@@ -138,7 +138,12 @@ def cmd_save(args: argparse.Namespace) -> int:
         summary=args.summary, active_state=args.active_state, approve=args.approve,
         decisions=dict(_decision(d) for d in args.decision), steps=args.step, key_decisions=args.key_decision,
     )
-    result = save_note(args.dir, project, session, update, base=base, replace=args.replace)
+    from sessionscope.core.config import load_config
+
+    config = load_config()
+    _warn(list(config.warnings))
+    result = save_note(args.dir, project, session, update, base=base, replace=args.replace,
+                       lock_timeout=config.memory_lock_timeout)
     _warn(result.warnings)
     if args.json:
         _emit(result.to_dict())

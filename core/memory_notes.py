@@ -50,10 +50,12 @@ import json
 import os
 import re
 import secrets
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import frontmatter
 import yaml
@@ -68,6 +70,9 @@ NOTE_NAME = re.compile(r"^(?P<stamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2})-(?P<project>.
 STAMP_FORMAT = "%Y-%m-%d-%H-%M"
 MAX_READ_BYTES = 2 * 1024 * 1024  # memory and instruction files are small; a bigger one is cut
 CONDENSED_BYTES = 4096  # notes are meant to be about 1-2 KB; past this a save warns
+#: seconds a save waits for another save of the same note (config key `memory_lock_timeout`)
+LOCK_TIMEOUT = 5.0
+_LOCK_POLL = 0.05
 
 # Canonical 1.1 keys, in the order a save writes them.
 FIELD_ORDER = (
@@ -739,20 +744,31 @@ def save_note(
     base: SessionNote | None = None,
     replace: bool = False,
     now: datetime | None = None,
+    lock_timeout: float = LOCK_TIMEOUT,
 ) -> SaveResult:
     """Write the note of (project, session) into `memory_dir`, atomically.
 
     The starting point is `base` when given (a whole note), else the note already saved for this
     timestamp (merge: what `update` does not set is kept), else an empty note; `replace=True`
     ignores the saved one. `last_session_at` is set to `now`. Raises NoteError (nothing written)
-    when the folder is missing, the name or timestamp is unusable, or the saved note cannot be
-    merged into (unreadable, or a newer schema), or the write fails (the old file then stays)."""
+    when the folder is missing, the name or timestamp is unusable, another save holds the note's
+    lock for more than `lock_timeout` seconds, or the saved note cannot be merged into
+    (unreadable, or a newer schema), or the write fails (the old file then stays)."""
     mdir = Path(memory_dir)
     if not mdir.is_dir():
         raise NoteError(f"memory directory not found at {memory_dir}")
     project = check_project_name(project)
     stamp = normalize_stamp(session)
     path = mdir / note_filename(stamp, project)
+    # Read, merge and write under the note's lock: two saves at once would each merge into the
+    # same old note and the second replace would drop the first one's additions.
+    with note_lock(path, lock_timeout):
+        remove_stale_temps(mdir, keep_locked=path)
+        return _save_locked(path, project, stamp, update, base, replace, now)
+
+
+def _save_locked(path: Path, project: str, stamp: str, update: NoteUpdate | None,
+                 base: SessionNote | None, replace: bool, now: datetime | None) -> SaveResult:
     exists = path.exists()
     warnings: list[str] = []
     start: SessionNote | None = copy.deepcopy(base) if base is not None else None
@@ -789,6 +805,131 @@ def save_note(
     if size > CONDENSED_BYTES:
         warnings.append(f"the note is {size / 1024:.1f} KB; session notes are meant to be condensed (about 1-2 KB)")
     return SaveResult(str(path), not exists, migrated_from, note, warnings)
+
+
+#: the temp files write_atomic leaves behind when killed: `.{note name}.{12 hex}.tmp`
+_TEMP_NAME = re.compile(r"^\.(?P<note>.+)\.[0-9a-f]{12}\.tmp$")
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside a note: hidden (a leading '.') and not '.md', so nothing lists it;
+    it exists only while a save holds it."""
+    return path.parent / f".{path.name}.lock"
+
+
+def _try_lock(fd: int) -> bool:
+    """Take the exclusive lock of an open file without waiting; False when another holds it."""
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, PermissionError):
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if os.name == "nt":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _is_current(fd: int, lpath: Path) -> bool:
+    """Whether the locked file is still the one at `lpath` (not removed by the save before)."""
+    try:
+        a, b = os.fstat(fd), os.stat(lpath)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+@contextmanager
+def note_lock(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the note's lock file (fcntl.flock on POSIX, msvcrt.locking on Windows) for the block.
+    Waits up to `timeout` seconds for another holder, then raises NoteError. The lock goes with
+    its process: a killed save never leaves the note locked. The holder removes the file before
+    letting go (POSIX), so a save that locked the removed file sees it is no longer the lock
+    file and takes the new one."""
+    lpath = lock_path(path)
+    deadline = time.monotonic() + max(0.0, timeout)
+    while True:
+        try:
+            fd = os.open(lpath, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as exc:
+            raise NoteError(f"cannot lock {path}: {lpath} cannot be opened ({exc.strerror or exc}); "
+                            "nothing was written") from None
+        if _try_lock(fd):
+            if os.name == "nt" or _is_current(fd, lpath):
+                break
+            os.close(fd)  # the holder before removed it: lock the one there now, at once
+            continue
+        os.close(fd)
+        if time.monotonic() >= deadline:
+            raise NoteError(f"another save of {path} holds its lock ({lpath}); gave up after "
+                            f"{timeout:g} s, nothing was written")
+        time.sleep(_LOCK_POLL)
+    try:
+        yield
+    finally:
+        if os.name != "nt":
+            try:
+                os.unlink(lpath)
+            except OSError:
+                pass
+        _unlock(fd)
+        os.close(fd)
+
+
+def remove_stale_temps(folder: Path, keep_locked: Path | None = None) -> list[str]:
+    """Remove the temp files that killed saves left in `folder`; the names removed. The temp
+    files of `keep_locked` (a note whose lock the caller holds) are stale by definition; another
+    note's are removed only when its lock can be taken at once (no save of it is running)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    by_note: dict[str, list[str]] = {}
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if m:
+            by_note.setdefault(m.group("note"), []).append(name)
+    removed: list[str] = []
+    for note, temps in sorted(by_note.items()):
+        if keep_locked is not None and note == keep_locked.name:
+            removed += _unlink_all(folder, temps)
+            continue
+        try:
+            with note_lock(folder / note, timeout=0):
+                removed += _unlink_all(folder, temps)
+        except NoteError:
+            continue  # being written right now: its temp file is not stale
+    return removed
+
+
+def _unlink_all(folder: Path, names: list[str]) -> list[str]:
+    gone = []
+    for name in names:
+        try:
+            os.unlink(folder / name)
+        except OSError:
+            continue
+        gone.append(name)
+    return gone
 
 
 def _create_temp(path: Path) -> tuple[int, str]:

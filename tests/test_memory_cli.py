@@ -348,3 +348,44 @@ def test_demo_memory_is_what_the_app_shows(capsys: pytest.CaptureFixture[str]) -
     assert not any(p.startswith("-home-") for p in projects)  # never the escaped folder name
     kinds = {it["kind"] for p in listed["projects"] for it in p["items"]}
     assert {"session-note", "auto-memory-index", "auto-memory-topic"} <= kinds
+
+
+# -- concurrent saves (issue 10, item 5) -----------------------------------------------------------
+def test_eight_parallel_save_commands_keep_every_step(tmp_path: Path) -> None:
+    """Real processes, started together, each adding one --step to the same note."""
+    import subprocess
+    import sys
+
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    env = dict(os.environ, SESSIONSCOPE_CONFIG=str(tmp_path / "none.toml"))
+    procs = [subprocess.Popen([sys.executable, "-m", "sessionscope", "memory", "save", "--dir", str(mem),
+                               "--project", "foo", "--session", "2026-11-17-09-30", "--step", f"s{i}"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(8)]
+    results = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, [err for _, err in results]
+    note = (mem / "2026-11-17-09-30-foo.md").read_text()
+    assert all(f"- s{i}\n" in note for i in range(8)), note
+    assert [p.name for p in mem.iterdir()] == ["2026-11-17-09-30-foo.md"]
+
+
+def test_save_gives_up_on_a_held_lock_after_the_configured_timeout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    fcntl = pytest.importorskip("fcntl", reason="the held lock is taken with flock (POSIX)")
+    from sessionscope.core.memory_notes import lock_path
+
+    (tmp_path / "cfg.toml").write_text("memory_lock_timeout = 0\n")
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    held = os.open(lock_path(mem / "2026-11-17-09-30-foo.md"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code, out, err = run(capsys, "save", "--dir", str(mem), "--project", "foo",
+                             "--session", "2026-11-17-09-30", "--step", "x")
+    finally:
+        os.close(held)
+    assert code == 2 and out == ""
+    assert "another save of" in err and "gave up after 0 s, nothing was written" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (mem / "2026-11-17-09-30-foo.md").exists()

@@ -7,6 +7,7 @@ import shutil
 import stat
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -21,6 +22,8 @@ from sessionscope.core.memory import (
     NoteUpdate,
     SessionNote,
     ago,
+    discover_memory,
+    find_notes,
     load_last,
     normalize_stamp,
     note_from_json,
@@ -542,3 +545,72 @@ def test_note_from_source_reports_bad_json_and_bad_notes() -> None:
         note_from_source("{nope}")
     with pytest.raises(NoteError, match="not a note: has no frontmatter"):
         note_from_source("plain text")
+
+
+# -- concurrent saves (issue 10, item 5) -----------------------------------------------------------
+def _save_step_after(barrier: Any, mem: str, step: str) -> None:
+    barrier.wait()
+    save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=[step]))
+
+
+def test_parallel_saves_of_one_note_all_survive(mem: Path) -> None:
+    """8 processes released at once, each adding a step: every step is in the note (without the
+    lock, each merged into the same old note and the last replace won)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(8)
+    procs = [ctx.Process(target=_save_step_after, args=(barrier, str(mem), f"step-{i}")) for i in range(8)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    assert [p.exitcode for p in procs] == [0] * 8
+    note = read_note(mem / "2026-11-17-09-30-foo.md")
+    assert sorted(note.steps) == [f"step-{i}" for i in range(8)]
+    assert [p.name for p in mem.iterdir()] == ["2026-11-17-09-30-foo.md"]  # no lock or temp left
+
+
+def test_a_save_that_cannot_get_the_lock_fails_and_writes_nothing(mem: Path) -> None:
+    fcntl = pytest.importorskip("fcntl", reason="the held lock is taken with flock (POSIX)")
+
+    save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["a"]))
+    before = (mem / "2026-11-17-09-30-foo.md").read_bytes()
+    held = os.open(memory_notes.lock_path(mem / "2026-11-17-09-30-foo.md"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another save, still running
+        with pytest.raises(NoteError, match="holds its lock.*gave up after 0.01 s, nothing was written"):
+            save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["b"]), lock_timeout=0.01)
+    finally:
+        os.close(held)
+    assert (mem / "2026-11-17-09-30-foo.md").read_bytes() == before
+    save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["b"]))  # released: it goes through
+    assert read_note(mem / "2026-11-17-09-30-foo.md").steps == ["a", "b"]
+
+
+def test_the_next_save_removes_temp_files_a_killed_save_left(mem: Path) -> None:
+    """A save killed between creating its temp file and the replace leaves `.NAME.hex.tmp`: the
+    next save in the folder removes it (this note's, and another note's no save holds), and no
+    listing ever shows one."""
+    save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["a"]))
+    stale = [mem / ".2026-11-17-09-30-foo.md.0123456789ab.tmp", mem / ".2026-11-18-10-00-bar.md.ba9876543210.tmp"]
+    for p in stale:
+        p.write_text("---\nhalf a note")
+    assert [n[2] for n in find_notes([mem])] == [str(mem / "2026-11-17-09-30-foo.md")]
+    assert all(".tmp" not in it.path for it in discover_memory([], [], memory_dirs=[str(mem)]))
+    save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["b"]))
+    assert sorted(p.name for p in mem.iterdir()) == ["2026-11-17-09-30-foo.md"]
+
+
+def test_a_temp_file_of_a_save_in_progress_is_left_alone(mem: Path) -> None:
+    fcntl = pytest.importorskip("fcntl", reason="the held lock is taken with flock (POSIX)")
+
+    busy = mem / ".2026-11-18-10-00-bar.md.ba9876543210.tmp"
+    busy.write_text("being written")
+    held = os.open(memory_notes.lock_path(mem / "2026-11-18-10-00-bar.md"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["a"]))
+        assert busy.exists()
+    finally:
+        os.close(held)
