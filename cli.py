@@ -252,7 +252,9 @@ def scan_warnings(args: argparse.Namespace, report: ScanReport, already: list[st
     out = list(report.notes if args.root else [n for n in report.notes if "rebuilding" in n])
     roots = {r.error for r in report.roots}  # missing roots: `cli_roots` warned of them
     unreadable = [e for e in report.errors if e not in already and e not in roots]
-    return out + unread_warnings(unreadable)
+    folders = [e for e in unreadable if e.startswith("folder ")]
+    files = [e for e in unreadable if not e.startswith("folder ")]
+    return out + folders + report.skipped + unread_warnings(files)
 
 
 def unread_warnings(errors: list[str]) -> list[str]:
@@ -373,12 +375,16 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     from sessionscope.core.listing import quick_meta
     from sessionscope.core.model import Session, SessionKind
 
+    from sessionscope.core.walk import WalkReport
+
     roots, warnings = cli_roots(args)
     registry = default_registry()
     agent, project = (args.agent or "").lower(), (args.project or "").lower()
+    walk = WalkReport()
     every = [quick_meta(path, registry) for root in roots if root.error is None
-             for path in candidate_files(root, registry)]
-    _warn(warnings + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
+             for path in candidate_files(root, registry, walk)]
+    _warn(warnings + walk.errors() + walk.notes()
+          + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
     metas = [m for m in every if m.error is None
              and (args.all or m.kind in (None, SessionKind.MAIN))
              and (not agent or agent in ((m.agent or "").lower(), (m.format or "").lower()))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots needs none)
     from .adapters.base import Registry
+    from .walk import WalkReport
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Root:
     @property
     def error(self) -> str | None:
         p = Path(self.path)
+        if "\0" in self.path:  # (os.stat raises ValueError on it)
+            return f"root is not a usable path: {self.path!r}"
         if not p.exists():
             return f"root not found: {self.path}"
         if not p.is_dir():
@@ -76,13 +79,14 @@ def resolve_roots(
     return _dedupe(roots)
 
 
-def candidate_files(root: Root, registry: Registry) -> Iterator[str]:
-    """Files under a root that some adapter might read, each once (by real path)."""
+def candidate_files(root: Root, registry: Registry, report: WalkReport | None = None) -> Iterator[str]:
+    """Files under a root that some adapter might read, each once (by real path); the folders
+    the walk left out (core/walk.py) go into `report` when given."""
     from .adapters.base import walk_files
 
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
     seen: set[str] = set()
-    for path in walk_files(root.path, suffixes):
+    for path in walk_files(root.path, suffixes, report):
         if os.sep + "tool-results" + os.sep in path or path.endswith(".meta.json"):
             continue
         real = os.path.realpath(path)

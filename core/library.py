@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 from .catalog import Catalog, FileRow, Fingerprint
 from .discovery import Root, candidate_files
 from .model import Entry, EntryKind, Session, SessionKind
+from .walk import WalkReport
 
 # The adapters (and the reader) come with the first scan or load, not with this module: the
 # app's first frame needs only the catalog's sessions.
@@ -44,11 +45,15 @@ class ScanReport:
     files: int = 0
     reread: int = 0
     removed: int = 0
-    errors: list[str] = field(default_factory=list)  # files or roots that could not be read
+    errors: list[str] = field(default_factory=list)  # files, folders or roots that could not be read
     notes: list[str] = field(default_factory=list)  # e.g. default roots that do not exist
+    skipped: list[str] = field(default_factory=list)  # folders left out on purpose (core/walk.py)
 
 
 ProgressFn = Callable[[int, int, int, int], None]  # files done, files total, bytes done, bytes total
+
+#: how a row's error begins when the file could not be opened at all
+UNREADABLE = "unreadable: "
 
 #: a quick-listing scan brings the session map up to date at most once per this many seconds
 INTERIM_EVERY = 1.0
@@ -182,11 +187,16 @@ class Library:
                 (report.errors if root.explicit else report.notes).append(err)
                 continue
             live_roots.append(root)
-            for path in candidate_files(root, self.registry):
+            walk = WalkReport()
+            for path in candidate_files(root, self.registry, walk):
                 try:
                     todo.append((path, os.stat(path)))
+                except FileNotFoundError:
+                    continue  # removed since the walk listed it: nothing to miss
                 except OSError as exc:
                     report.errors.append(f"cannot stat {path}: {exc.strerror}")
+            report.errors += walk.errors()
+            report.skipped += walk.notes()
         report.files = len(todo)
         known = {row.path: row for row in self.catalog.all()}
         seen = {p for p, _ in todo}
@@ -246,7 +256,7 @@ class Library:
             listed_left = len(listed)
             for i, (path, st) in enumerate(todo):
                 row = known.get(path)
-                if row is None or not _stat_matches(row.fingerprint, st):
+                if row is None or not _stat_matches(row.fingerprint, st) or _readable_changed(row, path):
                     directory = os.path.dirname(path)
                     if directory != group_dir:
                         flush()
@@ -317,7 +327,7 @@ class Library:
             fp = Fingerprint.of(path, st)
         except OSError as exc:
             fp = Fingerprint(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, "")
-            return FileRow(path, fp, None, [], f"unreadable: {exc.strerror}"), []
+            return FileRow(path, fp, None, [], f"{UNREADABLE}{exc.strerror}"), []
         adapter = self.registry.sniff(path)
         row = FileRow(path, fp, adapter.name if adapter else None, [], None)
         loaded: list[LoadedSession] = []
@@ -494,6 +504,14 @@ class Library:
 
 def is_child(s: Session) -> bool:
     return s.kind is not SessionKind.MAIN or s.parent_id is not None
+
+
+def _readable_changed(row: FileRow, path: str) -> bool:
+    """Whether a file the catalog read (or failed to read for want of permission) has since
+    become unreadable (or readable again): a chmod leaves size and mtime as they were, and the
+    catalog's sessions of a file that cannot be read must not be served as if it could."""
+    was_unreadable = bool(row.error and row.error.startswith(UNREADABLE))
+    return was_unreadable == os.access(path, os.R_OK)
 
 
 def _stat_matches(fp: Fingerprint, st: os.stat_result) -> bool:

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -13,3 +17,19 @@ def corpus_files(sub: str, pattern: str = "*.jsonl") -> list[Path]:
     """Corpus files for parametrizing; empty (the test is then skipped) when ../shared is absent."""
     d = CORPUS / sub
     return sorted(d.glob(pattern)) if d.is_dir() else []
+
+
+def refuse_listing(monkeypatch: "pytest.MonkeyPatch", folder: str, exc: OSError | None = None) -> None:
+    """Make `os.scandir` of a folder whose name (or whole path) is `folder` raise `exc` (default:
+    EACCES, as mode 000 does for a non-root user; tests run as root, whom mode 000 binds not)."""
+    import os
+
+    real = os.scandir
+
+    def scandir(path: "str | os.PathLike[str]" = ".") -> "os._ScandirIterator[str]":
+        p = os.fspath(path)
+        if folder in (p, os.path.basename(p)):
+            raise exc if exc is not None else PermissionError(13, "Permission denied", p)
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)

@@ -377,8 +377,10 @@ class SessionScopeApp(App[None]):
             gc.freeze()
             self.start_watching()
         if event.report and event.report.errors:
-            self.notify(f"{len(event.report.errors)} file(s) or root(s) could not be read: "
-                        f"{event.report.errors[0]}", severity="warning", timeout=8)
+            self.notify(f"{len(event.report.errors)} file(s), folder(s) or root(s) could not be read: "
+                        f"{event.report.errors[0]}", severity="warning", timeout=8, markup=False)
+        for note in event.report.skipped if event.report else ():  # links out, /proc, the bound
+            self.notify(note, severity="warning", timeout=8, markup=False)
 
     def on_session_scope_app_index_progressed(self, event: IndexProgressed) -> None:
         self.indexing = event.progress

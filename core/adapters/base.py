@@ -25,6 +25,7 @@ from ..model import Entry, EntryKind, Locator, Role, Session
 
 if TYPE_CHECKING:
     from ..listing import Ends, QuickMeta
+    from ..walk import WalkReport
 
 
 @dataclass
@@ -208,33 +209,13 @@ def _pending(rf: RecordFile) -> bool:
     return not parse_line(raw).ok
 
 
-def walk_files(root: str, suffixes: tuple[str, ...]) -> Iterator[str]:
-    """Files under `root` ending in one of `suffixes`; symlinked dirs followed once (no loops)."""
-    seen: set[tuple[int, int]] = set()
-    stack = [root]
-    while stack:
-        d = stack.pop()
-        try:
-            st = os.stat(d)
-        except OSError:
-            continue
-        key = (st.st_dev, st.st_ino)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            with os.scandir(d) as it:
-                items = list(it)
-        except OSError:
-            continue
-        for item in items:
-            try:
-                if item.is_dir(follow_symlinks=True):
-                    stack.append(item.path)
-                elif item.name.endswith(suffixes) and item.is_file(follow_symlinks=True):
-                    yield item.path
-            except OSError:
-                continue
+def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None) -> Iterator[str]:
+    """Files under `root` ending in one of `suffixes` (core/walk.py: links followed only inside the
+    root and once, pseudo file systems skipped, the walk bounded); what was left out goes into
+    `report` when given."""
+    from ..walk import walk_files as walk
+
+    return walk(root, suffixes, report)
 
 
 class Registry:

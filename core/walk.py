@@ -1,0 +1,161 @@
+"""Walking a root for session files: what is read, and what is skipped and said so.
+
+Why a module of its own: every caller that lists a root's files (the scan, `sessions --quick`,
+`watch --poll`) must agree on which folders are walked, and the user must hear about the folders
+that were not. The rules:
+
+- a folder that cannot be listed (no permission, vanished) is reported, never dropped silently:
+  its sessions would be missing from every list and search;
+- a directory link is followed only while it stays inside the root (by real path), and each real
+  folder is walked once (by device and inode), so a symlink loop or a link to `/` is not a walk of
+  the whole file system;
+- kernel pseudo file systems (proc, sysfs, devtmpfs, cgroup, ...; /proc, /sys and /dev always) are
+  never walked: /proc alone links back to `/` through every process's `root` and `cwd`, and its
+  files vanish while being read;
+- a walk stops after MAX_DIRS folders, and says so: `--root /` is a mistake to report, not a
+  minute of reading.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterator
+
+#: folders one walk of one root goes through at most (a Claude projects root holds hundreds, a
+#: Codex sessions root one per day)
+MAX_DIRS = 50_000
+#: file system types whose files are the kernel's, not anyone's history
+PSEUDO_FS = frozenset({
+    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
+    "pstore", "bpf", "configfs", "fusectl", "mqueue", "hugetlbfs", "binfmt_misc", "autofs",
+    "efivarfs", "rpc_pipefs", "nsfs", "selinuxfs",
+})
+ALWAYS_SKIPPED = ("/proc", "/sys", "/dev")
+
+
+@dataclass
+class WalkReport:
+    """What a walk left out, for the user: each list holds at most a few examples, counted."""
+
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    links_out: list[str] = field(default_factory=list)  # "link -> target"
+    pseudo: list[str] = field(default_factory=list)
+    stopped_at: str | None = None  # the root whose walk hit MAX_DIRS
+    max_dirs: int = MAX_DIRS
+
+    def errors(self) -> list[str]:
+        """One message per folder that could not be read (as for an unreadable file)."""
+        return [f"folder {path} could not be read ({why}): its sessions are not listed"
+                for path, why in self.unreadable]
+
+    def notes(self) -> list[str]:
+        """One line per kind of folder skipped on purpose."""
+        out = []
+        if self.links_out:
+            out.append(f"{len(self.links_out)} directory link(s) leading out of the root not followed "
+                       f"(first: {self.links_out[0]}); give the target as a root to read it")
+        if self.pseudo:
+            out.append(f"kernel pseudo file system(s) not read: {', '.join(self.pseudo[:5])}"
+                       + (f" and {len(self.pseudo) - 5} more" if len(self.pseudo) > 5 else ""))
+        if self.stopped_at is not None:
+            out.append(f"stopped walking {self.stopped_at} after {self.max_dirs} folders: the rest "
+                       "is not read; give a narrower root")
+        return out
+
+
+@lru_cache(maxsize=1)
+def pseudo_mounts() -> frozenset[str]:
+    """Mount points of pseudo file systems (from /proc/self/mounts where there is one)."""
+    points = set(ALWAYS_SKIPPED) if os.name == "posix" else set()
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[2] in PSEUDO_FS:
+                    # spaces and the like are octal escapes in this file ("\040")
+                    points.add(parts[1].encode("latin-1", "replace").decode("unicode_escape"))
+    except OSError:
+        pass
+    return frozenset(points)
+
+
+def is_pseudo(real: str) -> bool:
+    """Whether a real path is (inside) a pseudo file system's mount point."""
+    for point in pseudo_mounts():
+        if real == point or real.startswith(point.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _inside(real: str, top: str) -> bool:
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None,
+               *, max_dirs: int = MAX_DIRS) -> Iterator[str]:
+    """Files under `root` ending in one of `suffixes`, by the rules of this module; what was
+    left out goes into `report` when given."""
+    report = report if report is not None else WalkReport()
+    report.max_dirs = max_dirs
+    try:
+        top = os.path.realpath(root)
+    except (OSError, ValueError):
+        report.unreadable.append((root, "not a usable path"))
+        return
+    if is_pseudo(top):
+        report.pseudo.append(root)
+        return
+    seen: set[tuple[int, int]] = set()
+    stack = [root]
+    walked = 0
+    while stack:
+        d = stack.pop()
+        try:
+            st = os.stat(d)
+        except OSError as exc:
+            if d == root or os.path.lexists(d):  # not a folder removed meanwhile
+                report.unreadable.append((d, exc.strerror or str(exc)))
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            continue
+        seen.add(key)
+        if walked >= max_dirs:
+            report.stopped_at = root
+            return
+        walked += 1
+        try:
+            with os.scandir(d) as it:
+                items = list(it)
+        except FileNotFoundError:
+            continue  # removed between its listing and now: nothing was there to miss
+        except OSError as exc:
+            report.unreadable.append((d, exc.strerror or str(exc)))
+            continue
+        items.sort(key=lambda e: e.name, reverse=True)  # popped from the stack in name order
+        for item in items:
+            try:
+                if item.is_dir(follow_symlinks=True):
+                    if item.is_symlink() or _crosses_mount(item, st):
+                        real = os.path.realpath(item.path)
+                        if is_pseudo(real):
+                            report.pseudo.append(item.path)
+                            continue
+                        if item.is_symlink() and not _inside(real, top):
+                            report.links_out.append(f"{item.path} -> {real}")
+                            continue
+                    stack.append(item.path)
+                elif item.name.endswith(suffixes) and item.is_file(follow_symlinks=True):
+                    yield item.path
+            except OSError:
+                continue  # vanished between the listing and this look: skipped
+
+
+def _crosses_mount(item: os.DirEntry[str], parent: os.stat_result) -> bool:
+    """Whether a (real) folder is on another device than its parent: a mount point, which may be
+    a pseudo file system's."""
+    try:
+        return item.stat(follow_symlinks=False).st_dev != parent.st_dev
+    except OSError:
+        return False
