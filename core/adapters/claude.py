@@ -24,7 +24,8 @@ Rules chosen:
   abandoned by a rewind, edit or retry: `on_active_branch=False`, kept in file order.
 * Resumed-session duplicates (`link()`): among the main sessions of one directory, ordered by
   (first timestamp, last timestamp, path), a record uuid belongs to the first session holding it
-  (the original ends before its resumption); later copies move from `entries` to `noise`, the
+  (the original ends before its resumption); later copies (same uuid and same content: a uuid
+  that merely repeats is no copy) move from `entries` to `noise`, the
   usage of messages dropped entirely is subtracted, and `duplicates_hidden` plus a warning keep
   the count.
 * Inline (<=1.0.x) sidechains become child sessions `<id>/sidechain-<root uuid prefix>`; their
@@ -662,18 +663,32 @@ def _dedupe_resumed(mine: list[LoadedSession]) -> None:
             continue
         group.sort(key=lambda s: (_ts_key(s.session.first_timestamp),
                                   _ts_key(s.session.last_timestamp), s.session.path))
-        owner: dict[str, str] = {}
+        owner: dict[str, tuple[str, tuple[Any, ...]]] = {}  # uuid -> (first session, its content)
         for s in group:
             uuids = _record_uuids(s)
+            content = _record_contents(s, uuids)
             drop: dict[str, str] = {}  # entry id -> session that already shows it
             for e in s.entries:
                 u = uuids.get(e.id)
-                if u and owner.get(u, s.session.id) != s.session.id:
-                    drop[e.id] = owner[u]
-            for u in uuids.values():
-                owner.setdefault(u, s.session.id)
+                first = owner.get(u) if u else None
+                if first is not None and first[0] != s.session.id and first[1] == content[u]:
+                    drop[e.id] = first[0]
+            for u, c in content.items():
+                owner.setdefault(u, (s.session.id, c))
             if drop:
                 _drop_duplicates(s, drop)
+
+
+def _record_contents(s: LoadedSession, uuids: dict[str, str]) -> dict[str, tuple[Any, ...]]:
+    """What each record (by uuid) of a session shows: its entries' kind, role, text and tool
+    data. A record is a copy of another session's only when uuid and content both match; a uuid
+    that merely repeats (another tool, a hand-made file, a collision) is not a copy."""
+    out: dict[str, list[Any]] = {u: [] for u in uuids.values()}
+    for e in s.entries:
+        u = uuids.get(e.id)
+        if u is not None:
+            out[u].append((e.kind, e.role, e.text, e.tool_name, e.tool_use_id, e.is_error, repr(e.tool_input)))
+    return {u: tuple(v) for u, v in out.items()}
 
 
 def _drop_duplicates(s: LoadedSession, drop: dict[str, str]) -> None:
