@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 
 #: folders one walk of one root goes through at most (a Claude projects root holds hundreds, a
 #: Codex sessions root one per day)
@@ -93,20 +93,27 @@ def _inside(real: str, top: str) -> bool:
 
 
 def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None,
-               *, max_dirs: int = MAX_DIRS) -> Iterator[str]:
+               *, max_dirs: int = MAX_DIRS, seen: set[tuple[int, int]] | None = None,
+               inside: str | None = None, on_dir: Callable[[str, os.stat_result], None] | None = None,
+               ) -> Iterator[str]:
     """Files under `root` ending in one of `suffixes`, by the rules of this module; what was
-    left out goes into `report` when given."""
+    left out goes into `report` when given.
+
+    For a walk that goes on from an earlier one (a poller looking into a new folder): `seen`
+    holds the (device, inode) of the folders walked already (and gets those walked now),
+    `inside` is the root whose real path links must stay in (default: `root`'s), and `on_dir`
+    is called with each folder walked and its stat."""
     report = report if report is not None else WalkReport()
     report.max_dirs = max_dirs
     try:
-        top = os.path.realpath(root)
+        top = os.path.realpath(inside or root)
     except (OSError, ValueError):
         report.unreadable.append((root, "not a usable path"))
         return
     if is_pseudo(top):
         report.pseudo.append(root)
         return
-    seen: set[tuple[int, int]] = set()
+    seen = seen if seen is not None else set()
     stack = [root]
     walked = 0
     while stack:
@@ -120,11 +127,13 @@ def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None =
         key = (st.st_dev, st.st_ino)
         if key in seen:
             continue
-        seen.add(key)
         if walked >= max_dirs:
             report.stopped_at = root
             return
+        seen.add(key)
         walked += 1
+        if on_dir is not None:
+            on_dir(d, st)
         try:
             with os.scandir(d) as it:
                 items = list(it)

@@ -31,12 +31,12 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterable, Iterator
 
-from .adapters.base import walk_files
 from .catalog import FileRow, Fingerprint
 from .discovery import candidate_files
 from .jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Session, iso
+from .walk import walk_files
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
@@ -391,8 +391,12 @@ class _Poller:
     def __init__(self, roots: list[str], wanted: Any) -> None:
         self.roots = roots
         self.wanted = wanted  # file name -> bool
-        self.files: dict[str, tuple[int, int, int]] = {}  # path -> (inode, size, mtime_ns)
+        self.files: dict[str, tuple[int, int, int, int]] = {}  # path -> (inode, size, mtime_ns, device)
         self.dirs: dict[str, int] = {}  # folder -> mtime_ns
+        # Each real folder and file is known by one path, as the scan and inotify know it: a
+        # symlink loop, or a second link to a folder, is not a new folder full of new sessions.
+        self.dir_keys: dict[tuple[int, int], str] = {}  # (device, inode) -> the folder's path
+        self.file_keys: dict[tuple[int, int], str] = {}
         self.hot_files: set[str] = set()
         self.hot_dirs: set[str] = set()
         self.cost = 0.0  # seconds the last sweep took
@@ -403,15 +407,18 @@ class _Poller:
     def sweep(self) -> set[str]:
         """Everything under the roots; the changes since the last sweep (none the first time)."""
         started = time.perf_counter()
-        files: dict[str, tuple[int, int, int]] = {}
+        files: dict[str, tuple[int, int, int, int]] = {}
         dirs: dict[str, int] = {}
+        dir_keys: dict[tuple[int, int], str] = {}
+        file_keys: dict[tuple[int, int], str] = {}
+        seen: set[tuple[int, int]] = set()
         for d in self.roots:
-            self._walk(d, files, dirs, set())
+            self._walk(d, d, files, dirs, seen, dir_keys, file_keys)
         first = not self.files and not self.dirs
         changed = set() if first else {p for p, v in files.items() if self.files.get(p) != v}
         if not first:
             changed.update(p for p in self.files if p not in files)
-        self.files, self.dirs = files, dirs
+        self.files, self.dirs, self.dir_keys, self.file_keys = files, dirs, dir_keys, file_keys
         recent = time.time_ns() - HOT_S * 1_000_000_000
         self.hot_files = {p for p, v in files.items() if v[2] >= recent} | (changed & files.keys())
         self.hot_dirs = {d for d, m in dirs.items() if m >= recent} | set(self.roots)
@@ -431,9 +438,10 @@ class _Poller:
                 continue
             except OSError:
                 continue
-            v = (st.st_ino, st.st_size, st.st_mtime_ns)
+            v = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
             if self.files.get(p) != v:
                 self.files[p] = v
+                self.file_keys[(st.st_dev, st.st_ino)] = p
                 changed.add(p)
         for d in list(self.hot_dirs):
             try:
@@ -448,61 +456,64 @@ class _Poller:
 
     def _new_in(self, d: str) -> set[str]:
         """Files that appeared directly in folder `d`, and everything in folders that appeared
-        there (files that went are left to the sweep, or to the tick if they were hot)."""
+        there (files that went are left to the sweep, or to the tick if they were hot). A folder
+        or file already known by another path (a link to it, a loop) is not new."""
         new: set[str] = set()
         try:
             with os.scandir(d) as it:
                 items = list(it)
         except OSError:
             return new
+        top = next((r for r in self.roots if d == r or d.startswith(r.rstrip(os.sep) + os.sep)), d)
         for item in items:
             try:
                 if item.is_dir(follow_symlinks=True):
                     if item.path not in self.dirs:
-                        files: dict[str, tuple[int, int, int]] = {}
+                        seen = {k for k, p in self.dir_keys.items() if p in self.dirs}
+                        files: dict[str, tuple[int, int, int, int]] = {}
                         dirs: dict[str, int] = {}
-                        self._walk(item.path, files, dirs, set())
+                        self._walk(item.path, top, files, dirs, seen, self.dir_keys, self.file_keys)
                         self.dirs.update(dirs)
                         self.hot_dirs.update(dirs)
                         new.update(p for p in files if p not in self.files)
                         self.files.update(files)
                 elif item.path not in self.files and self.wanted(item.name) and item.is_file(follow_symlinks=True):
-                    st = item.stat(follow_symlinks=True)
-                    self.files[item.path] = (st.st_ino, st.st_size, st.st_mtime_ns)
-                    new.add(item.path)
+                    if self._add(item.path, item.stat(follow_symlinks=True), self.files, self.file_keys):
+                        new.add(item.path)
             except OSError:
                 continue
         self.hot_files.update(new)
         return new
 
-    def _walk(self, root: str, files: dict[str, tuple[int, int, int]], dirs: dict[str, int],
-              seen: set[tuple[int, int]]) -> None:
-        stack = [root]
-        while stack:
-            d = stack.pop()
-            try:
-                st = os.stat(d)
-            except OSError:
-                continue
-            key = (st.st_dev, st.st_ino)
-            if key in seen:  # a symlinked folder seen already: no loops
-                continue
-            seen.add(key)
+    def _add(self, path: str, st: os.stat_result, files: dict[str, tuple[int, int, int, int]],
+             keys: dict[tuple[int, int], str]) -> bool:
+        """Record a file, unless it is one known by another path still: False then."""
+        key = (st.st_dev, st.st_ino)
+        known = keys.get(key)
+        if known is not None and known != path:
+            v = files.get(known) or self.files.get(known)
+            if v is not None and (v[3], v[0]) == key:
+                return False
+        keys[key] = path
+        files[path] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_dev)
+        return True
+
+    def _walk(self, start: str, top: str, files: dict[str, tuple[int, int, int, int]], dirs: dict[str, int],
+              seen: set[tuple[int, int]], dir_keys: dict[tuple[int, int], str],
+              file_keys: dict[tuple[int, int], str]) -> None:
+        """Walk `start` (under root `top`) as a scan does (core/walk.py: folders once by inode,
+        no link out of the root, no pseudo file system), recording the folders and wanted files."""
+        def on_dir(d: str, st: os.stat_result) -> None:
             dirs[d] = st.st_mtime_ns
+            dir_keys[(st.st_dev, st.st_ino)] = d
+
+        for path in walk_files(start, ("",), seen=seen, inside=top, on_dir=on_dir):
+            if not self.wanted(os.path.basename(path)):
+                continue
             try:
-                with os.scandir(d) as it:
-                    items = list(it)
+                self._add(path, os.stat(path), files, file_keys)
             except OSError:
                 continue
-            for item in items:
-                try:
-                    if item.is_dir(follow_symlinks=True):
-                        stack.append(item.path)
-                    elif self.wanted(item.name) and item.is_file(follow_symlinks=True):
-                        fst = item.stat(follow_symlinks=True)
-                        files[item.path] = (fst.st_ino, fst.st_size, fst.st_mtime_ns)
-                except OSError:
-                    continue
 
 
 class Watcher:

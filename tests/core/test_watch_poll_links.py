@@ -1,0 +1,81 @@
+"""`watch --poll` under a root holding symlink loops and second links to folders: each real file
+is known by one path, as the scan and inotify mode know it (issue 10, item 13)."""
+from __future__ import annotations
+
+import queue
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from sessionscope.core.catalog import Catalog
+from sessionscope.core.discovery import Root
+from sessionscope.core.index import SearchIndex
+from sessionscope.core.library import Library
+from sessionscope.core.watch import Change, Watcher, _Poller
+
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def session(path: Path, sid: str, text: str) -> Path:
+    path.write_bytes(orjson.dumps({"session_id": sid, "agent_id": "a", "started_at": T0.isoformat()}) + b"\n"
+                     + orjson.dumps({"role": "user", "content": text, "timestamp": T0.isoformat()}) + b"\n")
+    return path
+
+
+def looped(tmp_path: Path) -> Path:
+    """root/a/s1.jsonl, root/a/loop -> root (a loop), root/b -> root/a (a second path to a)."""
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    session(root / "a" / "s1.jsonl", "s1", "loopy words")
+    (root / "a" / "loop").symlink_to(root)
+    (root / "b").symlink_to(root / "a")
+    return root
+
+
+def test_the_poller_reports_a_new_file_once_not_its_copies_through_the_loop(tmp_path: Path) -> None:
+    root = looped(tmp_path)
+    poller = _Poller([str(root)], lambda name: name.endswith((".jsonl", ".md")))
+    assert poller.sweep() == set()
+    assert sorted(poller.files) == [str(root / "a" / "s1.jsonl")]
+    new = session(root / "a" / "s2.jsonl", "s2", "more loopy words")  # folder a changes: looked into
+    assert poller.tick() == {str(new)}
+    (root / "c").mkdir()  # a new folder, and another link into the loop
+    session(root / "c" / "s3.jsonl", "s3", "third")
+    (root / "c" / "back").symlink_to(root / "a")
+    assert poller.tick() == {str(root / "c" / "s3.jsonl")}
+    assert poller.sweep() == set()  # a sweep finds nothing the ticks had not
+    assert sorted(poller.files) == [str(root / "a" / "s1.jsonl"), str(new), str(root / "c" / "s3.jsonl")]
+
+
+def test_watch_poll_over_a_loop_indexes_each_session_once(tmp_path: Path) -> None:
+    root = looped(tmp_path)
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    index = SearchIndex(tmp_path / "index")
+    index.update(lib)
+    watcher = Watcher(lib, poll=True)
+    got: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    events = []
+    try:
+        watcher.armed.wait(10)
+        session(root / "a" / "s2.jsonl", "s2", "more loopy words")
+        while not any(s.id == "s2" for ev in events for s in ev.sessions):
+            events += got.get(timeout=10)
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+    while not got.empty():
+        events += got.get()
+    assert [(ev.kind, ev.path) for ev in events] == [(Change.CREATED, str(root / "a" / "s2.jsonl"))]
+    assert sorted(s.id for s in lib.all_sessions()) == ["s1", "s2"]
+    index.update(lib, paths=watcher.take_changed())
+    assert sorted(h.session_id for h in index.search("loopy").hits) == ["s1", "s2"]
