@@ -27,6 +27,7 @@ _VALUES = {"role": tuple(r.value for r in Role), "kind": tuple(k.value for k in 
 _RELATIVE = re.compile(r"^(\d+)\s*(h|d|w|y)$")
 _WORD = re.compile(r"^\w+$")
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class QueryError(ValueError):
@@ -86,10 +87,13 @@ def parse_time(value: str, column: int, now: datetime | None = None, *, end: boo
     now = now or datetime.now(timezone.utc)
     m = _RELATIVE.match(value.strip().lower())
     if m:
-        n, unit = int(m.group(1)), m.group(2)
-        delta = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n),
-                 "y": timedelta(days=365 * n)}[unit]
-        return now - delta
+        try:
+            n, unit = int(m.group(1)), m.group(2)
+            delta = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n),
+                     "y": timedelta(days=365 * n)}[unit]
+            return _in_range(now - delta)
+        except (OverflowError, ValueError):  # past year 1, or more digits than int() takes
+            raise QueryError(f"{_shown(value)} reaches back before the year 1", column) from None
     try:
         ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -99,12 +103,40 @@ def parse_time(value: str, column: int, now: datetime | None = None, *, end: boo
         ) from None
     if ts.tzinfo is None:
         ts = ts.replace(tzinfo=timezone.utc)
-    if end and len(value.strip()) == 10:  # until:2026-11-01 includes that whole day
-        ts += timedelta(days=1)
+    try:
+        if end and len(value.strip()) == 10:  # until:2026-11-01 includes that whole day
+            ts += timedelta(days=1)
+        return _in_range(ts)
+    except (OverflowError, ValueError):
+        raise QueryError(f"{_shown(value)} is outside the dates that can be compared (years 1 to 9999)",
+                         column) from None
+
+
+def _shown(value: str) -> str:
+    return repr(value if len(value) <= 40 else value[:40] + "…")
+
+
+def _in_range(ts: datetime) -> datetime:
+    """`ts` if it can be turned into UTC and a POSIX time (the index compares those); raises
+    OverflowError or ValueError otherwise."""
+    ts.astimezone(timezone.utc).timestamp()
     return ts
 
 
+def _undecodable(source: str) -> int | None:
+    """The 0-based position of the first lone surrogate: a byte that is not UTF-8, as Python
+    hands it over from the command line (surrogateescape); None when the text is clean."""
+    m = _SURROGATE.search(source)
+    return m.start() if m else None
+
+
 def parse(source: str, now: datetime | None = None) -> Query:
+    """The query in `source`; QueryError (and nothing else) when it cannot be one."""
+    if not isinstance(source, str):
+        raise QueryError(f"a query is text, not {type(source).__name__}", 1)
+    bad = _undecodable(source)
+    if bad is not None:
+        raise QueryError("the query is not valid UTF-8 text (a byte that is no character)", bad + 1)
     q = Query(source=source)
     i, n = 0, len(source)
     pending_or = False

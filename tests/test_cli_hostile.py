@@ -226,3 +226,36 @@ def test_a_config_that_is_a_folder_is_said_by_the_cli(
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
     code, out, err = run(capsys, "sessions", "--root", str(projects(tmp_path)))
     assert code == 0 and f"config {tmp_path / 'config.toml'} is not a file; ignored" in err
+
+
+# -- item 14: hostile queries, files that vanish mid-walk ------------------------------------------
+@pytest.mark.parametrize(("query", "says"), [
+    ("\udcff", "search: the query is not valid UTF-8 text"),  # `search $'\xff'`, as argv hands it over
+    ("since:99999999d", "search: '99999999d' reaches back before the year 1"),
+    ("x until:9999-12-31", "outside the dates that can be compared"),
+])
+def test_a_hostile_query_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], query: str, says: str) -> None:
+    for json_flag in ([], ["--json"]):
+        code, out, err = run(capsys, "search", query, "--root", str(projects(tmp_path)), *json_flag)
+        assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
+def test_a_file_that_vanishes_mid_walk_is_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quick: bool) -> None:
+    from sessionscope.core import discovery, library
+
+    root = projects(tmp_path)
+    ghost = str(root / "-w-alpha" / "gone-0000-0000-0000-000000000000.jsonl")
+    real = discovery.candidate_files
+
+    def with_ghost(*args: object, **kw: object) -> Iterator[str]:
+        yield ghost  # listed by the walk, removed before it is looked at
+        yield from real(*args, **kw)
+
+    monkeypatch.setattr(discovery, "candidate_files", with_ghost)
+    monkeypatch.setattr(library, "candidate_files", with_ghost)
+    code, out, err = run(capsys, "sessions", *(["--quick"] if quick else []), "--root", str(root), "--json")
+    assert (code, err) == (0, "")
+    assert len(json.loads(out)["sessions"]) == 3
