@@ -391,7 +391,10 @@ _CHECK_CMD = re.compile(
     r"|vite build|next build|webpack|bench\w*|pre-commit)", _I)
 _FAIL_SUMMARY = re.compile(r"\b([1-9]\d*) (?:failed|failing|errors?)\b|\bFAILED\b|\bFAIL\b|✗|×|\bTraceback\b"
                            r"|\bError:|\berror(?:\[E\d+\]| TS\d+)?:|\bpanicked\b|[Ee]xit code:? [1-9]|exited with code [1-9]"
-                           r"|\bcommand not found\b|\bfatal:")
+                           r"|\bcommand not found\b|\bfatal:|^\s*\*\* \(\w+|\(\w+Error\)", re.M)
+# a run's closing summary that says it passed, whatever it logged on the way
+_CLEAN_PASS = re.compile(r"\b0 failures\b|\b\d+ passed\b|\bTests?:?\s+\d+ passed\b|\bok\s*\(\d+ tests?\)|^OK\b", re.M)
+_FAIL_COUNT = re.compile(r"\b[1-9]\d* (?:failed|failures?|failing|errors?)\b|\bFAILED\b")
 _SUCCESS = re.compile(r"\b\d+ passed\b|\bTests?:?\s+\d+ passed|\bpassed \(\d+\)|✓|\bok\b|\bPASS\b|No changes\."
                       r"|\bSuccess\b|[Ee]xit code:? 0\b|\bbuilt in\b|\b0 (?:failed|errors?|problems?)\b|\bclean\b", _I)
 _COMMIT = re.compile(r"^\[[\w./-]+(?: \(root-commit\))? ([0-9a-f]{7,40})\]", re.M)
@@ -809,6 +812,7 @@ class SessionReader:
         self.commits: list[tuple[int, int, str]] = []  # (turn, index, hash)
         self.interrupted_before: set[int] = set()  # indexes of user messages right after an interruption
         self._at = {e.id: i for i, e in enumerate(self.entries)}
+        self.closing: set[int] = set()  # positions of closing messages (set by `findings`)
         self.spans: dict[str, tuple[int, int]] = {}  # finding id -> entry positions of a chain's failure
         self._walk()
 
@@ -817,6 +821,7 @@ class SessionReader:
         last_call: Entry | None = None
         turn = 0
         interrupted = False
+        thoughts: list[_Msg] = []
         for i, e in enumerate(self.entries):
             text = scanned(e.text or "")
             if e.kind is EntryKind.TOOL_USE:
@@ -841,7 +846,9 @@ class SessionReader:
                 cmd = command_of(call) if call is not None else ""
                 if cmd:
                     sibling = bool(_SIBLING.search(head))
-                    failed = (e.is_error or bool(_FAIL_SUMMARY.search(text))) and not rejected and not sibling
+                    failed = (e.is_error or (bool(_FAIL_SUMMARY.search(text)) and not (
+                        _CLEAN_PASS.search(text[-600:]) and not _FAIL_COUNT.search(text[-600:])))) \
+                        and not rejected and not sibling
                     succeeded = not failed and not rejected and not sibling and (bool(_SUCCESS.search(text)) or not e.is_error)
                     executes = not _LOOKUP.match(cmd)
                     check = bool(_CHECK_CMD.search(shell_code(cmd)))
@@ -870,11 +877,17 @@ class SessionReader:
                 continue
             if _is_agent_text(e):
                 self.msgs.append(_Msg(e, i, turn, AGENT, normalise(text)))
+            elif e.role == "assistant" and e.kind is EntryKind.THINKING and (e.text or "").strip():
+                thoughts.append(_Msg(e, i, turn, AGENT, normalise(text)))
+        # an agent that writes no text at all (Codex runs often) speaks through its reasoning summaries
+        if thoughts and not any(m.entry.role == "assistant" and m.kind == "said" for m in self.msgs):
+            self.msgs = sorted([*self.msgs, *thoughts], key=lambda m: m.index)
 
     # -- public ------------------------------------------------------------------------------
     def said(self, msg: _Msg) -> bool:
-        """A message someone typed (not a summary or a subagent's report)."""
-        return msg.kind == "said"
+        """A message someone wrote (or the reasoning of an agent that writes no text), not a
+        summary or a subagent's report."""
+        return msg.kind in ("said", "thought")
 
     def is_user(self, msg: _Msg) -> bool:
         return msg.kind == "said" and msg.entry.role == "user"
@@ -889,7 +902,7 @@ class SessionReader:
         last_user = user_idx[-1] if user_idx else -1
         agent_msgs = [m for m in self.msgs if self.said(m) and m.entry.role == "assistant"]
         last_agent = agent_msgs[-1].index if agent_msgs else -1
-        closing = self.closing_messages()
+        closing = self.closing = self.closing_messages()
         for n, msg in enumerate(self.msgs):
             if self.is_user(msg):
                 if self.subagent:
@@ -914,7 +927,7 @@ class SessionReader:
         record: a turn's end that a background task's notification continued)."""
         last: dict[int, int] = {}
         for m in self.msgs:
-            if self.said(m) and m.entry.role == "assistant":
+            if m.kind in ("said", "thought") and m.entry.role == "assistant":
                 last[m.turn] = m.index
         out = set(last.values())
         pending: int | None = None
@@ -1126,7 +1139,39 @@ class SessionReader:
         f = self._finding(type_, self._source(msg.entry), quoted, msg.role, msg.entry.timestamp,
                           conditions=conditions, choice=choice, turn=msg.turn, verified=verified)
         gen = {"summary": "compaction-summary", "report": "subagent-report"}.get(msg.kind, "text")
-        return replace(f, evidence_sources=evidence, episode=f"{self.session.id}#{msg.entry.id}", generator=gen)
+        around = tuple(self._source(e) for e in self.context_of(msg) if e.id not in {x.entry_id for x in evidence})
+        return replace(f, evidence_sources=(*evidence, *around), episode=f"{self.session.id}#{msg.entry.id}",
+                       generator=gen)
+
+    def context_of(self, msg: _Msg) -> list[Entry]:
+        """The entries a message stands on and leads to, cited as its evidence: for the agent, the
+        tool output it reacts to and its reasoning just before, then the calls it makes next (up to
+        three, edits first); for the user, the agent's message before and its reply after."""
+        i = msg.index
+        out: list[Entry] = []
+        if msg.entry.role == "user" and msg.kind == "said":
+            before = next((m for m in reversed(self.msgs) if m.index < i and self.said(m) and m.entry.role == "assistant"), None)
+            after = next((m for m in self.msgs if m.index > i and self.said(m) and m.entry.role == "assistant"), None)
+            return [m.entry for m in (before, after) if m is not None]
+        if msg.kind not in ("said", "thought"):
+            return []
+        for j in range(i - 1, max(-1, i - 4), -1):
+            e = self.entries[j]
+            if e.kind is EntryKind.THINKING and e.role == "assistant" and (e.text or "").strip():
+                out.append(e)
+            elif e.kind is EntryKind.TOOL_RESULT:
+                out.append(e)
+                break
+            elif e.kind is not EntryKind.THINKING:
+                break
+        calls: list[Entry] = []
+        for e in self.entries[i + 1 : i + 16]:
+            if e.kind is EntryKind.TOOL_USE:
+                calls.append(e)
+            elif e.kind is EntryKind.TEXT and (e.role == "assistant" or _real_user_text(e) is not None):
+                break
+        calls.sort(key=lambda e: not edited_files(e, self.project))
+        return out + calls[:3]
 
     def _finding(self, type_: str, src: Source, text: str, who: str, ts: datetime | None, *, conditions: str = "",
                  choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()), turn: int | None = None,

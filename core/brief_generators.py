@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from .brief_findings import (
     AGENT,
     CORRECTION,
+    DECISION,
     FAILED,
     OPEN,
     OUTCOME,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from .brief_findings import SessionReader, _Msg, _Run
 
 _I = re.IGNORECASE
+_QUESTION = re.compile(r"[?？]\s*$")
 _CAUSE = re.compile(
     r"\b(?:because|since|due to|the (?:problem|issue|cause|error|failure|bug) (?:is|was)|caused by|needs?\b|requires?\b"
     r"|missing|not (?:found|defined|installed|configured|set)|undefined|wrong|forgot|doesn'?t (?:exist|have|include|support)"
@@ -94,22 +96,24 @@ def _tool_summary(call: Entry | None) -> str:
 
 # -- failure chains ----------------------------------------------------------------------------
 def _diagnosis(reader: SessionReader, run: _Run, until: int) -> tuple[_Msg | None, str]:
-    """The agent's first message after a failing run and before `until` (the family's next run),
-    and its sentence naming a cause (else its first sentences)."""
+    """The agent's message naming the cause of a failing run, and that sentence: among its next
+    three messages (before the user speaks), and no later than its first message after `until`
+    (the family's next run: an agent often reruns first and explains after)."""
+    seen = 0
     for m in reader.msgs:
         if m.index <= run.index or not reader.said(m):
             continue
-        if m.index >= until or reader.is_user(m):
+        if reader.is_user(m) or seen >= 3 or (m.index >= until and seen >= 1):
             return None, ""
         sents = [s for s in quotable(m.text) if len(s) >= 6]
         if not sents:
             continue
+        seen += 1
         for k, s in enumerate(sents[:6]):
             if _CAUSE.search(s) or _SLIP.search(s) or _FAILED_AGENT.search(s):
                 text = s if len(s) >= 60 or k + 1 >= len(sents) else f"{s} {sents[k + 1]}"
                 return m, text
-        return None, ""  # what the agent said next names no cause: not a diagnosis
-    return None, ""
+    return None, ""  # the agent named no cause in its next messages: no diagnosis
 
 
 def failure_chains(reader: SessionReader, found: list[Finding]) -> list[Finding]:
@@ -151,7 +155,7 @@ def _chain_findings(reader: SessionReader, chain: list[_Run], passed: _Run | Non
         fix = [(i, e, files) for i, e, files in reader.edit_log if rl.index < i < (nxt.index if nxt else 1 << 60)]
         files = list(dict.fromkeys(f for _, _, fs in fix for f in fs))
         line = clean(_failure_shown(r0), 120)
-        before = [r for r in fruns if r.index < r0.index]
+        before = [r for r in reader.runs if r.index < r0.index and r.executes]
         since = max(before[-1].index if before else -1, _turn_start(reader, r0.turn))
         tried = [] if r0 is not first else list(dict.fromkeys(  # what the chain's first failure came after
             f for i, _, fs in reader.edit_log if since < i < r0.index for f in fs))
@@ -296,8 +300,241 @@ def final_runs(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     return out
 
 
+_FLUFF = re.compile(r"^\W*(?:perfect|great|excellent|good|nice|ok(?:ay)?|alright|now\b|based on|i have|i now have|here(?:'s| is)"
+                    r"|let me|sure|done\W*$|all done\W*$)", _I)
+_HEADING_ONLY = re.compile(r"^[\W\d]*$")
+
+
+def _substance(sents: list[str]) -> str:
+    """The first sentence that says something (not "Perfect!", "Now I have a complete picture")."""
+    for k, s in enumerate(sents):
+        if len(s) >= 20 and not _FLUFF.match(s) and not _HEADING_ONLY.match(s):
+            return s if len(s) >= 60 or k + 1 >= len(sents) else f"{s} {sents[k + 1]}"
+    return ""
+
+
+def closing_summaries(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """Each turn's closing message is an Outcome (what the turn ended on), checked against the
+    last run of each check family of the turn; its edits and commits back it."""
+    from .brief_findings import _OUTCOME
+
+    have = {f.source.entry_id for f in found if f.type == OUTCOME}
+    out: list[Finding] = []
+    for m in reader.msgs:
+        if m.index not in reader.closing or m.entry.id in have or reader.is_user(m) or m.kind not in ("said", "thought"):
+            continue
+        sents = quotable(m.text)
+        text = next((s for s in sents if _OUTCOME.search(s)), "") or _substance(sents)
+        if not text or len(m.text) < 60 or any(text in f.text for f in found if f.source.entry_id == m.entry.id):
+            continue  # nothing to say, or the message's finding already says it
+        f = reader._outcome(m, text)
+        commits = [reader.entries[i] for t, i, _ in reader.commits if t == m.turn and i < m.index]
+        edits = [e for i, e, _ in reader.edit_log if reader._turn_at(i) == m.turn and i < m.index][-3:]
+        extra = tuple(reader._source(e) for e in (*commits[-3:], *edits) if e.id not in {x.entry_id for x in f.evidence_sources})
+        out.append(replace(f, evidence_sources=(*f.evidence_sources, *extra), generator="closing-summary"))
+    return out
+
+
+_ACTION = re.compile(
+    r"\b(?:let me|let'?s|I'?ll|I will|I need to|we need to|I'?m going to|I should)\s+(?:also\s+|now\s+|first\s+|just\s+)?"
+    r"(?:fix|use|add|move|merge|replace|remove|rewrite|put|extract|switch|change|update|configure|set|create|keep|make"
+    r"|install|split|rename|skip|drop|inline|wrap|revert|mark|pass|route|register|wire|write|simplify|delete|restore|pin"
+    r"|downgrade|upgrade|mock|stub|disable|enable|guard|handle|defer|file|track)\b", _I)
+_REASON = re.compile(
+    r"\b(?:but|since|because|instead|so that|rather than|not (?:a|an|the)\b|doesn'?t|does not|isn'?t|is not|aren'?t|are not"
+    r"|won'?t|can'?t|cannot|no longer|not referenced|missing|needs?|requires?|too (?:deep|complex|many|long|slow|large|big)"
+    r"|reports?|the (?:issue|problem|cause|error) is|fails?|failing|error|only|already|unused|never|conflicts?|expects?)\b", _I)
+
+
+def reasoned_actions(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """Implicit decisions: the agent names a constraint or reason, then what it will do about it
+    ("X is not referenced from any template anymore. Let me merge it into Y")."""
+    have = {f.source.entry_id for f in found if f.type in (DECISION, CORRECTION, FAILED)}
+    out: list[Finding] = []
+    for n, m in enumerate(reader.msgs):
+        if m.kind not in ("said", "thought") or reader.is_user(m) or m.entry.id in have:
+            continue
+        sents = quotable(m.text)
+        for k, s in enumerate(sents):
+            if not _ACTION.search(s) or _QUESTION.search(s):
+                continue
+            head = s[: _ACTION.search(s).start()]
+            if _REASON.search(head) or _REASON.search(s[_ACTION.search(s).end():]):
+                text = s
+            elif k > 0 and _REASON.search(sents[k - 1]) and not _QUESTION.search(sents[k - 1]):
+                text = f"{sents[k - 1]} {s}"
+            else:
+                continue
+            f = reader._make(DECISION, m, text)
+            out.append(replace(f, generator="reasoned-action"))
+            break
+    return out
+
+
+# -- work items, commits, reports, hooks ---------------------------------------------------------
+_TRACKER = re.compile(r"^\s*(?:cd\s+\S+\s*&&\s*)?(?:bd|beads|gh\s+(?:issue|pr)|glab\s+(?:issue|mr)|jira(?:\s+issue)?|linear(?:\s+issue)?"
+                      r"|tea\s+(?:issue|pr)|tk|todo)\s+(show|view|get|close|done|resolve|complete|merge)\s+([\w.#/-]+)", _I)
+_REASON_OPT = re.compile(r"--(?:reason|comment|message|body)[= ]\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
+_CLOSE = ("close", "done", "resolve", "complete", "merge")
+
+
+def work_items(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """An issue-tracker item closed in the session (`bd close X`, `gh issue close N`, …) is an
+    Outcome: the reason given, backed by the item's description as shown earlier, the commits
+    since and the last check runs. When the description names files the session never wrote,
+    that is an Open question: closed, yet those files were not written."""
+    from .brief_findings import named_paths
+
+    shown: dict[str, Entry] = {}
+    out: list[Finding] = []
+    written = {f.rsplit("/", 1)[-1] for _, _, fs in reader.edit_log for f in fs}
+    for r in reader.runs:
+        m = _TRACKER.match(r.command)
+        if not m or r.rejected:
+            continue
+        verb, item = m.group(1).lower(), m.group(2)
+        if verb in ("show", "view", "get"):
+            shown.setdefault(item, r.result)
+            continue
+        if verb not in _CLOSE or r.failed:
+            continue
+        reason = _REASON_OPT.search(r.command)
+        said = reason.group(1)[1:-1] if reason else ""
+        line = next((ln.strip() for ln in r.text.splitlines() if item in ln), "") or r.text.strip().split("\n")[0]
+        text = clean(f"{item} closed: {said or line}", 240)
+        spec = shown.get(item) or next((e for k, e in shown.items() if item.startswith(k) or k.startswith(item)), None)
+        start = reader._at.get(spec.id, 0) if spec is not None else 0
+        commits = [reader.entries[i] for _, i, _ in reader.commits if start < i < r.index]
+        checks = [x.result for x in reader.last_runs(r.index).values() if x.index > start]
+        evidence = [e for e in (r.call, spec, *commits[-3:], *checks[-2:]) if e is not None]
+        f = reader._finding(OUTCOME, reader._source(r.result), text, AGENT, r.result.timestamp, turn=r.turn)
+        key = f"{reader.session.id}#item-{item}"
+        out.append(replace(f, evidence_sources=tuple(reader._source(e) for e in evidence), episode=key,
+                           generator="work-item"))
+        if spec is not None:
+            named, _ = named_paths(spec.text or "", reader.project)
+            missing = [p for p in dict.fromkeys(named) if p.rsplit("/", 1)[-1] not in written and "." in p.rsplit("/", 1)[-1]
+                       and not (reader.project and p.startswith("/"))]
+            never = [p for p in missing if not any(p.rsplit("/", 1)[-1] in (x.command or "") for x in reader.runs)]
+            if never:
+                q = clean(f"{item} was closed, but its description names {', '.join(never[:3])}, which the session never wrote", 240)
+                g = reader._finding(OPEN, reader._source(r.call or r.result), q, AGENT, r.result.timestamp, turn=r.turn)
+                out.append(replace(g, evidence_sources=tuple(reader._source(e) for e in (spec, r.result)), episode=key,
+                                   generator="work-item"))
+    return out
+
+
+_PUSHED = re.compile(r"^\s*(?:[0-9a-f]{7,}\.\.[0-9a-f]{7,}|\* \[new branch\])\s+(\S+)\s+->\s+(\S+)", re.M)
+
+
+def git_state(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """What the session left in git: its commits and its last push (or its last commit when it
+    pushed nothing) as one Outcome, with the final `git status`/`git log` output as evidence."""
+    pushes = [r for r in reader.runs if re.search(r"\bgit\s+push\b", r.command) and not r.failed and not r.rejected]
+    commits = [(i, h) for _, i, h in reader.commits]
+    if reader.subagent or not (pushes or commits):
+        return []
+    last = pushes[-1] if pushes else None
+    src = last.result if last is not None else reader.entries[commits[-1][0]]
+    tail = [r.result for r in reader.runs if r.index > (commits[-1][0] if commits else -1)
+            and re.search(r"\bgit\s+(?:status|log)\b", r.command)][-2:]
+    hashes = ", ".join(h[:7] for _, h in commits[-6:])
+    if last is not None:
+        m = _PUSHED.search(last.text)
+        where = f" to {m.group(2)}" if m else ""
+        text = f"pushed{where}" + (f" after {len(commits)} commit(s) ({hashes})" if commits else "")
+    else:
+        text = f"{len(commits)} commit(s) ({hashes}), not pushed in the session"
+    evidence = [reader.entries[i] for i, _ in commits[-4:] if reader.entries[i].id != src.id] + tail
+    f = reader._finding(OUTCOME, reader._source(src), clean(text), AGENT, src.timestamp)
+    return [replace(f, evidence_sources=tuple(reader._source(e) for e in evidence if e.id != src.id),
+                    episode=f"{reader.session.id}#git", generator="git-state")]
+
+
+def subagent_reports(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """A subagent's report returned to its parent is a source of its own: when no sentence rule
+    found anything in it, its first substantive sentence is an Outcome of that subagent."""
+    have = {f.source.entry_id for f in found}
+    out: list[Finding] = []
+    for m in reader.msgs:
+        if m.kind != "report" or m.entry.id in have:
+            continue
+        text = _substance(quotable(m.text))
+        if not text:
+            continue
+        f = reader._make(OUTCOME, m, f"a subagent reported: {text}")
+        call = next((r.call for r in reader.runs if r.result.id == m.entry.id), None)
+        ev = (reader._source(call),) if call is not None else ()
+        out.append(replace(f, evidence_sources=(*f.evidence_sources, *ev), generator="subagent-report"))
+    return out
+
+
+_HOOK = re.compile(r"hook (?:additional context|feedback|blocking error)|\b(?:Pre|Post)ToolUse\b|pre-commit", _I)
+_DIAGNOSTIC = re.compile(r"\[F\]|\[W\]|\berror\b|\bwarning\b|\bfailed\b|too (?:deep|complex)|\bmax\b", _I)
+
+
+def hook_feedback(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """A hook's diagnostic injected into the session (a linter run on every edit) and what the
+    agent does about it next: a Decision (a constraint, then an action), the hook output its
+    evidence; when the agent's message is already a finding, the hook output joins its evidence."""
+    by_source = {f.source.entry_id: k for k, f in enumerate(found)}
+    made: set[str] = set()
+    out: list[Finding] = []
+    for i, e in enumerate(reader.entries):
+        if e.role != "user" or e.kind not in (EntryKind.META, EntryKind.SYSTEM, EntryKind.TEXT):
+            continue
+        text = (e.text or "")[:4000]
+        if not _HOOK.search(text) or not _DIAGNOSTIC.search(text):
+            continue
+        nxt = next((m for m in reader.msgs if m.index > i and reader.said(m)), None)
+        if nxt is None or reader.is_user(nxt) or nxt.index - i > 12:
+            continue
+        if nxt.entry.id in made:
+            continue
+        if nxt.entry.id in by_source:
+            k = by_source[nxt.entry.id]
+            found[k] = replace(found[k], evidence_sources=(*found[k].evidence_sources, reader._source(e)))
+            continue
+        sents = quotable(nxt.text)
+        said = next((s for s in sents if _ACTION.search(s)), "") or _substance(sents)
+        if not said:
+            continue
+        f = reader._make(DECISION, nxt, said)
+        out.append(replace(f, evidence_sources=(reader._source(e), *f.evidence_sources), generator="hook-feedback"))
+        made.add(nxt.entry.id)
+    return out
+
+
+_BACKGROUND = re.compile(r"running in background with ID:?\s*(\w+)|moved to (?:the )?background", _I)
+
+
+def background_jobs(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """A command that outran the tool's time limit and was moved to the background (not one the
+    agent started there on purpose): a Failed approach under those conditions, with the notice,
+    the later retrieval of its output and what the agent said about it as evidence."""
+    out: list[Finding] = []
+    for r in reader.runs:
+        m = _BACKGROUND.search(r.text[:400])
+        inp = r.call.tool_input if r.call is not None and isinstance(r.call.tool_input, dict) else {}
+        if not m or inp.get("run_in_background"):
+            continue
+        job = m.group(1) or ""
+        later = [x for x in reader.entries[r.index + 1 :] if x.kind is EntryKind.TOOL_RESULT and job and job in (x.text or "")[:600]]
+        said = next((x for x in reader.msgs if x.index > r.index and reader.said(x) and not reader.is_user(x)), None)
+        text = f"`{clean(r.command, 100)}` did not finish within the tool's time limit and ran in the background"
+        timeout = inp.get("timeout")
+        if isinstance(timeout, (int, float)):
+            text += f" (timeout {int(timeout) // 1000} s)"
+        f = reader._finding(FAILED, reader._source(r.result), clean(text), AGENT, r.result.timestamp, turn=r.turn)
+        ev = [e for e in (r.call, *later[-1:], said.entry if said else None) if e is not None]
+        out.append(replace(f, evidence_sources=tuple(reader._source(e) for e in ev), generator="background-job",
+                           episode=f"{reader.session.id}#{r.result.id}"))
+    return out
+
+
 # -- all of them -------------------------------------------------------------------------------
-GENERATORS = (failure_chains, interventions, slips, final_runs)
+GENERATORS = (failure_chains, interventions, slips, final_runs, closing_summaries, hook_feedback, reasoned_actions,
+              work_items, git_state, subagent_reports, background_jobs)
 
 
 def _strength(f: Finding) -> tuple[int, int, int]:
@@ -343,8 +580,14 @@ def run_generators(reader: SessionReader, found: list[Finding]) -> list[Finding]
     best: dict[tuple[str, str], Finding] = {}
     for f in out:
         k = (f.type, f.source.entry_id)
-        if k not in best or _strength(f) > _strength(best[k]):
+        if k not in best:
             best[k] = f
+            continue
+        keep, other = (f, best[k]) if _strength(f) > _strength(best[k]) else (best[k], f)
+        if other.generator == "text" and keep.generator != "text":
+            # the sentence rules quote a message best ("That approach didn't work" with what it refers to)
+            keep = replace(keep, text=other.text, extracted=other.text)
+        best[k] = keep
     kept = _absorb(reader, list(best.values()))
     chains = [f for f in kept if f.generator == "failure-chain"]
     spans: dict[str, tuple[int, int]] = {}

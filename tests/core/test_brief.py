@@ -24,6 +24,7 @@ from sessionscope.core.brief import (
     TreeChecker,
     Scope,
     compose,
+    relevant,
     render_brief,
     short_id,
 )
@@ -297,7 +298,7 @@ def test_outcome_reported_verified_then_and_conflicting(tmp_path: Path) -> None:
         run("uv run ruff check .", "src/p.py:3:1: F401 unused import\nFound 1 error.", error=True),
         agent("Lint is clean now."),
     ])
-    o = only(fs, OUTCOME)
+    o = [x for x in only(fs, OUTCOME) if x.generator == "text"]
     assert [x.evidence for x in o] == [REPORTED, VERIFIED_THEN, CONFLICTING]
     assert "48 passed" in o[1].verified and "commit 1a2b3c4d" in o[1].verified
     assert o[2].conflicts[0].source.entry_id == "e11" and "Found 1 error" in o[2].conflicts[0].text
@@ -489,7 +490,8 @@ def test_real_decisions_agent_and_compaction_summary() -> None:
 
 def test_real_outcomes_are_closing_reports_or_last_runs_and_prose_in_a_command_is_no_check_run() -> None:
     """Outcomes on the real transcripts: what a turn ends on (its closing message, a subagent's or a
-    compaction's report) or the last passing run of a check family, never a routine "N tests pass"
+    compaction's report), the last passing run of a check family, or a tool's record of the state
+    left (an issue closed, commits pushed), never a routine "N tests pass"
     in the middle of a turn (the long autonomous sessions hold dozens). A report without a check
     run before it in its turn stays `reported` ("All 397 tests passed, credo clean" in a compaction
     summary); a verified one cites the passing runs, a conflicting one the failing run. The
@@ -526,12 +528,16 @@ def test_real_outcomes_are_closing_reports_or_last_runs_and_prose_in_a_command_i
                         later = [x for x in reader.runs if x.family == r.family and x.index > r.index and x.executes]
                         assert not later, f.text
                         continue
+                    if f.generator in ("work-item", "git-state"):  # a tracker's close, a commit or push: tool output
+                        assert f.source.entry_id in runs and not runs[f.source.entry_id].failed, f.text
+                        continue
                     assert at[f.source.entry_id] in closing or f.generator in ("subagent-report", "compaction-summary"), f.text
-                    cited = [runs[s.entry_id] for s in f.evidence_sources]
+                    cited = [runs[s.entry_id] for s in f.evidence_sources if s.entry_id in runs and runs[s.entry_id].check]
                     if f.evidence == VERIFIED_THEN:
                         assert cited and all(r.check and not r.failed for r in cited), f.text
                     elif f.evidence == CONFLICTING:
-                        assert runs[f.conflicts[0].source.entry_id].failed, f.text
+                        other = f.conflicts[0].source.entry_id  # a failing run, or a later failure report
+                        assert other not in runs or runs[other].failed, f.text
                     else:
                         assert not cited, f.text
     assert mid_turn >= 10  # the routine mid-turn reports exist, and none of them became an outcome
@@ -835,7 +841,9 @@ def test_exact_brief_format(world: World) -> None:
     for i in range(0, len(body), 3):
         assert BRIEF_LINE.match("\n".join(body[i : i + 3])), body[i : i + 3]
     assert rendered.tokens == estimate_tokens(rendered.text) == -(-len(rendered.text) // 4)
-    assert rendered.included == tuple(f.id for f in result.findings)[: len(rendered.included)]
+    # in rank order, only findings naming the task, one per episode
+    assert rendered.included == tuple(f.id for f in relevant(result.findings))[: len(rendered.included)]
+    assert len({f.episode for f in result.findings if f.id in rendered.included}) == len(rendered.included)
 
 
 def test_token_budget_leaves_findings_out_and_says_so(world: World) -> None:

@@ -139,10 +139,14 @@ def test_a_closing_summary_claiming_more_than_the_last_run_is_conflicting(run_fi
     assert ids(o.evidence_sources) == ["e13", "e25"]
 
 
-def test_routine_mid_turn_reports_are_not_outcomes() -> None:
-    [o] = only(findings("lru-story.jsonl"), OUTCOME)
-    assert o.source.entry_id == "e16"  # the turn's closing message, checked against its last run
-    assert o.evidence == VERIFIED_THEN and ids(o.evidence_sources) == ["e15"]
+def test_routine_mid_turn_reports_are_not_outcomes_but_what_each_turn_closes_on_is() -> None:
+    outcomes = only(findings("lru-story.jsonl"), OUTCOME)
+    # the last turn closes on a sentence that is already its decision: not repeated as an outcome
+    assert [(o.source.entry_id, o.generator) for o in outcomes] == [("e16", "text"), ("e20", "git-state")]
+    tests, pushed = outcomes
+    # the turn's closing message, checked against its last run
+    assert tests.evidence == VERIFIED_THEN and ids(tests.evidence_sources)[0] == "e15"
+    assert pushed.text == "pushed to feat/balance-cache"
 
 
 # -- injection ----------------------------------------------------------------------------------
