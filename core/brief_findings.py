@@ -87,6 +87,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
 
@@ -115,6 +116,7 @@ AGENT = "agent"
 
 TEXT_CAP = 240  # characters of quoted text in a finding
 MAX_PER_MESSAGE = 3
+MAX_SENTENCES = 400  # sentences of one message the rules read (a bound for a pathological message)
 
 
 # -- the data the composer pane shows -----------------------------------------------------------
@@ -517,19 +519,36 @@ def sentences(text: str) -> list[str]:
     return [s for s, _ in _pieces(text)]
 
 
+# words without one of which no `_INJECTION` pattern can match: a cheap test before the full one
+_INJECTION_WORDS = ("ignor", "disregard", "forget", "overrid", "reveal", "print", "show", "repeat", "output", "leak",
+                    "dump", "bypass", "you are", "mode", "instructions", "anything now", "system", "assistant",
+                    "from now on", "allowed", "permitted", "authori", "free to", "cleared to", "permission", "skip",
+                    "curl")
+
+
+def _injected(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in _INJECTION_WORDS) and bool(_INJECTION.search(text))
+
+
 def _quotable_pieces(text: str) -> list[tuple[str, bool]]:
+    return list(_quotable_cached(text))
+
+
+@lru_cache(maxsize=4096)
+def _quotable_cached(text: str) -> tuple[tuple[str, bool], ...]:
     pieces = _pieces(text)
-    bad = {i for i, (s, _) in enumerate(pieces) if _INJECTION.search(s)}
+    bad = {i for i, (s, _) in enumerate(pieces) if _injected(s)}
     for i in range(len(pieces) - 1):
-        if i not in bad and i + 1 not in bad and _INJECTION.search(f"{pieces[i][0]} {pieces[i + 1][0]}"):
+        if i not in bad and i + 1 not in bad and _injected(f"{pieces[i][0]} {pieces[i + 1][0]}"):
             bad |= {i, i + 1}
-    return [p for i, p in enumerate(pieces) if i not in bad]
+    return tuple(p for i, p in enumerate(pieces) if i not in bad)
 
 
 def quotable(text: str) -> list[str]:
     """The sentences of `text` that may be quoted: those addressing the model (`_INJECTION`) left
     out, one by one, including a phrase that a line break cut in two (both halves go)."""
-    return [s for s, _ in _quotable_pieces(text)]
+    return [s for s, _ in _quotable_cached(text)]
 
 
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
@@ -664,8 +683,8 @@ def _choice(sentence: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 # -- walking a session ---------------------------------------------------------------------------
-SCAN_HEAD = 24_000  # characters of one entry's text that the rules read from its start …
-SCAN_TAIL = 8_000  # … and from its end (a test run's summary is at the end of its output)
+SCAN_HEAD = 12_000  # characters of one entry's text that the rules read from its start …
+SCAN_TAIL = 6_000  # … and from its end (a test run's summary is at the end of its output)
 
 
 def scanned(text: str) -> str:
@@ -846,11 +865,12 @@ class SessionReader:
                 cmd = command_of(call) if call is not None else ""
                 if cmd:
                     sibling = bool(_SIBLING.search(head))
-                    failed = (e.is_error or (bool(_FAIL_SUMMARY.search(text)) and not (
+                    executes = not _LOOKUP.match(cmd)
+                    # a look-up's output is read for nothing but its exit status (it may be a whole file)
+                    failed = (e.is_error or (executes and bool(_FAIL_SUMMARY.search(text)) and not (
                         _CLEAN_PASS.search(text[-600:]) and not _FAIL_COUNT.search(text[-600:])))) \
                         and not rejected and not sibling
-                    succeeded = not failed and not rejected and not sibling and (bool(_SUCCESS.search(text)) or not e.is_error)
-                    executes = not _LOOKUP.match(cmd)
+                    succeeded = not failed and not rejected and not sibling and (not e.is_error or bool(_SUCCESS.search(text)))
                     check = bool(_CHECK_CMD.search(shell_code(cmd)))
                     err = error_key(text)[0] if failed else ""
                     self.runs.append(_Run(call, e, cmd, failed, succeeded, check, executes, turn, i,
@@ -1006,7 +1026,7 @@ class SessionReader:
 
     def _agent_findings(self, msg: _Msg, n: int, *, at_end: bool, last: bool, closing: bool) -> list[Finding]:
         out: list[Finding] = []
-        pieces = _quotable_pieces(msg.text)
+        pieces = _quotable_pieces(msg.text)[:MAX_SENTENCES]
         sents = [p for p, _ in pieces]
         seen: set[str] = set()
         k = 0
@@ -1024,7 +1044,7 @@ class SessionReader:
             # "That didn't work": quote what "that" refers to, the sentence before it
             if _ANAPHOR.match(s):
                 before = self._referent(n, pieces, k - 1, kind)
-                if before and not _INJECTION.search(before) and not _QUESTION_END.search(before):
+                if before and not _injected(before) and not _QUESTION_END.search(before):
                     text = f"{before} {s}"
             # a short sentence takes the next one of its line along, for context, unless that one is a
             # finding itself (a new line is a new list item or paragraph)
@@ -1055,12 +1075,12 @@ class SessionReader:
             return CORRECTION
         if at_end and (_OPEN.search(s) or (last and _QUESTION_END.search(s))):
             return OPEN
-        if _QUESTION_END.search(s) or _NEGATED.search(s):
+        if _QUESTION_END.search(s):
             return None
         if _DECISION.search(s) or _IMPLICIT_DECISION.search(s):
-            return DECISION
+            return None if _NEGATED.search(s) else DECISION
         # "N tests pass" in the middle of a turn is routine; what a turn ends on is its outcome
-        if closing and _OUTCOME.search(s):
+        if closing and _OUTCOME.search(s) and not _NEGATED.search(s):
             return OUTCOME
         return None
 
@@ -1083,12 +1103,14 @@ class SessionReader:
 
     def _turn_at(self, index: int) -> int:
         """The turn an entry position lies in."""
-        turn = 0
-        for m in self.msgs:
-            if m.index > index:
-                break
-            turn = m.turn
-        return turn
+        import bisect
+
+        if not hasattr(self, "_turn_starts"):
+            starts = [(m.index, m.turn) for m in self.msgs if self.is_user(m)]
+            self._turn_starts = ([i for i, _ in starts], [t for _, t in starts])
+        idx, turns = self._turn_starts
+        k = bisect.bisect_right(idx, index)
+        return turns[k - 1] if k else 0
 
     def last_runs(self, before: int, turn: int | None = None) -> dict[str, _Run]:
         """The last check run of each command family before entry `before` (in `turn` if given)."""

@@ -250,6 +250,7 @@ def interventions(reader: SessionReader, found: list[Finding]) -> list[Finding]:
 def slips(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     out: list[Finding] = []
     have = {(f.type, f.source.entry_id) for f in found}
+    by_index = {m.index: m for m in reader.msgs}
     prev_result: Entry | None = None
     for e_idx, e in enumerate(reader.entries):
         if e.kind is EntryKind.TOOL_RESULT:
@@ -263,7 +264,7 @@ def slips(reader: SessionReader, found: list[Finding]) -> list[Finding]:
         if prev_result is None or (CORRECTION, e.id) in have:
             prev_result = None
             continue
-        msg = next((m for m in reader.msgs if m.index == e_idx), None)
+        msg = by_index.get(e_idx)
         prev = prev_result
         prev_result = None
         if msg is None:
