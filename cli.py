@@ -162,6 +162,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     want_json = "--json" in argv
+    # Everything a command prints passes through the sanitiser (core/text.py): transcript text,
+    # note bodies and typed arguments alike, on stdout and stderr, whatever prints them.
+    from sessionscope.core.text import SafeStream
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout, json=want_json), SafeStream(sys.stderr)
+    try:
+        return _main(argv, want_json)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: list[str], want_json: bool) -> int:
     try:
         args = app_args(argv) or build_parser().parse_args(argv)
         if args.version:
@@ -197,7 +210,10 @@ def _fail(message: str, want_json: bool) -> int:
 def _emit(obj: Any) -> None:
     import orjson
 
-    sys.stdout.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode() + "\n")
+    from sessionscope.core.text import json_escaped, unwrapped
+
+    # Written past the sanitiser (it would break the JSON), escaped as JSON instead.
+    unwrapped(sys.stdout).write(json_escaped(orjson.dumps(obj, option=orjson.OPT_INDENT_2).decode()) + "\n")
     sys.stdout.flush()
 
 
@@ -531,8 +547,13 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
     else:
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
+        from rich.console import Console
+
+        from sessionscope.core.text import unwrapped
+
+        # (its own cursor movements must reach the terminal: past the sanitiser, on stderr)
         with Progress(TextColumn("indexing {task.fields[files]}"), BarColumn(), DownloadColumn(),
-                      TimeRemainingColumn(), transient=True) as bar:
+                      TimeRemainingColumn(), transient=True, console=Console(file=unwrapped(sys.stderr))) as bar:
             task = bar.add_task("index", total=None, files="")
 
             def progress(p: Any) -> None:
@@ -789,7 +810,7 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
     from rich.table import Table
     from rich.text import Text
 
-    from sessionscope.core.text import one_line
+    from sessionscope.core.text import one_line, unwrapped
 
     cells: list[tuple[str, ...]] = []
     for depth, s in rows:
@@ -800,13 +821,15 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
             missing = s.id in orphans and s.parent_id is not None
             title = f"[{s.kind.value}{', parent not found' if missing else ''}] {title}"
         short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else s.id[:8]
-        cells.append((indent + short, one_line(s.agent, 16), one_line(project, 24),
+        cells.append((indent + one_line(short), one_line(s.agent, 16), one_line(project, 24),
                       relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
                       human_tokens(s.usage.total) if counts else "-", title))
     heads = ("ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS", "TITLE")
     fits = [max([cell_len(h)] + [cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
     tty = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
-    console = Console(markup=False, highlight=False, emoji=False, width=None if tty else 160)
+    # Past the sanitiser (the cells went through one_line): the header's bold is rich's own.
+    console = Console(file=unwrapped(sys.stdout), markup=False, highlight=False, emoji=False,
+                      width=None if tty else 160)
     widths = _session_widths(fits, console.width)
     table = Table(box=None, pad_edge=False, header_style="bold")
     for head, width in zip(heads, widths):

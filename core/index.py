@@ -181,8 +181,9 @@ def _same_file(key: str, row: FileRow) -> bool:
 
 
 def _rx(text: str) -> str:
-    """`text` as a literal in tantivy's (Rust) regex syntax."""
-    return "".join(c if c.isalnum() else "\\" + c for c in text)
+    """`text` as a literal in tantivy's (Rust) regex syntax. Any other character by its code point:
+    Rust refuses a backslash before a character that is not ASCII punctuation (`\\‮`, `\\é`)."""
+    return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in text)
 
 
 def _ms(ts: datetime | None) -> int:

@@ -1,28 +1,71 @@
 """Text hygiene for untrusted transcript content.
 
 Why: transcripts hold whatever the agent and its tools printed, including terminal escape
-sequences (`\\x1b]52;...` would write the clipboard, `\\x1b[2J` clears the screen). Everything
-shown in a terminal passes through `printable()`, which makes control characters visible instead
-of letting the terminal act on them. Markup safety is the UI's job (it never parses transcript
-text as markup); this module only deals with bytes a terminal would interpret.
+sequences (`\\x1b]52;...` would write the clipboard, `\\x1b[2J` clears the screen) and invisible
+characters that change what a reader sees (U+202E turns the rest of a line around, U+200B splits
+a word so that a filter or a reader misses it). Everything shown in a terminal passes through
+`printable()`, which makes those characters visible instead of letting the terminal act on them
+(the CLI applies it to all it writes: see `SafeStream`). Markup safety is the UI's job (it never
+parses transcript text as markup); this module only deals with what a terminal would interpret
+or hide. What is copied to the clipboard goes through `clipboard_text()` instead: there the
+sequences are dropped, since a visible stand-in would corrupt the text being copied.
 """
 from __future__ import annotations
 
 import re
+from typing import Any, Callable, TextIO
 
 # C0 controls except tab and newline, DEL, and C1 controls (U+0080-U+009F: 8-bit CSI, OSC, ...).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C0_C1 = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+# Invisible format characters (Unicode category Cf) and the line/paragraph separators (Zl, Zp):
+# bidi embeddings, overrides and isolates, zero-width spaces and joiners, word joiner and the
+# invisible operators, BOM, interlinear annotations, tag characters (used to smuggle hidden
+# ASCII), soft hyphen, ... tests/core/test_text.py holds this equal to the Unicode database's.
+_INVISIBLE = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
+              "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb")
+# ... and those above U+FFFF, matched apart: in one character class they would make every scan
+# three times slower, and only a text holding such characters needs this second scan.
+_INVISIBLE_ASTRAL = ("\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+                     "\U000e0001\U000e0020-\U000e007f")
+# A zero-width joiner between two emoji (👩‍💻) builds one picture: that one is left alone.
+_EMOJI = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
+          "\u2b05-\u2b55\u3030\u303d\u3297\u3299\ufe0f\U0001f000-\U0001faff")
+_UNSAFE = re.compile(f"[{_C0_C1}{_INVISIBLE}]")
+_UNSAFE_ASTRAL = re.compile(f"[{_INVISIBLE_ASTRAL}]")
+_IS_EMOJI = re.compile(f"[{_EMOJI}]")
 _NAMES = {"\x1b": "␛", "\r": "␍", "\x07": "␇", "\x08": "␈", "\x00": "␀"}
+
+
+def _joins_emoji(m: re.Match[str]) -> bool:
+    """A zero-width joiner with an emoji on either side."""
+    text, at = m.string, m.start()
+    return (m.group(0) == "\u200d" and 0 < at < len(text) - 1
+            and bool(_IS_EMOJI.match(text, at - 1)) and bool(_IS_EMOJI.match(text, at + 1)))
 
 
 def _visible(m: re.Match[str]) -> str:
     ch = m.group(0)
-    return _NAMES.get(ch) or f"\\x{ord(ch):02x}"
+    if _joins_emoji(m):
+        return ch
+    if ch in _NAMES:
+        return _NAMES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code <= 0xFF else f"<U+{code:04X}>"
 
 
 def printable(text: str) -> str:
-    """`text` with every terminal control character replaced by a visible stand-in."""
-    return _CONTROL.sub(_visible, text)
+    """`text` with every terminal control character and every invisible format character (bidi
+    controls, zero-width characters, ...) replaced by a visible stand-in: ␛ for ESC, `\\x9b` for
+    a C1 control, `<U+202E>` for a format character."""
+    return _cleaned(text, _visible)
+
+
+def _cleaned(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    out = _UNSAFE.sub(replace, text)
+    # (a text with a character above U+FFFF is longer in UTF-16 code units than in characters)
+    if not text.isascii() and len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text):
+        out = _UNSAFE_ASTRAL.sub(replace, out)
+    return out
 
 
 def one_line(text: str, limit: int | None = None) -> str:
@@ -31,3 +74,74 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(flat) > limit:
         return flat[: max(0, limit - 1)] + "…"
     return flat
+
+
+# -- the clipboard --------------------------------------------------------------------------------
+# A whole ESC-initiated sequence: CSI (ESC [ ... final byte), the string commands OSC, DCS, SOS,
+# PM and APC (ESC ] P X ^ _ ... up to BEL or the string terminator ESC \ or U+009C, or to the end
+# of the line when unterminated), and the two-byte escapes (ESC 7, ESC c, ...); also their
+# 8-bit forms (U+009B CSI, U+009D OSC, U+0090 DCS, ...).
+_SEQUENCE = re.compile(
+    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+)
+_CONTROL = re.compile(f"[{_C0_C1}]")
+
+
+def clipboard_text(text: str) -> tuple[str, int]:
+    """`text` fit for the clipboard, and how many control sequences and characters were dropped:
+    ESC-initiated sequences go as a whole, then every other C0 or C1 control except newline and
+    tab (a CRLF becomes a newline). Pasted into a terminal, the raw text would run them."""
+    kept, sequences = _SEQUENCE.subn("", text)
+    kept = kept.replace("\r\n", "\n")
+    kept, controls = _CONTROL.subn("", kept)
+    return kept, sequences + controls
+
+
+# -- the CLI's streams ------------------------------------------------------------------------------
+def json_escaped(text: str) -> str:
+    """JSON text with every character `printable()` would replace written as a `\\uXXXX` escape
+    (a surrogate pair above U+FFFF): the same JSON value, but nothing a terminal acts on or hides.
+    Such characters only occur inside JSON strings, where the escape means the character itself."""
+    return _cleaned(text, _json_escape)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    if _joins_emoji(m):
+        return ch
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+class SafeStream:
+    """A text stream that passes everything written through `printable()` (or, for JSON output,
+    `json_escaped()`): the CLI's stdout and stderr while a command runs, so that no print of a
+    transcript's text, a note's body or a typed argument can reach the terminal raw, whichever
+    code path prints it. Newlines and tabs pass; the rest of the stream (isatty, fileno, flush,
+    encoding) is the wrapped one's, which `inner` gives to code that writes terminal sequences
+    of its own making (rich's tables and progress bars, over text already made printable)."""
+
+    def __init__(self, stream: TextIO, json: bool = False) -> None:
+        self.inner = stream
+        self._clean = json_escaped if json else printable
+
+    def write(self, text: str) -> int:
+        self.inner.write(self._clean(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def unwrapped(stream: TextIO) -> TextIO:
+    """The stream a `SafeStream` wraps (any other stream as it is)."""
+    return stream.inner if isinstance(stream, SafeStream) else stream

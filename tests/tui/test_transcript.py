@@ -416,14 +416,19 @@ async def test_find_opens_a_collapsed_tool_whose_output_matches(library: Library
 # -- copy, raw, external programs ------------------------------------------------------------------------
 
 
-async def test_y_copies_the_highlighted_message(library: Library) -> None:
+async def test_y_copies_the_highlighted_message_without_its_control_sequences(library: Library) -> None:
     async with harness(library).run_test(size=SIZE) as pilot:
         view = await loaded(pilot)
         await pilot.press("y")
-        assert pilot.app.clipboard == EVIL  # the text as written: OSC 52 base64-encodes it
+        # The markup is text and stays; the OSC 52 and ESC[2J sequences go, each as a whole.
+        assert pilot.app.clipboard == EVIL.replace("\x1b]52;c;SGVsbG8=\x07", "").replace("\x1b[2J", "")
+        notice = list(pilot.app._notifications)[-1]
+        assert notice.title == "Copied" and "left out 2 terminal control codes" in notice.message
         await goto_row(pilot, view, tool_row(view, "Bash"))
         await pilot.press("y")
         assert pilot.app.clipboard.startswith("uv run pytest tests/cli -q\n\nExit code 1\n")
+        notice = list(pilot.app._notifications)[-1]
+        assert "left out" not in notice.message  # nothing dropped, nothing said
 
 
 async def test_r_shows_the_raw_record_pretty_printed(library: Library) -> None:

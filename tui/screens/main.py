@@ -22,6 +22,7 @@ from textual.widgets import ContentSwitcher, Footer
 
 from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session
+from sessionscope.core.text import printable
 from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
@@ -263,7 +264,8 @@ class MainScreen(Screen[None]):
             event.search_pane.search_now()
             return
         if ref.agent and session.agent != ref.agent:
-            self.notify(f"{ref.session_id} is a {session.agent} session, not {ref.agent}", severity="warning")
+            self.notify(printable(f"{ref.session_id} is a {session.agent} session, not {ref.agent}"),
+                        severity="warning", markup=False)
         self.open_transcript(session, entry_id=ref.entry_id)
 
     def open_transcript(self, session: Session, entry_id: str | None = None, highlight: str | None = None) -> None:
@@ -301,7 +303,8 @@ class MainScreen(Screen[None]):
         parent = self.ss_app.library.get(session.parent_id) if session.parent_id else None
         cmd = resume_command(session, parent)
         if cmd is None:
-            self.notify(f"{session.agent} sessions have no resume command", severity="warning")
+            self.notify(printable(f"{session.agent} sessions have no resume command"), severity="warning",
+                        markup=False)
         return cmd
 
     def action_copy_resume(self) -> None:

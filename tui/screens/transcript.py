@@ -21,6 +21,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from sessionscope.core.format import count
 from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.text import one_line, printable
@@ -102,7 +103,7 @@ class TranscriptScreen(Screen[None]):
 
     def _facts(self) -> Text:
         s = self.session
-        facts = [s.agent]
+        facts = [one_line(s.agent, 40)]
         if self._progress:  # before what the width may cut: the title leaves ~60 columns at 120
             facts.append(self._progress)
         if s.project:
@@ -237,11 +238,16 @@ class TranscriptScreen(Screen[None]):
             self.app.exit()
 
     def action_copy(self) -> None:
-        text = self.view.copy_highlighted()
-        if text is None:
+        copied = self.view.copy_highlighted()
+        if copied is None:
             self.notify("nothing to copy", severity="warning")
+            return
+        text, dropped = copied
+        if dropped:
+            self.notify(f"{count(len(text), 'character')}; left out {count(dropped, 'terminal control code')}",
+                        title="Copied", severity="warning", timeout=4)
         else:
-            self.notify(f"{len(text):,} characters", title="Copied", timeout=2)
+            self.notify(count(len(text), "character"), title="Copied", timeout=2)
 
     def action_raw(self) -> None:
         entry = self.view.highlighted_entry

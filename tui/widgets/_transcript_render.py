@@ -178,7 +178,7 @@ class Painter:
         marker = ("▾ " if expanded else "▸ ") if item.collapsible else "  "
         right = Text(OFF_BRANCH + "  " if item.off_branch else "", dim)
         if d is Display.TOOL:
-            name, arg = e.tool_name or "tool", tool_summary(e, self.project)
+            name, arg = one_line(e.tool_name or "tool", 60), tool_summary(e, self.project)
             diff = diff_of(e, self.project)
             if diff:
                 adds, dels = diff_counts(diff)

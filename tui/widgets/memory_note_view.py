@@ -184,7 +184,7 @@ class MemoryNoteView(VerticalScroll, can_focus=True):
         self._shown = (item, rendered)
         self._message = ""
         self._update_card()
-        await self.query_one("#memory-body", Markdown).update(body_markdown(rendered))
+        await self.query_one("#memory-body", Markdown).update(printable(body_markdown(rendered)))
         if same:
             self.scroll_to(y=top, animate=False)
         else:

@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
-from sessionscope.core.text import printable
+from sessionscope.core.text import clipboard_text, printable
 from sessionscope.core.transcript import (
     Batch, Display, HeightIndex, Item, Transcript, copy_text, last_offset, live_batch, load_batches,
     match_subagent, reread, subagent_children,
@@ -297,14 +297,16 @@ class TranscriptView(ScrollView, can_focus=True):
                 self._invalidate(index)
         return item
 
-    def copy_highlighted(self) -> str | None:
-        """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied."""
+    def copy_highlighted(self) -> tuple[str, int] | None:
+        """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied and
+        how many control sequences and characters were left out (pasted into a terminal, they
+        would run: a transcript's OSC 52 would write the clipboard again, ESC[2J clear the screen)."""
         item = self.full_item()
         if item is None:
             return None
-        text = copy_text(item)
+        text, dropped = clipboard_text(copy_text(item))
         self.app.copy_to_clipboard(text)
-        return text
+        return text, dropped
 
     def find(self, query: str, *, jump: bool = True) -> None:
         """Highlight `query` everywhere and move to its first match at or after the cursor."""
