@@ -249,7 +249,7 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
     if args.demo:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
-        roots = resolve_roots(args.root, config.roots, config.default_roots)
+        roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders)
     missing = [r.error for r in roots if r.explicit and r.error]
     if any(r.error is None for r in roots):
         return roots, warnings + missing
@@ -697,7 +697,7 @@ def cmd_roots(args: argparse.Namespace) -> int:
 
     config = load_config()
     roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
-             else resolve_roots(args.root, config.roots, config.default_roots))
+             else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders))
     data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
     if args.json:
         _emit({"roots": data, "config": config.path})

@@ -10,6 +10,7 @@ default_roots = true                # also scan ~/.claude/projects, ~/.codex/ses
 poll = false                        # poll instead of inotify (network filesystems)
 tool_result_cap = 4000              # characters of each tool result that go into the index
 memory_lock_timeout = 5             # seconds `memory save` waits for another save of the same note
+max_folders = 20000                 # folders a walk of one root goes through before it stops, saying so
 ```
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ class Config:
     poll: bool = False
     tool_result_cap: int = 4000
     memory_lock_timeout: float = 5.0
+    max_folders: int = 20_000
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -77,7 +79,9 @@ def usable_cache_dir() -> Path:
 MAX_TOOL_RESULT_CAP = 1 << 30
 #: the longest `memory_lock_timeout` taken, in seconds
 MAX_LOCK_TIMEOUT = 600.0
-KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout")
+#: the most folders `max_folders` may let one walk go through
+MAX_FOLDERS = 10_000_000
+KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders")
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -125,6 +129,10 @@ def load_config(path: Path | None = None) -> Config:
         refuse("memory_lock_timeout", f"must be a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}, "
                f"not {timeout!r}", 5)
         timeout = 5.0
+    folders = data.get("max_folders", 20_000)
+    if not isinstance(folders, int) or isinstance(folders, bool) or not 1 <= folders <= MAX_FOLDERS:
+        refuse("max_folders", f"must be an integer from 1 to {MAX_FOLDERS}, not {folders!r}", 20000)
+        folders = 20_000
     flags = {}
     for key, default in (("default_roots", True), ("poll", False)):
         value = data.get(key, default)
@@ -142,6 +150,7 @@ def load_config(path: Path | None = None) -> Config:
         poll=flags["poll"],
         tool_result_cap=cap,
         memory_lock_timeout=float(timeout),
+        max_folders=folders,
         path=str(p),
         warnings=tuple(warnings),
     )

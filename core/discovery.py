@@ -7,9 +7,11 @@ adapter by sniffing their content (names only pre-filter), so a `--root` may hol
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+
+from .walk import MAX_DIRS
 
 if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots needs none)
     from .adapters.base import Registry
@@ -21,6 +23,7 @@ class Root:
     path: str
     origin: str  # "claude-code", "codex", "--root", "config", "demo"
     explicit: bool = False  # given by the user: a missing one is an error, not a note
+    max_folders: int = MAX_DIRS  # a walk of it stops after this many folders (config `max_folders`)
 
     @property
     def error(self) -> str | None:
@@ -70,12 +73,15 @@ def resolve_roots(
     explicit: list[str] | tuple[str, ...] = (),
     config_roots: tuple[str, ...] = (),
     use_defaults: bool = True,
+    max_folders: int = MAX_DIRS,
 ) -> list[Root]:
     """Explicit `--root`s first, then config roots, then the agents' defaults (if enabled)."""
     roots = [Root(str(Path(p).expanduser()), "--root", explicit=True) for p in explicit]
     roots += [Root(str(Path(p).expanduser()), "config", explicit=True) for p in config_roots]
     if use_defaults and not explicit:
         roots += default_roots()
+    if max_folders != MAX_DIRS:
+        roots = [replace(r, max_folders=max_folders) for r in roots]
     return _dedupe(roots)
 
 
@@ -86,7 +92,7 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
 
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
     seen: set[str] = set()
-    for path in walk_files(root.path, suffixes, report):
+    for path in walk_files(root.path, suffixes, report, max_dirs=root.max_folders):
         if os.sep + "tool-results" + os.sep in path or path.endswith(".meta.json"):
             continue
         real = os.path.realpath(path)

@@ -220,6 +220,17 @@ def test_root_proc_is_not_walked_and_says_so(
     assert "kernel pseudo file system(s) not read: /proc" in err
 
 
+@pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
+def test_the_walk_stops_at_the_configured_bound_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quick: bool) -> None:
+    root = projects(tmp_path)
+    (tmp_path / "config.toml").write_text("max_folders = 3\n")  # the root and two of its three folders
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
+    code, out, err = run(capsys, "sessions", *(["--quick"] if quick else []), "--root", str(root), "--json")
+    assert code == 0 and len(json.loads(out)["sessions"]) == 2
+    assert f"stopped walking {root} after 3 folders: the rest is not read" in err
+
+
 def test_a_config_that_is_a_folder_is_said_by_the_cli(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "config.toml").mkdir()

@@ -457,7 +457,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     notice = None
     memory = None
     memory_dirs: tuple[str, ...] = ()
-    roots = resolve_roots(args.root, config.roots, config.default_roots)
+    roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders)
     base = cache_dir()
     if args.root and not args.demo and not any(r.error is None for r in roots):
         # A mistyped --root is an error, as for the commands, not a reason to show the demo.

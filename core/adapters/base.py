@@ -209,13 +209,14 @@ def _pending(rf: RecordFile) -> bool:
     return not parse_line(raw).ok
 
 
-def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None) -> Iterator[str]:
+def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None,
+               max_dirs: int | None = None) -> Iterator[str]:
     """Files under `root` ending in one of `suffixes` (core/walk.py: links followed only inside the
     root and once, pseudo file systems skipped, the walk bounded); what was left out goes into
     `report` when given."""
-    from ..walk import walk_files as walk
+    from ..walk import MAX_DIRS, walk_files as walk
 
-    return walk(root, suffixes, report)
+    return walk(root, suffixes, report, max_dirs=max_dirs or MAX_DIRS)
 
 
 class Registry:

@@ -47,6 +47,9 @@ def test_broken_roots_are_ignored_with_a_warning(tmp_path: Path, text: str) -> N
     ("memory_lock_timeout = nan", "memory_lock_timeout"),
     ("memory_lock_timeout = inf", "memory_lock_timeout"),
     ("memory_lock_timeout = true", "memory_lock_timeout"),
+    ("max_folders = 0", "max_folders"),
+    ("max_folders = 99999999999", "max_folders"),
+    ('max_folders = "many"', "max_folders"),
     ('roots = ["/logs\\u0000x"]', "roots"),
     ('roots = [""]', "roots"),
     ('rots = ["/x"]', "rots"),
@@ -55,13 +58,13 @@ def test_every_bad_value_is_refused_with_a_warning_naming_its_key(tmp_path: Path
     cfg = load(tmp_path, text + "\n")
     assert len(cfg.warnings) == 1 and repr(key) in cfg.warnings[0], cfg.warnings
     default = Config()
-    assert (cfg.tool_result_cap, cfg.memory_lock_timeout, cfg.roots) == (
-        default.tool_result_cap, default.memory_lock_timeout, default.roots)
+    assert (cfg.tool_result_cap, cfg.memory_lock_timeout, cfg.roots, cfg.max_folders) == (
+        default.tool_result_cap, default.memory_lock_timeout, default.roots, default.max_folders)
 
 
 def test_good_values_of_the_newer_keys_are_taken(tmp_path: Path) -> None:
-    cfg = load(tmp_path, "memory_lock_timeout = 0.5\ntool_result_cap = 0\n")
-    assert (cfg.memory_lock_timeout, cfg.tool_result_cap, cfg.warnings) == (0.5, 0, ())
+    cfg = load(tmp_path, "memory_lock_timeout = 0.5\ntool_result_cap = 0\nmax_folders = 3\n")
+    assert (cfg.memory_lock_timeout, cfg.tool_result_cap, cfg.max_folders, cfg.warnings) == (0.5, 0, 3, ())
 
 
 def test_a_config_path_that_is_a_folder_is_a_warning_not_silence(tmp_path: Path) -> None:

@@ -76,7 +76,8 @@ def test_the_walk_stops_after_its_bound_and_says_so(tmp_path: Path) -> None:
     found = names(root, report, max_dirs=4)  # the root and three of its folders
     assert len(found) == 3
     assert report.stopped_at == str(root)
-    assert report.notes() == [f"stopped walking {root} after 4 folders: the rest is not read; give a narrower root"]
+    assert report.notes() == [f"stopped walking {root} after 4 folders: the rest is not read; give a narrower "
+                              "root (or raise max_folders in the config)"]
 
 
 def test_an_unreadable_folder_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
