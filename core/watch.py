@@ -298,35 +298,26 @@ class _Inotify:
             self.fd = -1
 
     def add_tree(self, root: str) -> None:
-        """Watch `root` and every folder under it (symlinked folders followed once). A folder
+        """Watch `root` and every folder under it, walked as a scan walks (core/walk.py: folders
+        once by inode, no link out of the root it is under, no pseudo file system). A folder
         that cannot be watched (gone, no permission) is skipped; running out of watches raises."""
-        seen: set[tuple[int, int]] = set()
-        stack = [root]
-        while stack:
-            d = stack.pop()
-            try:
-                st = os.stat(d)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) in seen:
-                continue
-            seen.add((st.st_dev, st.st_ino))
+        top = next((r for r in self.roots if root == r or root.startswith(r.rstrip(os.sep) + os.sep)), root)
+
+        def watch(d: str, _st: os.stat_result) -> None:
             wd = self._libc.inotify_add_watch(self.fd, os.fsencode(d), _IN_MASK)
             if wd < 0:
                 err = ctypes.get_errno()
                 if err == 28:  # ENOSPC: out of watches (fs.inotify.max_user_watches)
                     raise OSError(err, f"out of inotify watches adding {d}")
-                continue
+                return
             old = self.dirs.get(wd)
             if old is not None and old != d:
                 self.wds.pop(old, None)
             self.dirs[wd] = d
             self.wds[d] = wd
-            try:
-                with os.scandir(d) as it:
-                    stack.extend(e.path for e in it if e.is_dir(follow_symlinks=True))
-            except OSError:
-                continue
+
+        for _ in walk_files(root, ("\0",), inside=top, on_dir=watch):  # (no name ends in NUL:
+            pass  # the walk yields no file, it only calls `watch` on each folder)
 
     def _forget_tree(self, top: str) -> None:
         prefix = top + os.sep

@@ -79,3 +79,26 @@ def test_watch_poll_over_a_loop_indexes_each_session_once(tmp_path: Path) -> Non
     assert sorted(s.id for s in lib.all_sessions()) == ["s1", "s2"]
     index.update(lib, paths=watcher.take_changed())
     assert sorted(h.session_id for h in index.search("loopy").hits) == ["s1", "s2"]
+
+
+def test_inotify_watches_each_real_folder_once_and_nothing_out_of_the_root(tmp_path: Path) -> None:
+    """The same rules for inotify mode: a link to / under a root made it add a watch on every
+    folder of the file system before it was armed (and the watcher missed what came meanwhile)."""
+    import pytest
+
+    from sessionscope.core.watch import _Inotify
+
+    inotify = _Inotify.open()
+    if inotify is None:
+        pytest.skip("no inotify here")
+    root = looped(tmp_path)
+    outside = tmp_path / "elsewhere" / "deep"
+    outside.mkdir(parents=True)
+    (root / "a" / "out").symlink_to(tmp_path / "elsewhere")
+    (root / "a" / "slash").symlink_to("/")
+    try:
+        inotify.roots = [str(root)]
+        inotify.add_tree(str(root))
+        assert sorted(inotify.wds) == [str(root), str(root / "a")]
+    finally:
+        inotify.close()
