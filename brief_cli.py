@@ -45,11 +45,34 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     c.add_argument("--exclude-session", action="append", default=[], metavar="ID",
                    help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
                    "else the project's session modified in the last minute")
+    add_assist_options(c)
+
+
+def add_assist_options(p: argparse.ArgumentParser) -> None:
+    """`--assist claude|codex` and `--assist-timeout`, shared by `context` and `brief`."""
+    from sessionscope.core.brief_assist import ASSISTS, DEFAULT_TIMEOUT, DIGEST_TOKENS
+
+    p.add_argument("--assist", choices=ASSISTS, default=None,
+                   help="also ask your own agent CLI (non-interactive, no tools) for findings over a digest of "
+                   f"the sessions read (secrets masked, at most ~{DIGEST_TOKENS // 1000}k tokens); only findings "
+                   "whose cited entries exist and hold the quoted words are kept, marked 'proposed by the model'")
+    p.add_argument("--assist-timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"how long the assist may take (default {DEFAULT_TIMEOUT:g})")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, got {text}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
     from sessionscope.cli import CliError, open_index, open_library
-    from sessionscope.core.brief import UNREVIEWED, Budget, Task, compose, render_brief
+    from sessionscope.core.brief import UNAVAILABLE, UNREVIEWED, Budget, Task, compose, render_brief
 
     text = " ".join(args.task.split())
     if not text:
@@ -83,11 +106,26 @@ def run(args: argparse.Namespace) -> int:
                                  exclude=args.exclude_session)
             finally:
                 index.close()
+    outcome = None
+    if getattr(args, "assist", None) and result.status != UNAVAILABLE:
+        from sessionscope.core.brief_assist import assist, merge
+
+        outcome = assist(result, args.assist, timeout=args.assist_timeout)
+        merge(result, outcome)
+        if outcome.error or not args.json:
+            print(f"sessionscope: {outcome.line()}", file=sys.stderr)
     rendered = render_brief(result)
     if args.json:
         from sessionscope.cli import _emit
+        from sessionscope.core.brief_assist import PROPOSED, proposed
 
-        _emit({"ok": True, **result.to_dict(), "brief": {
+        data = result.to_dict()
+        for d, f in zip(data["findings"], result.findings):
+            d["proposed_by"] = "model" if proposed(f) else "rules"
+        if outcome is not None:
+            data["assist"] = outcome.to_dict()
+            data["assist"]["note"] = f"findings with proposed_by 'model' were {PROPOSED}, checked against their entries"
+        _emit({"ok": True, **data, "brief": {
             "approved": False, "text": rendered.text, "tokens": rendered.tokens,
             "included": list(rendered.included), "omitted": list(rendered.omitted)}})
         return 0
@@ -115,6 +153,7 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
 
 def _print_candidates(result: Any, rendered: Any) -> None:
     from sessionscope.core.brief import FOUND
+    from sessionscope.core.brief_assist import PROPOSED, proposed
     from sessionscope.core.text import one_line
 
     out = sys.stdout
@@ -131,7 +170,8 @@ def _print_candidates(result: Any, rendered: Any) -> None:
     for n, f in enumerate(result.findings, 1):
         who = f.attribution
         date = f.date.date().isoformat() if f.date else "undated"
-        out.write(f"\n{n}. {f.label} ({who}, {date}): {one_line(f.text)}\n")
+        model = f"{PROPOSED}, " if proposed(f) else ""
+        out.write(f"\n{n}. {f.label} ({model}{who}, {date}): {one_line(f.text)}\n")
         if f.conditions:
             out.write(f"   conditions: {one_line(f.conditions)}\n")
         if f.why:

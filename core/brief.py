@@ -175,6 +175,8 @@ class BriefResult:
     candidates: list[Candidate] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     terms: list[SearchTerm] = field(default_factory=list)
+    # the sessions read and their entries (for the model assist, core/brief_assist.py); not output
+    loaded: list[tuple[Any, list[Any]]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -457,7 +459,7 @@ def compose(
         "claude-code" if "claude" in p else "codex" if "codex" in p else "session-logs" for p in roots})
     scope = Scope(root, how, agents, roots, len(r.in_scope), r.since, now, r.widened, r.excluded, r.limits,
                   searched=bool(r.rounds))
-    base = BriefResult(EMPTY, "", task, budget, scope, usage, r.candidates, [], r.terms + r.extra_terms)
+    base = BriefResult(EMPTY, "", task, budget, scope, usage, r.candidates, [], r.terms + r.extra_terms, r.loaded)
     if r.candidates and not r.loaded and all(c.error for c in r.candidates if c.read):
         base.status, base.reason = UNAVAILABLE, r.limits[0] if r.limits else "candidate sessions unreadable"
         return base
