@@ -53,12 +53,16 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     b.add_argument("--exclude-session", action="append", default=[], metavar="ID",
                    help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
                    "else the project's session modified in the last minute")
+    from sessionscope.brief_cli import add_assist_options
+
+    add_assist_options(b)
 
 
 def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots (as `sessionscope` with no command), opening on the composer
     in exit-with-brief mode: `app.run()` returns the brief, or None."""
     from sessionscope.core.brief import Budget, Task
+    from sessionscope.core.brief_assist import DEFAULT_TIMEOUT
     from sessionscope.tui.app import build_app
     from sessionscope.tui.screens.composer import ComposerScreen
 
@@ -70,7 +74,9 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     )
     hints = Task("", tuple(args.file), tuple(args.symbol), tuple(args.issue), args.branch)
     screen = ComposerScreen(args.task, args.project, budget=budget, exclude=args.exclude_session, hints=hints,
-                            exit_with_brief=True)
+                            exit_with_brief=True, project_note="--project" if args.project else "",
+                            assist=getattr(args, "assist", None),
+                            assist_timeout=getattr(args, "assist_timeout", None) or DEFAULT_TIMEOUT)
     app = build_app(args)
     if args.project and not os.path.isdir(args.project):
         # Not a directory here: only a project some session was recorded in (sessions copied from

@@ -568,3 +568,103 @@ def test_brief_refuses_a_project_nobody_has(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(CliError, match="brief: --project /no/such/project"):
         brief_app.brief_app(_parser().parse_args(["brief", "--demo", "--project", "/no/such/project", TASK]))
     assert brief_app.brief_app(_parser().parse_args(["brief", "--demo", "--project", PROJECT, TASK]))
+
+
+# -- issue 10 item 16: what the budget leaves out, and the scope ------------------------------------
+async def test_an_approved_finding_the_budget_leaves_out_is_marked(tmp_path: Path) -> None:
+    from sessionscope.core.brief import Budget
+    from sessionscope.tui.widgets.finding_list import LEFT_OUT
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_composer(pilot, budget=Budget(tokens=150))
+        items = screen.findings.items
+        for _ in items:
+            await pilot.press("a")
+        await settle(pilot)
+        assert all(i.state == APPROVED for i in items)
+        left = set(screen.rendered.omitted)
+        assert left and len(left) < len(items)
+        for item in items:
+            facts = screen.findings._facts_line(item, cursor=False).plain
+            assert (LEFT_OUT in facts) == (item.finding.id in left), facts
+        status = str(screen.query_one("#composer-budget").render())
+        assert f"{len(items)} approved ({len(left)} left out by the budget)" in status
+        assert f"{len(left)} more finding(s) left out by the token budget" in screen.brief_text
+        await pilot.press("home", "x")  # one fewer approved: the list and the line follow the brief
+        await settle(pilot)
+        left_now = set(screen.rendered.omitted)
+        assert screen.findings.left_out == left_now
+        if not left_now:
+            assert "left out" not in str(screen.query_one("#composer-budget").render())
+
+
+async def test_the_scope_shows_before_the_task_and_the_project_can_be_picked(tmp_path: Path) -> None:
+    from textual.widgets import OptionList
+
+    from sessionscope.tui.screens.pick_project import PickProjectScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.screen.query_one("SessionList").highlighted_session
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ComposerScreen) and screen.result is None
+        name = os.path.basename(session.project)
+        scope = str(screen.query_one("#composer-scope").render())
+        assert scope.startswith(f"Scope: {name} sessions (highlighted session's project), last 90 days")
+        assert "^o another project" in scope
+        await pilot.press("ctrl+o")  # works from the task input
+        await settle(pilot)
+        picker = app.screen
+        assert isinstance(picker, PickProjectScreen)
+        options = picker.query_one(OptionList)
+        assert picker.projects[options.highlighted].path == session.project  # the current one first
+        other = next(n for n, p in enumerate(picker.projects) if p.path != session.project)
+        options.highlighted = other
+        await pilot.press("enter")
+        await settle(pilot)
+        chosen = picker.projects[other].path
+        assert app.screen is screen and screen.project == chosen and screen.result is None
+        assert str(screen.query_one("#composer-scope").render()).startswith(
+            f"Scope: {os.path.basename(chosen)} sessions (picked)")
+        screen.query_one("#composer-task", Input).value = TASK
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.result is not None and screen.result.scope.project == chosen
+        scope = str(screen.query_one("#composer-scope").render())
+        assert scope.startswith("Scope: ") and f"of {os.path.basename(chosen)} (" in scope  # what was searched
+
+
+async def test_the_model_assist_adds_proposed_findings_or_says_why_not(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import stat
+
+    from test_brief_assist import FAKE, NEEDLE
+
+    from sessionscope.core.brief_assist import PROPOSED
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text(FAKE.format(python=sys.executable))
+    (bin_dir / "claude").chmod(0o755 | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_PROMPT_OUT", str(tmp_path / "prompt.txt"))
+    monkeypatch.setenv("FAKE_NEEDLE", NEEDLE)
+    monkeypatch.setenv("FAKE_MODE", "malformed")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_composer(pilot)
+        before = [i.id for i in screen.findings.items]
+        await pilot.press("a", "m")  # one decision first: it survives the assist
+        await settle(pilot)
+        assert [i.id for i in screen.findings.items] == before
+        monkeypatch.setenv("FAKE_MODE", "valid")
+        await pilot.press("m")
+        await settle(pilot)
+        model = [i for i in screen.findings.items if i.finding.generator == "model"]
+        assert len(model) == 1 and len(screen.findings.items) == len(before) + 1
+        assert PROPOSED in screen.findings._facts_line(model[0], cursor=False).plain
+        assert screen.findings.items[0].state == APPROVED and model[0].state == UNDECIDED

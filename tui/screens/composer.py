@@ -11,14 +11,28 @@ the user asks: `c` copies the brief (OSC 52), `w` writes it to a file. In `sessi
 mode (`exit_with_brief=True`) closing the composer exits the app with the brief as its return
 value, which the command prints on stdout.
 
+The scope line under the budget says which project's sessions are searched and over which
+window before anything runs (and, once it ran, what was searched); ctrl+o (`p` on the list) picks another project from
+every project some session names (the current one highlighted) and searches again.
+
+An approved finding the token budget leaves out is marked in the list ("approved, left out by the
+budget") and counted in the status line.
+
+The model assist (core/brief_assist.py) is off unless asked: `m` sends the sessions read to the
+user's agent CLI (the one `sessionscope brief --assist` named, else claude or codex, whichever is
+on PATH) and adds the findings that pass its checks, marked "proposed by the model";
+`brief --assist X` asks after every search. A failure is one notice; the list stays as it was.
+
 Keys: on the list a/x/e/T/K/J (see FindingList) · + add the reader's highlighted entry as a
-finding of your own · s search all sessions for an entry to add · c copy · w write · tab moves
-between the task, the list and the reader · escape/q close (escape in the task input goes back to
-the list first).
+finding of your own · s search all sessions for an entry to add · ctrl+o (or p) project · m ask the model ·
+c copy · w write · tab moves between the task, the list and the reader · escape/q close (escape
+in the task input goes back to the list first).
 """
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable, cast
 
@@ -33,7 +47,10 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from sessionscope.core.brief import FOUND, UNAVAILABLE, BriefResult, Budget, Rendered, Task, compose, render_brief
+from sessionscope.core.brief_assist import ASSISTS, DEFAULT_TIMEOUT, AssistOutcome
+from sessionscope.core.brief_retrieval import WINDOW_DAYS, project_root
 from sessionscope.core.scan_search import Hit
+from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 from sessionscope.tui.widgets._draft import entry_text, own_finding
 from sessionscope.tui.widgets.brief_preview import BriefPreview
@@ -56,6 +73,9 @@ class ComposerScreen(Screen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus", "add_entry", "Add entry", key_display="+", id="composer.add"),
         Binding("s", "search", "Search", id="composer.search"),
+        Binding("ctrl+o", "pick_project", "Project", id="composer.project"),
+        Binding("p", "pick_project", "Project", show=False, id="composer.project_p"),
+        Binding("m", "assist", "Ask model", id="composer.assist"),
         Binding("c", "copy", "Copy", id="composer.copy"),
         Binding("w", "write", "Write", id="composer.write"),
         Binding("escape", "close", "Close", id="composer.close"),
@@ -67,6 +87,11 @@ class ComposerScreen(Screen[str | None]):
         seq: int
         result: BriefResult
 
+    @dataclass
+    class _Assisted(Message):
+        seq: int
+        outcome: AssistOutcome
+
     def __init__(
         self,
         task: str = "",
@@ -76,9 +101,14 @@ class ComposerScreen(Screen[str | None]):
         exclude: Iterable[str] = (),
         hints: Task | None = None,
         exit_with_brief: bool = False,
+        project_note: str = "",
+        assist: str | None = None,
+        assist_timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         """`hints` carries the files, symbols, issues and branch of `sessionscope brief`'s
-        options (its text is ignored: the task input's is used)."""
+        options (its text is ignored: the task input's is used). `project_note` says where the
+        project came from ("the highlighted session's"); `assist` asks that agent CLI for
+        proposed findings after every search."""
         super().__init__()
         self.task_text = " ".join(task.split())
         self.project = project
@@ -86,6 +116,9 @@ class ComposerScreen(Screen[str | None]):
         self.exclude = tuple(exclude)
         self.hints = hints or Task("")
         self.exit_with_brief = exit_with_brief
+        self.project_note = project_note
+        self.assist = assist
+        self.assist_timeout = assist_timeout
         self.result: BriefResult | None = None
         self.rendered: Rendered | None = None
         self._seq = 0
@@ -111,6 +144,7 @@ class ComposerScreen(Screen[str | None]):
         with Vertical(id="composer-top"):
             yield Input(self.task_text, placeholder="Describe the task, then press enter", id="composer-task")
             yield Static("", id="composer-budget", markup=False)
+            yield Static("", id="composer-scope", markup=False)
         with Horizontal(id="composer-body"):
             yield FindingList(id="composer-findings")
             with Vertical(id="composer-right"):
@@ -122,6 +156,7 @@ class ComposerScreen(Screen[str | None]):
         self.query_one("#composer-task", Input).border_title = "Task"
         self.findings.border_title = "Candidate findings"
         self.preview.show(None, self.budget.tokens, note="The brief of the approved findings shows here.")
+        self._scope_line()
         if self.task_text:
             self.findings.focus()
             self.retrieve()
@@ -192,6 +227,7 @@ class ComposerScreen(Screen[str | None]):
         if message.seq != self._seq:
             return  # an older task's answer
         result = self.result = message.result
+        self._scope_line()
         if result.status == UNAVAILABLE:
             note = f"Session history unavailable: {result.reason}."
         else:
@@ -201,10 +237,12 @@ class ComposerScreen(Screen[str | None]):
         if not self.findings.items:
             self.context.clear("No finding to show the source of.")
         self._refresh_brief()
+        if self.assist and result.status != UNAVAILABLE and result.loaded:
+            self._ask_model(self.assist)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.group in ("composer", "composer-wait"):
+        if event.state is WorkerState.ERROR and event.worker.group in ("composer", "composer-wait", "composer-assist"):
             self.notify(printable(f"the brief could not be composed: {event.worker.error}"), severity="error",
                         markup=False)
 
@@ -213,6 +251,7 @@ class ComposerScreen(Screen[str | None]):
         if self.result is None:
             return
         self.rendered = render_brief(self.result, self.findings.approved_findings, tokens=self.budget.tokens)
+        self.findings.set_left_out(self.rendered.omitted)
         self.preview.show(self.rendered, self.budget.tokens)
         self._budget_line()
 
@@ -231,12 +270,29 @@ class ComposerScreen(Screen[str | None]):
                 self._status = "no candidate findings"
             elif status is None:
                 counts = self.findings.draft.counts()
-                self._status = (f"{len(self.findings.items)} findings: {counts['approved']} approved, "
+                left = len(self.rendered.omitted) if self.rendered else 0
+                out = f" ({left} left out by the budget)" if left else ""
+                self._status = (f"{len(self.findings.items)} findings: {counts['approved']} approved{out}, "
                                 f"{counts['rejected']} rejected, {counts['undecided']} undecided")
         line = Text(" · ".join(parts))
         if self._status:
             line.append("   " + one_line(self._status), style="italic")
         self.query_one("#composer-budget", Static).update(line)
+
+    def _scope_line(self) -> None:
+        """Which project's sessions, over which window: before the search from the settings,
+        after it from what was searched."""
+        root, how = project_root(self.project)
+        result = self.result
+        if result is not None and result.scope.project == root and result.scope.searched:
+            text = f"Scope: {result.scope.line()}"
+        else:
+            name = os.path.basename(root.rstrip("/")) or root
+            note = self.project_note or how
+            text = f"Scope: {name} sessions ({note}), last {WINDOW_DAYS} days, widened if too few"
+        line = Text(one_line(mask_text(text)))
+        line.append("  ^o another project", style="italic")
+        self.query_one("#composer-scope", Static).update(line)
 
     @property
     def brief_text(self) -> str | None:
@@ -305,6 +361,60 @@ class ComposerScreen(Screen[str | None]):
                                  f"Search hit · {hit.agent} · {one_line(title, 80)} · + adds it")
         if view is not None:
             view.focus()
+
+    # -- scope ----------------------------------------------------------------------------------
+    def action_pick_project(self) -> None:
+        from sessionscope.tui.screens.pick_project import PickProjectScreen, known_projects
+
+        projects = known_projects(self.ss_app.library.sessions())
+        self.app.push_screen(PickProjectScreen(projects, project_root(self.project)[0]), self._project_picked)
+
+    def _project_picked(self, path: str | None) -> None:
+        if path is None or path == project_root(self.project)[0]:
+            return
+        self.project, self.project_note = path, "picked"
+        self._scope_line()
+        if " ".join(self.query_one("#composer-task", Input).value.split()):
+            self.retrieve()
+
+    # -- the model assist -----------------------------------------------------------------------
+    def action_assist(self) -> None:
+        result = self.result
+        if result is None or not result.loaded:
+            self.notify("search first: the model is asked about the sessions a search read", severity="warning")
+            return
+        kind = self.assist or next((k for k in ASSISTS if shutil.which(k)), None)
+        if kind is None:
+            self.notify("neither claude nor codex is on PATH: no agent CLI to ask", severity="warning")
+            return
+        self._ask_model(kind)
+
+    def _ask_model(self, kind: str) -> None:
+        self._budget_line(f"asking {kind} for proposed findings…")
+        self._assist_in_thread(self._seq, kind)
+
+    @work(thread=True, exclusive=True, group="composer-assist", exit_on_error=False)
+    def _assist_in_thread(self, seq: int, kind: str) -> None:
+        from sessionscope.core.brief_assist import assist
+
+        result = self.result
+        if result is None:
+            return
+        self.post_message(self._Assisted(seq, assist(result, kind, timeout=self.assist_timeout)))
+
+    @on(_Assisted)
+    def _assisted(self, message: _Assisted) -> None:
+        from sessionscope.core.brief_assist import merge
+
+        if message.seq != self._seq or self.result is None:
+            return  # the task was searched again meanwhile
+        outcome = message.outcome
+        merge(self.result, outcome)
+        if outcome.findings:
+            self.findings.set_findings(self.result.findings)
+        self.notify(printable(outcome.line()), severity="warning" if outcome.error else "information",
+                    markup=False, timeout=6)
+        self._budget_line(None)
 
     # -- output ---------------------------------------------------------------------------------
     def action_copy(self) -> None:

@@ -283,7 +283,11 @@ class MainScreen(Screen[None]):
         from sessionscope.tui.screens.composer import ComposerScreen
 
         s = self._current()
-        self.app.push_screen(ComposerScreen(project=s.project if s else None))
+        if s is not None and s.project:
+            screen = ComposerScreen(project=s.project, project_note="highlighted session's project")
+        else:
+            screen = ComposerScreen(project_note="the working directory's")
+        self.app.push_screen(screen)
 
     # -- resume ---------------------------------------------------------------------------------
     def _current(self) -> Session | None:

@@ -3,7 +3,9 @@ approved, rejected, edited, retyped or moved.
 
 Each finding takes two lines: a state mark and its quoted text, then its evidence label, who
 said it, when, and its session. Marks: ✓ approved, ✎ edited (and approved), ✗ rejected,
-· undecided. Approving or rejecting moves the cursor on to the next finding, so a list is
+· undecided; an approved finding that the brief's token budget leaves out keeps its mark in the
+warning colour and its second line starts "approved, left out by the budget". A finding the
+model assist proposed (core/brief_assist.py) says "proposed by the model" there. Approving or rejecting moves the cursor on to the next finding, so a list is
 reviewed with a run of `a`/`x`; pressing the same key again takes the decision back.
 
 Keys: up/down, k/j move · a approve · x reject · e edit (the screen opens the editor) ·
@@ -23,6 +25,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from sessionscope.core.brief_assist import PROPOSED, proposed
 from sessionscope.core.brief_findings import CHECKED_NOW, CONFLICTING, LABELS, VERIFIED_THEN, Finding
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
@@ -34,6 +37,7 @@ __all__ = ["APPROVED", "REJECTED", "UNDECIDED", "DraftItem", "FindingList"]
 
 _MOVE = Binding.Group("Move", compact=True)
 _MARKS = {APPROVED: "✓", REJECTED: "✗", UNDECIDED: "·"}
+LEFT_OUT = "approved, left out by the budget"
 _EVIDENCE_STYLE = {CONFLICTING: "finding-list--conflicting", CHECKED_NOW: "finding-list--checked",
                    VERIFIED_THEN: "finding-list--verified"}
 
@@ -72,6 +76,7 @@ class FindingList(ScrollView, can_focus=True):
         "finding-list--group", "finding-list--muted", "finding-list--note", "finding-list--cursor",
         "finding-list--approved", "finding-list--rejected", "finding-list--edited", "finding-list--undecided",
         "finding-list--conflicting", "finding-list--checked", "finding-list--verified", "finding-list--own",
+        "finding-list--left-out", "finding-list--model",
     }
 
     # What the list needs to be usable anywhere (a visible cursor, no x-scrolling); its place
@@ -100,6 +105,8 @@ class FindingList(ScrollView, can_focus=True):
         & > .finding-list--checked { color: $text-success; }
         & > .finding-list--verified { color: $text-primary; }
         & > .finding-list--own { color: $text-secondary; }
+        & > .finding-list--left-out { color: $text-warning; text-style: bold; }
+        & > .finding-list--model { color: $text-secondary; text-style: italic; }
     }
     """
 
@@ -144,6 +151,7 @@ class FindingList(ScrollView, can_focus=True):
         self._cursor = 0  # index into _order
         self._notes: list[str] = ["Type the task above and press enter."]
         self._strips: dict[tuple[object, ...], Strip] = {}
+        self.left_out: frozenset[str] = frozenset()  # ids of approved findings the budget leaves out
 
     # -- public API ---------------------------------------------------------------------------
     @property
@@ -158,6 +166,17 @@ class FindingList(ScrollView, can_focus=True):
     @property
     def approved_findings(self) -> list[Finding]:
         return self.draft.approved()
+
+    def set_left_out(self, ids: Iterable[str]) -> None:
+        """The approved findings the brief's token budget left out (marked in the list)."""
+        ids = frozenset(ids)
+        if ids != self.left_out:
+            self.left_out = ids
+            self._strips.clear()
+            self.refresh()
+
+    def is_left_out(self, item: DraftItem) -> bool:
+        return item.state == APPROVED and item.finding.id in self.left_out
 
     def set_notes(self, notes: Iterable[str]) -> None:
         """What the list says while it has no findings (searching, or why none were found)."""
@@ -360,6 +379,8 @@ class FindingList(ScrollView, can_focus=True):
         state = item.state
         mark_style = "finding-list--edited" if item.edited and state == APPROVED else f"finding-list--{state}"
         mark = "✎" if item.edited and state == APPROVED else _MARKS[state]
+        if self.is_left_out(item):
+            mark_style = "finding-list--left-out"
         text = Text(" ", no_wrap=True, end="")
         text.append(mark, Style() if cursor and state == UNDECIDED else self._style(mark_style))
         body = Style(strike=True) if state == REJECTED else Style()
@@ -372,6 +393,12 @@ class FindingList(ScrollView, can_focus=True):
         f = item.finding
         muted = Style() if cursor else self._style("finding-list--muted")
         text = Text("   ", no_wrap=True, end="")
+        if self.is_left_out(item):
+            text.append(LEFT_OUT, Style() if cursor else self._style("finding-list--left-out"))
+            text.append(" · ", muted)
+        if proposed(f):
+            text.append(PROPOSED, Style() if cursor else self._style("finding-list--model"))
+            text.append(" · ", muted)
         if item.own:
             text.append("yours", Style() if cursor else self._style("finding-list--own"))
             text.append(" · ", muted)
