@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NoReturn, Sequence
 
 from sessionscope.core.config import CacheError
 from sessionscope.core.format import human_tokens, relative_time
@@ -356,10 +356,14 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             out.append(d)
         _emit({"sessions": out, "hidden": hidden})
         return 0
-    _print_sessions(rows, orphans=orphans)
+    _print_sessions(rows, orphans=orphans, known=[s.id for s in lib.all_sessions()])
     if hidden:
-        print(f"{hidden} session(s) without a parent here (codex exec runs, subagents of a missing "
-              f"session) not listed; --all lists them")
+        from collections import Counter
+
+        from sessionscope.core.format import child_runs
+
+        kinds = Counter(s.kind.value for o in orphans if (s := lib.get(o)) is not None)
+        print(f"not listed: {child_runs(kinds)} without a parent here (--all lists them)")
     return 0
 
 
@@ -412,7 +416,8 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     _print_sessions([(0, Session(id=m.session_id or m.path, agent=m.agent or "?",
                                  source_format=m.format or "?", paths=(m.path,),
                                  kind=m.kind or SessionKind.MAIN, project=m.project, title=m.title,
-                                 last_timestamp=m.sort_time)) for m in metas], counts=False)
+                                 last_timestamp=m.sort_time)) for m in metas], counts=False,
+                    known=[m.session_id or m.path for m in every if m.error is None])
     return 0
 
 
@@ -602,18 +607,21 @@ def cmd_search(args: argparse.Namespace) -> int:
         _emit(out)
         _rebuild_if_damaged(args, lib, index)
         return 0
+    from sessionscope.core.format import short_ids
     from sessionscope.core.text import one_line
 
     if not hits:
         print(f"no matches for {one_line(args.query)!r}")
+    # Each hit's id as short as the known sessions allow: `ID#ENTRY` pastes into `read`.
+    short = short_ids([*(s.id for s in lib.all_sessions()), *(h.session_id for h in hits)])
     last = None
     for h in hits:
         if args.group and h.session_id != last:
             s = lib.get(h.session_id)
-            print(f"== {short_id(h.session_id)}  {one_line((s.title if s else None) or '', 80)}")
+            print(f"== {short[h.session_id]}  {one_line((s.title if s else None) or '', 80)}")
             last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
-        print(f"{ts}  {short_id(h.session_id)}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
+        print(f"{ts}  {short[h.session_id]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
     _rebuild_if_damaged(args, lib, index)
     return 0
 
@@ -708,13 +716,6 @@ def cmd_roots(args: argparse.Namespace) -> int:
     return 0
 
 
-def short_id(session_id: str) -> str:
-    """A session id as the text output shows it, short but still one `read` opens: eight
-    characters of a main session's id; a child as `PARENT8/child-part`."""
-    parent, _, child = session_id.partition("/")
-    return f"{parent[:8]}/{child}" if child else parent[:8]
-
-
 def cmd_watch(args: argparse.Namespace) -> int:
     import orjson
 
@@ -802,16 +803,20 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 # -- tables ---------------------------------------------------------------------------------
 def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
-                    orphans: set[str] | frozenset[str] = frozenset()) -> None:
+                    orphans: set[str] | frozenset[str] = frozenset(), known: Iterable[str] = ()) -> None:
     """The sessions table. ID, agent and the time and number columns keep their full width;
-    TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8)."""
+    TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8).
+    A top-level ID is the shortest prefix (8 or more characters) that no other id of `known`
+    (the sessions the listing is from) starts with: what is printed pastes into `read`."""
     from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    from sessionscope.core.format import short_ids
     from sessionscope.core.text import one_line, unwrapped
 
+    prefixes = short_ids([*known, *(s.id for _, s in rows)])
     cells: list[tuple[str, ...]] = []
     for depth, s in rows:
         indent = "  " * depth + ("└ " if depth else "")
@@ -820,7 +825,7 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
         if s.kind.value != "main" or s.parent_id is not None:
             missing = s.id in orphans and s.parent_id is not None
             title = f"[{s.kind.value}{', parent not found' if missing else ''}] {title}"
-        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else s.id[:8]
+        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else prefixes[s.id]
         cells.append((indent + one_line(short), one_line(s.agent, 16), one_line(project, 24),
                       relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
                       human_tokens(s.usage.total) if counts else "-", title))

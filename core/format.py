@@ -6,8 +6,10 @@ function takes `now` explicitly where time matters, so tests and snapshots can f
 """
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime, timezone
+from typing import Iterable
 
 _UNITS = (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60))
 
@@ -64,3 +66,35 @@ def project_name(project: str | None) -> str:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """`n` with thousands separators and the noun in the right number: "1 session", "1,234 sessions"."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def short_ids(ids: Iterable[str], floor: int = 8) -> dict[str, str]:
+    """Each session id as the text output prints it: the shortest prefix, of at least `floor`
+    characters, that no other of `ids` starts with (a child as `PREFIX/its-own-part`), so what is
+    printed names that session alone wherever an id is read back (`read`, a search hit's
+    `ID#ENTRY`, `context --exclude-session`).
+
+    Why not always 8 characters: ids made from a clock (Codex's UUIDv7 change their first 8 hex
+    digits once a minute) or by hand (`aaaaaaaa-...`) share them; 8 would then be ambiguous."""
+    ids = list(ids)
+    heads = sorted({i.partition("/")[0] for i in ids})
+    short: dict[str, str] = {}
+    for n, head in enumerate(heads):
+        shared = max(len(os.path.commonprefix([head, other]))
+                     for other in heads[max(0, n - 1): n + 2] if other != head) if len(heads) > 1 else 0
+        short[head] = head[: max(floor, shared + 1)]
+    out = {}
+    for i in ids:
+        head, sep, tail = i.partition("/")
+        out[i] = short[head] + sep + tail
+    return out
+
+
+_RUN_NOUNS = {"compaction": ("compaction", "compactions"), "warmup": ("warm-up run", "warm-up runs")}
+
+
+def child_runs(kinds: dict[str, int]) -> str:
+    """Child runs by kind (SessionKind values), the most numerous first, in words:
+    "6 subagent runs, 1 compaction, 1 exec run"."""
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(count(n, *_RUN_NOUNS.get(kind, (f"{kind} run", f"{kind} runs"))) for kind, n in ordered)

@@ -447,6 +447,8 @@ class Library:
     def find(self, prefix: str) -> Session:
         if prefix in self._sessions:
             return self._sessions[prefix]
+        if os.path.isfile(prefix):  # a transcript's path, as `ls` or a file manager gives it
+            return self._find_file(prefix)
         matches = [s for sid, s in self._sessions.items() if sid.startswith(prefix)]
         if prefix and not matches:
             # A child as `PARENT-PREFIX/CHILD` (how lists show one), or by its own part alone
@@ -454,8 +456,11 @@ class Library:
             head, slash, tail = prefix.rpartition("/") if "/" in prefix else ("", "", prefix)
             matches = [s for sid, s in self._sessions.items()
                        if (parts := sid.partition("/"))[1] and parts[0].startswith(head) and parts[2].startswith(tail)]
+            # `P/agent-1` names agent-1, not also agent-10: a child part given whole is that child.
+            whole = [s for s in matches if s.id.partition("/")[2] == tail]
+            matches = whole if len(whole) == 1 else matches
         if not prefix or not matches:
-            raise LookupFailed(f"no session matches id {prefix!r}")
+            raise LookupFailed(self._no_session_file(prefix) or f"no session matches id {prefix!r}")
         if len(matches) > 1:
             # A parent and its own children share a prefix: the parent is what was meant.
             parents = [m for m in matches if not is_child(m)]
@@ -464,6 +469,28 @@ class Library:
             ids = ", ".join(sorted(m.id for m in matches)[:5])
             raise LookupFailed(f"session id {prefix!r} is ambiguous: {len(matches)} match ({ids})")
         return matches[0]
+
+    def _find_file(self, path: str) -> Session:
+        """The session of a transcript file given by its path; why there is none, if none."""
+        where = os.path.realpath(path)
+        row = next((r for p, r in self.rows.items() if os.path.realpath(p) == where), None)
+        if row is None:
+            raise LookupFailed(f"{path}: {file_problem(path) or 'not under the roots read (pass --root with its folder)'}")
+        if not row.sessions:
+            raise LookupFailed(f"{path}: {file_problem(path, row.error) or _NO_FORMAT}")
+        parents = [s for s in row.sessions if not is_child(s)]
+        if len(row.sessions) == 1 or len(parents) == 1:
+            return self._sessions.get((parents or row.sessions)[0].id, (parents or row.sessions)[0])
+        ids = ", ".join(sorted(s.id for s in row.sessions)[:5])
+        raise LookupFailed(f"{path} holds {len(row.sessions)} sessions ({ids}): give one's id")
+
+    def _no_session_file(self, prefix: str) -> str | None:
+        """When no session id starts with `prefix`: why, if a file of the last scan named after it
+        (Claude and Codex name their files after the session) held no session."""
+        named = sorted(p for p, r in self.rows.items() if not r.sessions and os.path.basename(p).startswith(prefix))
+        if not named:
+            return None
+        return f"{named[0]}: {file_problem(named[0], self.rows[named[0]].error) or _NO_FORMAT}"
 
     def most_recent(self) -> Session | None:
         top = self.sessions()
@@ -500,6 +527,37 @@ class Library:
                 continue
             if match is not None:
                 yield s, match
+
+
+_NO_FORMAT = "no session in it (not a transcript format sessionscope reads)"
+
+
+def file_problem(path: str, error: str | None = None) -> str | None:
+    """Why a file holds no session, in a few words ("empty file", "not a JSONL transcript
+    (binary)", the reader's error), or None when it looks like a transcript's text."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    if not head.strip():
+        return "empty file" if not head else "empty file (only blank lines)"
+    if error:
+        return error
+    if not path.endswith(".zst") and (b"\0" in head or not _utf8_start(head)):
+        return "not a JSONL transcript (binary)"
+    return None
+
+
+def _utf8_start(data: bytes) -> bool:
+    """Whether `data` is the start of UTF-8 text (a character cut at its end allowed)."""
+    import codecs
+
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def is_child(s: Session) -> bool:

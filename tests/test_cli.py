@@ -255,7 +255,7 @@ def test_sessions_hides_orphans_but_counts_them(capsys: pytest.CaptureFixture[st
     assert [s["session_id"] for s in data["sessions"]] == ["main-1"]
     assert data["hidden"] == 2
     code, out, err = run(capsys, "sessions", *orphans)
-    assert code == 0 and "2 session(s) without a parent" in out and "--all" in out
+    assert code == 0 and "not listed: 1 exec run, 1 subagent run without a parent here (--all lists them)" in out
 
 
 def test_sessions_all_lists_orphans_at_the_top_level(capsys: pytest.CaptureFixture[str], orphans: list[str]) -> None:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import isolate
 from hostile import HOSTILE, TYPED, HostileHome, hostile_home, raw_controls
 from test_watch_cli import _read_line
 
@@ -19,11 +20,7 @@ from sessionscope.cli import build_parser, main
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
-    monkeypatch.delenv("CODEX_SESSION_ID", raising=False)
+    isolate(tmp_path, monkeypatch)
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
 

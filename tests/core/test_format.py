@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from sessionscope.core.format import count, human_tokens, project_name, relative_time, short_time
+from sessionscope.core.format import child_runs, count, human_tokens, project_name, relative_time, short_time
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 
@@ -44,3 +44,10 @@ def test_project_name_and_count() -> None:
     assert count(1, "session") == "1 session"
     assert count(1234, "session") == "1,234 sessions"
     assert count(2, "entry", "entries") == "2 entries"
+
+
+def test_child_runs_reads_as_english() -> None:
+    assert child_runs({"exec": 1, "subagent": 6, "compaction": 1}) == "6 subagent runs, 1 compaction, 1 exec run"
+    assert child_runs({"subagent": 1}) == "1 subagent run"
+    assert child_runs({"compaction": 2, "warmup": 1}) == "2 compactions, 1 warm-up run"
+    assert child_runs({"subagent": 1_234}) == "1,234 subagent runs"

@@ -115,7 +115,7 @@ async def test_opens_on_the_most_recent_top_level_session_with_children_hidden()
         assert [s.id for s in app.highlighted] == ["c-retry"]
         lines = screen_lines(widget)
         assert lines[0].strip() == ("10 sessions · 2 agents · 4 projects · "
-                                    "2 subagent · 1 compaction · 1 exec runs hidden")
+                                    "hidden: 2 subagent runs, 1 compaction, 1 exec run")
         assert lines[1].split() == ["Title", "Agent", "Project", "▼", "Active", "Entries", "Tokens"]
         row = lines[2]
         assert "Refactor the retry settings" in row and "claude-code" in row and "payments-api" in row
@@ -303,7 +303,7 @@ async def test_children_nest_under_their_parent_with_glyph_and_kind() -> None:
         assert rows[rows.index(("c-charts-compact", 1)) - 1] == ("c-charts", 0)
         assert ("x-exec", 0) in rows  # a child run without a parent stands alone
         lines = screen_lines(widget)
-        assert lines[0].strip().endswith("2 subagent · 1 compaction · 1 exec runs shown")
+        assert lines[0].strip().endswith("shown: 2 subagent runs, 1 compaction, 1 exec run")
         assert lines[3].startswith("  ├─ subagent · Explore: find every call site")
         assert lines[4].startswith("  └─ subagent · Plan: migrate")
         assert any(" exec · Summarize what terraform" in line for line in lines)
@@ -445,7 +445,7 @@ async def test_in_the_app_over_the_demo_corpus(demo_app: App[None]) -> None:
         await pilot.pause()
         widget = demo_app.screen.query_one(SessionList)
         assert widget.rows and all(r.depth == 0 for r in widget.rows)
-        assert "runs hidden" in widget.render_line(0).text
+        assert " · hidden: " in widget.render_line(0).text
         assert demo_app.focused is widget
         await pilot.press("c")
         assert any(r.depth == 1 for r in widget.rows)

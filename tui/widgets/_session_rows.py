@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable, NamedTuple
 
-from sessionscope.core.format import count, project_name
+from sessionscope.core.format import child_runs, count, project_name
 from sessionscope.core.library import is_child, recency
 from sessionscope.core.model import Session
 
@@ -216,10 +216,6 @@ class SessionRows:
         if not self.complete:  # the counts would be of the newest few hundred
             return " loading sessions…", " loading…"
         parts = [head, count(agents, "agent"), count(projects, "project")]
-        if child_kinds:
-            # Kinds most numerous first: "456 subagent · 3 compaction runs hidden".
-            kinds = sorted(child_kinds.items(), key=lambda kv: (-kv[1], kv[0]))
-            parts.append(" · ".join(f"{n:,} {kind}" for kind, n in kinds)
-                         + (" run" if sum(child_kinds.values()) == 1 else " runs")
-                         + (" shown" if self.show_children else " hidden"))
+        if child_kinds:  # "hidden: 456 subagent runs, 3 compactions"
+            parts.append(("shown: " if self.show_children else "hidden: ") + child_runs(child_kinds))
         return " " + " · ".join(parts), " " + head
