@@ -33,7 +33,9 @@ What comes back is a proposal, never trusted. A proposed finding is kept only wh
   * the rules did not already find that entry as that type.
 Each kept finding gets its source (the first cited entry), its evidence entries (the others),
 and its evidence label and rank from the same code as the rule-based ones (`score`, `label`):
-the model's own claims about evidence are not read. It is marked `generator="model"`, which the
+the model's own claims about evidence are not read. As the rules do, an outcome citing a check
+run (tests, build, lint, …) that passed, or a failed approach citing a run that failed, is
+`verified then`, with the run's date, command and output line. It is marked `generator="model"`, which the
 composer shows as "proposed by the model" and `context --json` as `"proposed_by": "model"`.
 
 Failures (the CLI missing, a time-out, a non-zero exit, a reply that is not the contract's JSON)
@@ -54,15 +56,22 @@ from typing import Any, Sequence
 
 from .brief_findings import (
     AGENT,
+    FAILED,
     LABELS,
+    OUTCOME,
+    REPORTED,
+    VERIFIED_THEN,
     TYPES,
     USER,
     _INJECTION,
     Finding,
+    SessionReader,
     Source,
     clean,
+    failure_line,
     normalise,
     scanned,
+    success_line,
 )
 from .brief_retrieval import estimate_tokens
 from .model import Entry, EntryKind, Session, SessionKind
@@ -117,6 +126,7 @@ class Digest:
     items: dict[str, Item]  # tag -> item (every entry of the sessions read, shown or not)
     shown: int
     left_out: int
+    sessions: dict[str, tuple[Session, list[Entry]]] = field(default_factory=dict)  # id -> (session, entries)
 
     @property
     def tokens(self) -> int:
@@ -231,7 +241,7 @@ def build_digest(loaded: Sequence[tuple[Session, Sequence[Entry]]], task: str, *
     text = head + "\n".join(body) + "\n" + tail
     if estimate_tokens(text) > tokens:  # headers longer than a share: cut hard, never exceed
         text = text[: tokens * 4 - len(tail) - 2] + "\n" + tail
-    return Digest(text, items, shown, left_out)
+    return Digest(text, items, shown, left_out, {s.id: (s, list(es)) for s, es in loaded})
 
 
 # -- running the CLI ----------------------------------------------------------------------------
@@ -369,6 +379,7 @@ def accept(proposals: Sequence[dict[str, Any]], digest: Digest, existing: Sequen
     kept: list[Finding] = []
     dropped: list[str] = []
     have = {(f.type, f.source.session_id, f.source.entry_id) for f in existing}
+    readers: dict[str, SessionReader] = {}  # sessions whose tool runs a proposal cites, read once
     for n, p in enumerate(proposals, 1):
         type_ = _TYPE_NAMES.get(str(p.get("type", "")).strip().lower())
         text = p.get("text")
@@ -402,8 +413,31 @@ def accept(proposals: Sequence[dict[str, Any]], digest: Digest, existing: Sequen
             dropped.append(f"#{n}: the rules already found it")
             continue
         have.add((type_, src.session.id, src.entry.id))
-        kept.append(_finding(type_, clean(" ".join(text.split())), items))
+        kept.append(_finding(type_, clean(" ".join(text.split())), items, _verified(type_, items, digest, readers)))
     return kept, dropped
+
+
+def _verified(type_: str, items: Sequence[Item], digest: Digest, readers: dict[str, SessionReader]) -> str:
+    """What a cited tool run shows for the finding, as the rules word it ("" when nothing):
+    a passing check run for an outcome, a failing run for a failed approach."""
+    if type_ not in (OUTCOME, FAILED):
+        return ""
+    for it in items:
+        if it.entry.kind not in (EntryKind.TOOL_USE, EntryKind.TOOL_RESULT):
+            continue
+        sid = it.session.id
+        if sid not in readers:
+            readers[sid] = SessionReader(*digest.sessions[sid])
+        for run in readers[sid].runs:
+            if it.entry.id not in (run.result.id, run.call.id if run.call is not None else None):
+                continue
+            when = run.result.timestamp.date().isoformat() if run.result.timestamp else "undated"
+            cmd = one_line(mask_text(run.command), 80)
+            if type_ == OUTCOME and run.check and run.succeeded:
+                return f"{when}: `{cmd}` gave: {clean(success_line(run.text), 120)}"
+            if type_ == FAILED and run.failed:
+                return f"{when}: `{cmd}` gave: {clean(failure_line(run.text), 120)}"
+    return ""
 
 
 def _source(it: Item) -> Source:
@@ -411,7 +445,7 @@ def _source(it: Item) -> Source:
     return Source(it.session.agent, it.session.id, e.id, e.locator, e.timestamp, e.role)
 
 
-def _finding(type_: str, text: str, items: Sequence[Item]) -> Finding:
+def _finding(type_: str, text: str, items: Sequence[Item], verified: str = "") -> Finding:
     src = items[0]
     subagent = src.session.kind is SessionKind.SUBAGENT or src.session.parent_id is not None
     who = USER if src.entry.role == "user" and src.entry.kind is EntryKind.TEXT and not subagent else AGENT
@@ -421,6 +455,7 @@ def _finding(type_: str, text: str, items: Sequence[Item]) -> Finding:
     scope = f"{base}; branch {branch}" if branch and branch not in ("main", "master", "HEAD") else base
     return Finding(id=fid, type=type_, text=text, attribution=who, date=src.entry.timestamp, source=_source(src),
                    scope=scope, evidence_sources=tuple(_source(i) for i in items[1:]),
+                   verified=verified, evidence=VERIFIED_THEN if verified else REPORTED,
                    episode=f"{src.session.id}#{src.entry.id}", generator=GENERATOR)
 
 

@@ -252,3 +252,36 @@ def test_injection_in_a_proposal_is_dropped_even_when_the_entry_says_it() -> Non
     assert [f.text for f in kept] == ["We use Postgres 16 for the ledger tables"]
     assert kept[0].generator == "model" and kept[0].source.entry_id == "e1" and kept[0].attribution == "agent"
     assert len(dropped) == 5 and sum("addresses an AI" in x for x in dropped) == 3
+
+
+def test_a_proposal_citing_a_tool_run_is_labelled_as_the_rules_would() -> None:
+    """An outcome citing a check run that passed, or a failed approach citing a run that failed,
+    is `verified then` with the run's command and line; one citing only words stays `reported`."""
+    sid = "s"
+    call = Entry(id="e1", role="assistant", kind=EntryKind.TOOL_USE, text="", tool_name="Bash",
+                 tool_input={"command": "uv run pytest -q tests/test_import.py"}, tool_use_id="t1",
+                 locator=Locator("/x/s.jsonl", 100, 2))
+    ok = Entry(id="e2", role="user", kind=EntryKind.TOOL_RESULT, text="........\n8 passed in 0.31s",
+               tool_use_id="t1", locator=Locator("/x/s.jsonl", 200, 3))
+    call2 = Entry(id="e4", role="assistant", kind=EntryKind.TOOL_USE, text="", tool_name="Bash",
+                  tool_input={"command": "uv run alembic upgrade head"}, tool_use_id="t2",
+                  locator=Locator("/x/s.jsonl", 400, 5))
+    bad = Entry(id="e5", role="user", kind=EntryKind.TOOL_RESULT, is_error=True, tool_use_id="t2",
+                text="sqlite3.OperationalError: near \"ALTER\": syntax error", locator=Locator("/x/s.jsonl", 500, 6))
+    entries = [_entry(sid, 0, "import the bank CSV, some files start with a BOM", "user"), call, ok,
+               _entry(sid, 3, "The importer handles the BOM now and the import tests pass."), call2, bad,
+               _entry(sid, 6, "The generated migration uses an ALTER that SQLite cannot do.")]
+    d = build_digest([(_session(sid), entries)], "bank import")
+    kept, dropped = accept([
+        {"type": "outcome", "text": "The importer handles the BOM now", "entries": ["s1:e3", "s1:e2"]},
+        {"type": "failed-approach", "text": "The generated migration uses an ALTER", "entries": ["s1:e6", "s1:e5"]},
+        {"type": "outcome", "text": "some files start with a BOM", "entries": ["s1:e0"]},
+        {"type": "outcome", "text": "The generated migration uses an ALTER", "entries": ["s1:e6", "s1:e5"]},
+    ], d)
+    assert not dropped
+    outcome, failed, words_only, wrong_run = kept
+    assert outcome.evidence == "verified then" and "`uv run pytest -q tests/test_import.py` gave: 8 passed" in outcome.verified
+    assert [s.entry_id for s in outcome.evidence_sources] == ["e2"]
+    assert failed.evidence == "verified then" and "OperationalError" in failed.verified
+    assert words_only.evidence == "reported" and not words_only.verified
+    assert wrong_run.evidence == "reported"  # a failing run does not verify an outcome

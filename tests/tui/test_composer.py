@@ -661,6 +661,8 @@ async def test_the_model_assist_adds_proposed_findings_or_says_why_not(tmp_path:
         await pilot.press("a", "m")  # one decision first: it survives the assist
         await settle(pilot)
         assert [i.id for i in screen.findings.items] == before
+        said = [n.message for n in app._notifications]
+        assert "assist (claude): the reply was not the JSON object asked for; the rule-based findings are shown" in said
         monkeypatch.setenv("FAKE_MODE", "valid")
         await pilot.press("m")
         await settle(pilot)
