@@ -117,7 +117,6 @@ class Item:
     tag: str
     session: Session
     entry: Entry
-    line: str  # as the digest shows it
 
 
 @dataclass
@@ -159,41 +158,67 @@ class AssistError(Exception):
 
 
 # -- the digest ---------------------------------------------------------------------------------
+_MARGIN = 200  # characters before a pre-cut that never reach the digest (a secret cut there is never shown in part)
+
+
 def _flat(text: str, limit: int) -> str:
-    return one_line(mask_text(normalise(scanned(text))), limit)
+    """One line of at most `limit` characters, normalised and masked. Long texts are cut to 4x the
+    limit before masking (masking a 20 MB tool result for 500 characters of it is waste), and
+    what is shown stays `_MARGIN` characters clear of that cut, so a secret the cut split is
+    never shown in part: mask first, cut after."""
+    cut = len(text) > 4 * limit + _MARGIN
+    flat = one_line(mask_text(normalise(text[: 4 * limit + _MARGIN] if cut else text)))
+    if cut:
+        flat = flat[: max(0, len(flat) - _MARGIN)]
+    return one_line(flat, limit)
 
 
-def _line(tag: str, e: Entry, subagent: bool) -> str | None:
+@dataclass(frozen=True)
+class _Line:
+    """A digest line not yet masked: only the lines the digest keeps are masked (`render`)."""
+
+    prefix: str
+    body: str
+    limit: int
+
+    def __len__(self) -> int:
+        return len(self.prefix) + min(len(self.body), self.limit)
+
+    def render(self) -> str:
+        return self.prefix + _flat(self.body, self.limit)
+
+
+def _line(tag: str, e: Entry, subagent: bool) -> _Line | None:
     text = e.text or ""
     if e.kind is EntryKind.TEXT and text.strip() and e.role in ("user", "assistant"):
         who = "agent" if e.role == "assistant" or subagent else "user"
         if subagent and e.role == "user":
             who = "parent agent"
-        return f"[{tag}] {who}: {_flat(text, _TEXT_CHARS)}"
+        return _Line(f"[{tag}] {who}: ", text, _TEXT_CHARS)
     if e.kind is EntryKind.TOOL_USE:
         name = e.tool_name or "tool"
         body = text if text.strip() else json.dumps(e.tool_input, ensure_ascii=False, default=str)[:2000]
-        return f"[{tag}] tool call ({one_line(name, 40)}): {_flat(body, _TOOL_CHARS)}"
+        return _Line(f"[{tag}] tool call ({one_line(name, 40)}): ", body, _TOOL_CHARS)
     if e.kind is EntryKind.TOOL_RESULT and text.strip():
-        return f"[{tag}] tool result{' (error)' if e.is_error else ''}: {_flat(text, _TOOL_CHARS)}"
+        return _Line(f"[{tag}] tool result{' (error)' if e.is_error else ''}: ", text, _TOOL_CHARS)
     if e.kind in (EntryKind.SUMMARY, EntryKind.COMPACTION) and text.strip():
-        return f"[{tag}] summary: {_flat(text, _TEXT_CHARS)}"
+        return _Line(f"[{tag}] summary: ", text, _TEXT_CHARS)
     return None
 
 
-def _fit(lines: list[str], budget: int) -> tuple[list[str], int]:
+def _fit(lines: list[_Line], budget: int) -> tuple[list[_Line | str], int]:
     """`lines` within `budget` characters: all of them, else the first third and the last two
     thirds of the budget with a line saying how many were left out."""
     if sum(len(x) + 1 for x in lines) <= budget:
         return lines, 0
-    head: list[str] = []
+    head: list[_Line | str] = []
     used = 0
     for x in lines:
         if used + len(x) + 1 > budget // 3:
             break
         head.append(x)
         used += len(x) + 1
-    tail: list[str] = []
+    tail: list[_Line | str] = []
     used = 0
     for x in reversed(lines[len(head):]):
         if used + len(x) + 1 > budget - budget // 3 - 60:
@@ -209,10 +234,10 @@ def build_digest(loaded: Sequence[tuple[Session, Sequence[Entry]]], task: str, *
                  tokens: int = DIGEST_TOKENS) -> Digest:
     """The prompt (task, contract, digest) within `tokens`, and the tags it uses."""
     items: dict[str, Item] = {}
-    per_session: list[tuple[str, list[str]]] = []
+    per_session: list[tuple[str, list[_Line]]] = []
     for k, (session, entries) in enumerate(loaded, 1):
         subagent = session.kind is SessionKind.SUBAGENT or session.parent_id is not None
-        lines: list[str] = []
+        lines: list[_Line] = []
         for e in entries:
             if not e.on_active_branch:
                 continue
@@ -220,7 +245,7 @@ def build_digest(loaded: Sequence[tuple[Session, Sequence[Entry]]], task: str, *
             line = _line(tag, e, subagent)
             if line is None:
                 continue
-            items[tag] = Item(tag, session, e, line)
+            items[tag] = Item(tag, session, e)
             lines.append(line)
         when = session.last_timestamp.date().isoformat() if session.last_timestamp else "undated"
         title = _flat(session.title or "", 100)
@@ -235,7 +260,7 @@ def build_digest(loaded: Sequence[tuple[Session, Sequence[Entry]]], task: str, *
     left_out = shown = 0
     for header, lines in per_session:
         kept, left = _fit(lines, max(0, share - len(header) - 1))
-        body += [header, *kept]
+        body += [header, *(x if isinstance(x, str) else x.render() for x in kept)]
         left_out += left
         shown += len(lines) - left
     text = head + "\n".join(body) + "\n" + tail

@@ -497,6 +497,15 @@ def test_brief_app_opens_on_the_composer_alone(tmp_path: Path, monkeypatch: pyte
     screen = app.get_default_screen()
     assert isinstance(screen, ComposerScreen) and isinstance(app, SessionScopeApp)
     assert screen.exit_with_brief and screen.task_text == TASK and screen.budget.tokens == 300
+    assert screen.assist is None  # the model assist is off unless asked for
+    app = brief_app.brief_app(_parser().parse_args(["brief", "--demo", "--project", PROJECT, TASK,
+                                                    "--assist", "codex", "--assist-timeout", "2.5"]))
+    screen = app.get_default_screen()
+    assert (screen.assist, screen.assist_timeout) == ("codex", 2.5)
+    from sessionscope.cli import CliError
+
+    with pytest.raises(CliError, match="invalid choice: 'gpt'"):
+        _parser().parse_args(["brief", TASK, "--assist", "gpt"])
 
 
 def test_brief_piped_draws_on_the_terminal_and_prints_only_the_brief(tmp_path: Path) -> None:
