@@ -75,17 +75,17 @@ def test_a_file_made_unreadable_after_indexing_is_reported_not_served(
     assert run(capsys, "index", "--root", str(root))[0] == 0
     assert len(json.loads(run(capsys, "search", "zebracorn", "--root", str(root), "--json")[1])["hits"]) == 3
     # chmod 000 on the file (simulated: root reads anything): size and mtime do not change
-    real_access, real_of = os.access, catalog.Fingerprint.of
+    real_readable, real_of = library.readable, catalog.Fingerprint.of
 
-    def access(path: str, mode: int) -> bool:
-        return False if os.fspath(path) == beta else real_access(path, mode)
+    def readable(path: str, st: os.stat_result) -> bool:
+        return False if path == beta else real_readable(path, st)
 
     def of(path: str, st: os.stat_result | None = None) -> catalog.Fingerprint:
         if path == beta:
             raise PermissionError(13, "Permission denied", path)
         return real_of(path, st)
 
-    monkeypatch.setattr(library.os, "access", access)
+    monkeypatch.setattr(library, "readable", readable)
     monkeypatch.setattr(catalog.Fingerprint, "of", staticmethod(of))
     for argv in (("search", "zebracorn"), ("sessions",)):
         code, out, err = run(capsys, *argv, "--root", str(root), "--json")
