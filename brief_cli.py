@@ -73,6 +73,7 @@ def _seconds(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from sessionscope.cli import CliError, open_index, open_library
     from sessionscope.core.brief import UNAVAILABLE, UNREVIEWED, Budget, Task, compose, render_brief
+    from sessionscope.core.secrets import emails_in, mask_data, mask_text
 
     text = " ".join(args.task.split())
     if not text:
@@ -115,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         if outcome.error or not args.json:
             print(f"sessionscope: {outcome.line()}", file=sys.stderr)
     rendered = render_brief(result)
+    # Every output is masked once more as a whole at this boundary: mask first, then print.
+    keep = emails_in(task.text)
     if args.json:
         from sessionscope.cli import _emit
         from sessionscope.core.brief_assist import PROPOSED, proposed
@@ -125,14 +128,14 @@ def run(args: argparse.Namespace) -> int:
         if outcome is not None:
             data["assist"] = outcome.to_dict()
             data["assist"]["note"] = f"findings with proposed_by 'model' were {PROPOSED}, checked against their entries"
-        _emit({"ok": True, **data, "brief": {
+        _emit(mask_data({"ok": True, **data, "brief": {
             "approved": False, "text": rendered.text, "tokens": rendered.tokens,
-            "included": list(rendered.included), "omitted": list(rendered.omitted)}})
+            "included": list(rendered.included), "omitted": list(rendered.omitted)}}, keep_emails=keep))
         return 0
     if args.brief:
-        sys.stdout.write(UNREVIEWED + "\n" + rendered.text + "\n")
+        sys.stdout.write(mask_text(UNREVIEWED + "\n" + rendered.text, keep_emails=keep) + "\n")
         return 0
-    _print_candidates(result, rendered)
+    sys.stdout.write(mask_text(_candidates_text(result, rendered), keep_emails=keep))
     return 0
 
 
@@ -151,17 +154,20 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
     raise CliError(f"{command}: --project {project}: no such directory, and no session was recorded in it")
 
 
-def _print_candidates(result: Any, rendered: Any) -> None:
+def _candidates_text(result: Any, rendered: Any) -> str:
+    """The candidate findings as text (masked by the caller)."""
+    import io
+
     from sessionscope.core.brief import FOUND
     from sessionscope.core.brief_assist import PROPOSED, proposed
+    from sessionscope.core.secrets import masked_line
     from sessionscope.core.text import one_line
 
-    out = sys.stdout
+    out = io.StringIO()
     if result.status != FOUND:
-        out.write(rendered.text + "\n")
-        return
+        return rendered.text + "\n"
     u, b = result.usage, result.budget
-    out.write(f"Task: {one_line(result.task.text, 200)}\n")
+    out.write(f"Task: {masked_line(result.task.text, 200)}\n")
     out.write(f"Scope: {one_line(result.scope.line())}\n")
     subagents = f" (with {len(u.subagents_read)} of their subagent sessions)" if u.subagents_read else ""
     out.write(f"Budget: {len(u.rounds)}/{b.rounds} search rounds, {len(u.sessions_read)}/{b.sessions} sessions "
@@ -179,6 +185,7 @@ def _print_candidates(result: Any, rendered: Any) -> None:
         out.write(f"   evidence: {f.evidence}" + (f" ({one_line(f.evidence_detail)})" if f.evidence_detail else "") + "\n")
         out.write(f"   source: {f.source.ref}\n")
         for c in f.conflicts:
-            out.write(f"   conflicts with: {c.source.ref}: {one_line(c.text, 160)}\n")
+            out.write(f"   conflicts with: {c.source.ref}: {masked_line(c.text, 160)}\n")
         if f.in_memory:
             out.write(f"   already in memory: {', '.join(f.in_memory)}\n")
+    return out.getvalue()

@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="truncate each entry's content to this many characters (20-4000, default 200)")
     r.add_argument("--all-branches", action="store_true",
                    help="include entries on abandoned branches (rewinds, edits)")
+    r.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
 
     q = sub.add_parser(
         "search", parents=[common], help="full-text search (see the query language in the README)",
@@ -123,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--sort", choices=("rank", "recent"), default="rank",
                    help="rank: BM25 with recency breaking ties (default); recent: newest first")
     q.add_argument("--group", action="store_true", help="group hits by session")
+    q.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
 
     x = sub.add_parser("index", parents=[common], help="bring the search index up to date")
     x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
@@ -141,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--limit", type=bounded(1, 500), default=10, help="1-500, default 10")
     c.add_argument("--max-chars", type=bounded(20, 4000), default=200,
                    help="truncate each entry's content (20-4000, default 200)")
+    c.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
 
@@ -505,6 +514,13 @@ def cmd_recent(args: argparse.Namespace) -> int:
 def _print_entries(
     args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int
 ) -> int:
+    if getattr(args, "mask_secrets", False):  # masked whole, then cut: no part of a secret is left
+        from dataclasses import replace
+
+        from sessionscope.core.secrets import mask_data, mask_text
+
+        session = replace(session, title=mask_text(session.title) if session.title else session.title)
+        chosen = [replace(e, text=mask_text(e.text), tool_input=mask_data(e.tool_input)) for e in chosen]
     if args.json:
         _emit({
             "header": session.to_dict(),
@@ -589,7 +605,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args, scan=False)
     _warn(warnings, args)
     index, _ = open_index(args, lib, scan=True)
-    result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
+    from sessionscope.core.secrets import masked_line, masking
+
+    with masking(args.mask_secrets):  # previews and snippets cut from the masked text
+        result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
     _warn(index.messages, args)  # (damage found while searching: answered from the files)
     index.messages.clear()
     hits = result.hits
@@ -618,7 +637,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         if args.group and h.session_id != last:
             s = lib.get(h.session_id)
-            print(f"== {short[h.session_id]}  {one_line((s.title if s else None) or '', 80)}")
+            title = (s.title if s else None) or ""
+            shown = masked_line(title, 80) if args.mask_secrets else one_line(title, 80)
+            print(f"== {short[h.session_id]}  {shown}")
             last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
         print(f"{ts}  {short[h.session_id]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")

@@ -95,7 +95,7 @@ from .brief_retrieval import (
     retrieve,
 )
 from .model import iso
-from .secrets import emails_in, mask_text
+from .secrets import emails_in, mask_data, mask_text, masked_line
 from .text import one_line
 
 FOUND, EMPTY, UNAVAILABLE = "found", "empty", "unavailable"
@@ -179,6 +179,11 @@ class BriefResult:
     loaded: list[tuple[Any, list[Any]]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every string masked at this boundary (titles, findings, conflicts, scope, whatever a
+        field holds): whatever the extraction left, nothing leaves here unmasked."""
+        return mask_data(self._fields(), keep_emails=emails_in(self.task.text))
+
+    def _fields(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "reason": self.reason,
@@ -186,7 +191,7 @@ class BriefResult:
             "terms": [{"text": t.text, "kind": t.kind, "weight": t.weight} for t in self.terms],
             "scope": self.scope.to_dict(),
             "budget": self.usage.to_dict(self.budget),
-            "candidates": [c.to_dict(mask_text) for c in self.candidates],
+            "candidates": [c.to_dict() for c in self.candidates],
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -548,8 +553,9 @@ def render_brief(result: BriefResult, findings: Sequence[Finding] | None = None,
                  tokens: int | None = None) -> Rendered:
     """The brief of `findings` (default: every candidate of `result`), within the token budget."""
     limit = tokens if tokens is not None else result.budget.tokens
+    keep = emails_in(result.task.text)
     if result.status == UNAVAILABLE:
-        text = f"Session history unavailable: {one_line(result.reason)}"
+        text = f"Session history unavailable: {masked_line(result.reason, keep_emails=keep)}"
         return Rendered(text, estimate_tokens(text), (), ())
     remembered = 0
     if findings is None:  # every candidate naming the task, one per episode, but not what memory notes say
@@ -559,12 +565,13 @@ def render_brief(result: BriefResult, findings: Sequence[Finding] | None = None,
     else:
         chosen = list(findings)
     if not chosen:
-        text = f"No useful prior-session context found within {_within(result)}"
+        text = mask_text(f"No useful prior-session context found within {_within(result)}", keep_emails=keep)
         return Rendered(text, estimate_tokens(text), (), ())
-    scope = mask_text(result.scope.line())
+    scope = mask_text(result.scope.line(), keep_emails=keep)
     if remembered:
         scope += f"; {remembered} finding(s) already in the project's memory notes not repeated"
-    blocks = [(f.id, "\n".join(finding_lines(f))) for f in chosen]
+    # masked here, at the boundary, whatever the finding's fields hold (edits included)
+    blocks = [(f.id, mask_text("\n".join(finding_lines(f)), keep_emails=keep)) for f in chosen]
     included: list[tuple[str, str]] = []
     for fid, block in blocks:
         trial = _assemble(scope, [b for _, b in [*included, (fid, block)]], len(blocks) - len(included) - 1)

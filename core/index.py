@@ -50,6 +50,7 @@ from .library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
 from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
+from .secrets import mask_if_on
 
 INDEX_VERSION = 3  # 2: the `pairs` field; 3: the `stems` field (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
@@ -1131,7 +1132,8 @@ def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
 def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
             kind: str, locator: Locator, project: str | None, ts: int, rank: int, score: float | None) -> Hit:
     """A hit on an entry's searchable `text`: its preview around the first match, and the
-    snippet marking the query's terms."""
+    snippet marking the query's terms. Masked first when masking is on (mask first, cut after)."""
+    text = mask_if_on(text)
     start, length = _first_match(text, q)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from .library import Library, recency
 from .model import Entry, EntryKind, Locator, Session, iso
+from .secrets import mask_if_on
 
 SEARCHABLE = {
     EntryKind.TEXT, EntryKind.THINKING, EntryKind.TOOL_USE, EntryKind.TOOL_RESULT,
@@ -148,7 +149,7 @@ def scan_search(
     def keep(session: Session, e: Entry) -> Hit | None:
         if e.kind not in SEARCHABLE:
             return None
-        text = searchable_text(e)
+        text = mask_if_on(searchable_text(e))
         pos = text.lower().find(needle)
         return None if pos < 0 else _hit(session, e, window(text, pos, len(query), max_chars))
 
