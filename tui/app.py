@@ -63,7 +63,10 @@ class SessionScopeApp(App[None]):
     BINDINGS = [
         Binding("question_mark", "help", "Keys", id="app.help"),
         Binding("q", "quit", "Quit", show=False, id="app.quit"),  # known to all; in the help
+        # For sharing the screen: transcripts, search results and previews shown masked.
+        Binding("M", "toggle_mask_secrets", "Mask secrets", show=False, id="app.mask_secrets"),
     ]
+    MASKED_TITLE = "sessionscope · secrets masked"
 
     @dataclass
     class LibraryScanned(Message):
@@ -137,6 +140,7 @@ class SessionScopeApp(App[None]):
         #: (files read, files in all) while the library holds sessions of the quick listing
         self.reading: tuple[int, int] | None = None
         self._later_styles = False  # LATER_CSS_PATH read
+        self.mask_secrets = False  # screen sharing: secrets shown masked (`M`), the title says so
 
     # -- lifecycle ---------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -337,7 +341,10 @@ class SessionScopeApp(App[None]):
             from sessionscope.core.query import parse
 
             return SearchResult([], "pending", parse(query, self.now))
-        return self.index.search(query, limit=limit, now=self.now)
+        from sessionscope.core.secrets import masking
+
+        with masking(self.mask_secrets):  # previews cut from the masked text
+            return self.index.search(query, limit=limit, now=self.now)
 
     # -- forwarded to the main screen -----------------------------------------------------------
     def _main(self) -> Any:
@@ -411,6 +418,26 @@ class SessionScopeApp(App[None]):
                     self._library_lock.release()
 
     # -- actions ---------------------------------------------------------------------------------
+    def action_toggle_mask_secrets(self) -> None:
+        """Secrets masked on screen (for screen sharing), or shown as written again: the
+        transcripts, search results and previews are drawn again; the title says while it is on."""
+        from sessionscope.tui.widgets.search_pane import SearchPane
+        from sessionscope.tui.widgets.transcript_view import TranscriptView
+
+        self.mask_secrets = not self.mask_secrets
+        self.title = self.MASKED_TITLE if self.mask_secrets else self.TITLE
+        for screen in self.screen_stack:
+            for view in screen.query(TranscriptView):
+                view.notify_style_update()  # (drops the painter and its rendered lines)
+                view.refresh()
+            for pane in screen.query(SearchPane):
+                pane.search_again()
+            if hasattr(screen, "retitle"):
+                screen.retitle()
+            screen.refresh()
+        self.notify("secrets masked on screen (M shows them)" if self.mask_secrets else "secrets shown as written",
+                    title="Mask secrets", timeout=3)
+
     def action_help(self) -> None:
         if self.screen.query("HelpPanel"):
             self.action_hide_help_panel()
@@ -422,6 +449,8 @@ class SessionScopeApp(App[None]):
         focused widget and its ancestors, the ones hidden from the footer too (expand all, pager,
         editor, copy resume command…), each once, with its key; not the cursor movements."""
         yield from super().get_system_commands(screen)
+        yield SystemCommand("Show secrets" if self.mask_secrets else "Mask secrets",
+                            "Secrets as written, or masked for screen sharing (M)", self.action_toggle_mask_secrets)
         seen: set[str] = set()
         for key, active in screen.active_bindings.items():
             binding, node = active.binding, active.node

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Static
 from sessionscope.core.format import count
 from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
+from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line, printable
 from sessionscope.core.watch import Change, SessionEvent
 from sessionscope.tui.screens.raw_record import RawRecordScreen
@@ -99,7 +100,13 @@ class TranscriptScreen(Screen[None]):
     # -- header ---------------------------------------------------------------------------------
     def _title(self) -> Text:
         s = self.session
+        if getattr(self.app, "mask_secrets", False):
+            return Text(masked_line(s.title or s.id, 200), style=Style(bold=True))
         return Text(one_line(s.title or s.id, 200), style=Style(bold=True))
+
+    def retitle(self) -> None:
+        """The header drawn again (the app's secret masking changed)."""
+        self.query_one("#transcript-title", Static).update(self._title())
 
     def _facts(self) -> Text:
         s = self.session

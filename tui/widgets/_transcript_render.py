@@ -6,7 +6,7 @@ dropped) and links shown as text with their URL (no terminal hyperlinks from tra
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from markdown_it import MarkdownIt
@@ -18,6 +18,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from sessionscope.core.model import Entry
+from sessionscope.core.secrets import mask_data, mask_text
 from sessionscope.core.text import one_line, printable
 from sessionscope.core.transcript import (
     DiffLine, Display, Item, diff_counts, diff_of, tool_input_text, tool_summary,
@@ -97,7 +98,8 @@ class Painter:
     """Renders one item's body (without the gutter) into strips `width - GUTTER` wide."""
 
     def __init__(self, console: Console, palette: Palette, agent: str, project: str | None,
-                 *, code_theme: str = CODE_THEME) -> None:
+                 *, code_theme: str = CODE_THEME, mask: bool = False) -> None:
+        self.mask = mask  # secrets masked (the app's screen-sharing toggle)
         self.console = console
         self.p = palette
         self.code_theme = code_theme
@@ -106,6 +108,8 @@ class Painter:
 
     # -- entry points --------------------------------------------------------------------------
     def render(self, item: Item, width: int, expanded: bool, link: str | None = None) -> list[Strip]:
+        if self.mask:
+            item = masked_item(item)
         strips = self._render_item(item, width, expanded, link)
         if not item.off_branch:
             return strips
@@ -318,6 +322,14 @@ class Painter:
         text.overflow = "ellipsis"
         segments = list(text.render(self.console))
         return Strip(segments).adjust_cell_length(w)
+
+
+def masked_item(item: Item) -> Item:
+    """The item with its entry's and result's text and input masked (before any cut)."""
+    def masked(e: Entry) -> Entry:
+        return replace(e, text=mask_text(e.text), tool_input=mask_data(e.tool_input))
+
+    return replace(item, entry=masked(item.entry), result=masked(item.result) if item.result else None)
 
 
 def _note_label(e: Entry) -> str:

@@ -219,6 +219,11 @@ class SearchPane(Vertical):
         else:
             self.search_now()
 
+    def search_again(self) -> None:
+        """The query shown, searched again (the app's secret masking changed)."""
+        if self._shown_query:
+            self._start(self._shown_query)
+
     def _start(self, query: str) -> None:
         if not query.strip():
             self._show_hint()

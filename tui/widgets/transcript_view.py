@@ -768,7 +768,8 @@ class TranscriptView(ScrollView, can_focus=True):
             theme = self.app.current_theme
             self._painter = Painter(self.app.console, self._get_palette(), self.session.agent,
                                     self.session.project,
-                                    code_theme=CODE_THEME if theme is None or theme.dark else LIGHT_CODE_THEME)
+                                    code_theme=CODE_THEME if theme is None or theme.dark else LIGHT_CODE_THEME,
+                                    mask=getattr(self.app, "mask_secrets", False))
         return self._painter
 
     def render_line(self, y: int) -> Strip:
