@@ -422,13 +422,12 @@ class SessionScopeApp(App[None]):
         """Secrets masked on screen (for screen sharing), or shown as written again: the
         transcripts, search results and previews are drawn again; the title says while it is on."""
         from sessionscope.tui.widgets.search_pane import SearchPane
-        from sessionscope.tui.widgets.transcript_view import TranscriptView
 
         self.mask_secrets = not self.mask_secrets
         self.title = self.MASKED_TITLE if self.mask_secrets else self.TITLE
         for screen in self.screen_stack:
-            for view in screen.query(TranscriptView):
-                view.notify_style_update()  # (drops the painter and its rendered lines)
+            for view in screen.query("TranscriptView, SessionList, SearchResults"):
+                view.notify_style_update()  # (drops their rendered lines, the transcript's painter)
                 view.refresh()
             for pane in screen.query(SearchPane):
                 pane.search_again()

@@ -19,12 +19,14 @@ from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.composer import ComposerScreen
 from sessionscope.tui.screens.transcript import TranscriptScreen
 from sessionscope.tui.widgets.search_results import SearchResults
+from sessionscope.tui.widgets.session_list import SessionList
 from sessionscope.tui.widgets.transcript_view import TranscriptView
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 SIZE = (160, 60)
 # one-line values that fit a screen line
 CASES = [c for c in POSITIVES if "\n" not in c.text and len(c.text) < 110][:14]
+TITLE_CASE = CASES[0]
 
 
 def secret_app(tmp_path: Path) -> SessionScopeApp:
@@ -32,7 +34,7 @@ def secret_app(tmp_path: Path) -> SessionScopeApp:
     root.mkdir()
     start = NOW - timedelta(days=1)
     lines: list[dict] = [{"session_id": "sec1", "agent_id": "claude-code", "started_at": start.isoformat(),
-                          "project": "/home/dev/projects/shop", "title": "ledger deploy config"}]
+                          "project": "/home/dev/projects/shop", "title": f"ledger deploy {TITLE_CASE.text}"}]
     for i, c in enumerate(CASES, 1):
         lines.append({"id": f"e{i}", "role": "user" if i % 2 else "assistant", "content": f"zebra {c.text}",
                       "timestamp": (start + timedelta(minutes=i)).isoformat()})
@@ -76,6 +78,22 @@ async def test_m_masks_the_transcript_and_says_so_in_the_title(tmp_path: Path) -
         await pilot.press("M")
         await settle(pilot)
         assert leaks(transcript_text(app), CASES) and app.title == SessionScopeApp.TITLE
+
+
+async def test_session_titles_are_masked_in_the_list_while_the_toggle_is_on(tmp_path: Path) -> None:
+    app = secret_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        listing = app.screen.query_one(SessionList)
+
+        def shown() -> str:
+            return "\n".join(listing.render_line(y).text for y in range(3))
+
+        assert "ledger deploy" in shown() and leaks(shown(), [TITLE_CASE])
+        await pilot.press("M")
+        await settle(pilot)
+        assert "ledger deploy" in shown() and leaks(shown(), [TITLE_CASE]) == []
+        assert "[secret masked: " in shown()
 
 
 async def test_search_results_are_masked_while_the_toggle_is_on(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from textual.strip import Strip
 from sessionscope.core.format import count, project_name, short_time
 from sessionscope.core.index import SearchResult, highlight_spans
 from sessionscope.core.model import Session, SessionKind
+from sessionscope.core.secrets import masked_line
 from sessionscope.core.query import Query
 from sessionscope.core.scan_search import Hit
 from sessionscope.core.text import one_line, printable
@@ -360,7 +361,9 @@ class SearchResults(ScrollView, can_focus=True):
         hit = row.hit
         assert hit is not None
         session = self._lookup(row.session_id) if self._lookup else None
-        title = one_line(session.title) if session and session.title else f"session {row.session_id}"
+        masked = getattr(self.app, "mask_secrets", False)  # titles masked first while the app masks secrets
+        title = ((masked_line if masked else one_line)(session.title) if session and session.title
+                 else f"session {row.session_id}")
         if session is not None and session.kind is not SessionKind.MAIN:
             title = f"{session.kind.value} · {title}"  # a subagent's hits apart from its parent's
         when = (session.last_timestamp or session.first_timestamp) if session else hit.timestamp

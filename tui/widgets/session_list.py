@@ -39,6 +39,7 @@ from textual.strip import Strip
 from sessionscope.core.format import human_tokens, project_name, relative_time
 from sessionscope.core.library import ListedSession
 from sessionscope.core.model import Session, SessionKind
+from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line
 
 from ._cells import clock_of, fit, foreground
@@ -586,7 +587,8 @@ class SessionList(ScrollView, can_focus=True):
                        (s.kind.value, kind), (" · ", muted)]
         elif s.kind is not SessionKind.MAIN:  # a child run whose parent is not in the list
             pieces.append((f"{s.kind.value} · ", kind))
-        pieces.append((one_line(s.title or "(untitled)"),
+        title = s.title or "(untitled)"  # masked first, while the app masks secrets on screen
+        pieces.append((masked_line(title) if getattr(self.app, "mask_secrets", False) else one_line(title),
                        plain if cursor or not row.depth else self._style("session-list--child")))
         segments = [Segment(" ")]
         segments += _fit_pieces(pieces, title_width)
