@@ -9,7 +9,8 @@ as absent, install them in a scratch venv to compare):
                   read with `git show`
   ours            core/secrets.py of this checkout (what sessionscope uses)
   detect-secrets  Yelp's detect-secrets or its maintained fork bc-detect-secrets (same import
-                  name), every default plugin, each reported value replaced where it occurs
+                  name), each text scanned as a file (every default plugin, its filters and
+                  entropy limits), each reported value replaced where it occurs
   ms-masker       microsoft-security-utilities-secret-masker, its precisely classified and
                   unclassified pattern sets
   ours+ms         ours, then ms-masker over the result
@@ -30,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from collections import Counter, defaultdict
@@ -81,7 +83,7 @@ def load_detect_secrets() -> tuple[str, Masker] | None:
         return None
     from importlib.metadata import PackageNotFoundError, version
 
-    from detect_secrets.core.scan import scan_line
+    from detect_secrets import SecretsCollection
     from detect_secrets.settings import default_settings
 
     name = "detect-secrets"
@@ -91,14 +93,18 @@ def load_detect_secrets() -> tuple[str, Masker] | None:
             break
         except PackageNotFoundError:
             continue
+    folder = tempfile.mkdtemp(prefix="bench-secrets-")
+    path = os.path.join(folder, "transcript.txt")
 
     def run(text: str) -> str:
-        values: set[str] = set()
+        # As `detect-secrets scan` sees a file (every default plugin, its filters and entropy
+        # limits), not `scan_line`, which reports every string with its entropy.
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        found = SecretsCollection()
         with default_settings():
-            for line in text.splitlines() or [text]:
-                for s in scan_line(line):
-                    if s.secret_value:
-                        values.add(s.secret_value)
+            found.scan_file(path)
+        values = {s.secret_value for _, s in found if s.secret_value}
         for v in sorted(values, key=len, reverse=True):
             text = text.replace(v, "[masked]")
         return text

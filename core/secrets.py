@@ -1,15 +1,19 @@
 """Secret masking and personal-information omission for text taken out of transcripts.
 
 Why a rule set of our own rather than a detector package: measured on a corpus of 87 fake
-values of 63 formats inside transcript-like text, and on the real-agent corpus for false
-positives (bench/bench_secrets.py; tests/secrets_corpus.py), bc-detect-secrets (the maintained
-fork of Yelp's detect-secrets) masks ids, hashes and words in almost every ordinary text (60 of
-67 negatives: UUIDs, commit hashes, request ids, through its entropy plugins), reports values
-rather than spans and takes seconds where we take milliseconds; microsoft-security-utilities-
-secret-masker leaves 66 of the 87 values (it knows Microsoft's own identifiable key formats
-well, the rest of the ecosystem little) and masks an md5 checksum. What the brief needs is the
-*span* of each secret in a short text, so it can be replaced in place, with no false positives
-on ids and code. Each rule below has a name shown in the mark, e.g. `[secret masked: aws-key]`.
+values of 63 formats inside transcript-like text and 67 look-alikes (tests/secrets_corpus.py),
+and on the real-agent corpus for false positives (bench/bench_secrets.py): bc-detect-secrets
+(the maintained fork of Yelp's detect-secrets, every default plugin) leaves 27 of the 87 values
+(the bodies of private keys, Basic and Bearer credentials, command-line and Redis URL
+passwords, a Django SECRET_KEY, a Twilio auth token, …) and masks 14 of the 67 look-alikes
+(md5/sha256 digests, lockfile integrity hashes, `password = settings.X`, type annotations) and
+message and tool-call ids in the real corpus; it reports values, not spans, and needs a file per
+text. microsoft-security-utilities-secret-masker leaves 66 of the 87 (it knows Microsoft's own
+identifiable key formats, the rest of the ecosystem little) and masks an md5 checksum, message
+ids and trace ids. Neither, alone or added to these rules, masks a value these rules leave. What
+the brief needs is the *span* of each secret in a short text, so it can be replaced in place,
+with no false positives on ids and code. Each rule below has a name shown in the mark, e.g.
+`[secret masked: aws-key]`.
 
 Rules (applied together; where two overlap the earlier-starting, then longer, match wins):
 
@@ -311,6 +315,16 @@ _PREFIXES = tuple(sorted({h for _, hints, _ in _PREFIXED for h in hints if len(h
 _RANDOM_WORD = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])[A-Za-z0-9_+/=-]{12,}$")
 
 
+def _random(word: str) -> bool:
+    """Looks random: 12+ characters of upper case, lower case and digits, the digits in three or
+    more places, as in base64 (`EtEFCkYIBxgCKkDNBdq9tM1b…`), not as in a name (`Migrations2026`,
+    `getUserById2024`, `v2Handler3`)."""
+    if not _RANDOM_WORD.match(word):
+        return False
+    digit = [c.isdigit() for c in word]
+    return sum(a != b for a, b in zip(digit, digit[1:])) >= 4
+
+
 def _cut_tail(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """A span for the end of a text cut before it was masked (it ends in `…`), when its last
     word could be the start of a secret: it completes to one (`postgres://u:pw…`,
@@ -336,8 +350,11 @@ def _cut_tail(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, i
         return [(lo + lead.start(1), end, "cut")]
     if token:
         word = token.group(0)
-        if any(word.startswith(p) and len(word) > len(p) for p in _PREFIXES) or _RANDOM_WORD.match(word):
+        last = word.rsplit("/", 1)[-1]  # of a path, its last part: `/home/USER/x-2026…` is no key
+        if any(w.startswith(p) and len(w) > len(p) for w in (word, last) for p in _PREFIXES):
             return [(end - len(word), end, "cut")]
+        if _random(last):
+            return [(end - len(last), end, "cut")]
     return []
 
 

@@ -49,6 +49,10 @@ def test_a_partial_access_key_id_at_a_cut_is_masked() -> None:
     assert mask_text("deploy with AKIAIO…") == "deploy with [secret masked: cut]…"
     assert mask_text("an ordinary title that was cut…") == "an ordinary title that was cut…"
     assert mask_text("see 1af7fc5e-8455-4414-9ccd…") == "see 1af7fc5e-8455-4414-9ccd…"
+    path = "The file /home/USER/projects/spotter-worktrees/spotter-0rt/lib/spotter_web/Migrations2026…"
+    assert mask_text(path) == path  # a path is no key, whatever its parts mix
+    assert mask_text("calls getUserById2024…") == "calls getUserById2024…"
+    assert mask_text("sig EtEFCkYIBxgCKkDNBdq9tM1bUdiTLuzBif…") == "sig [secret masked: cut]…"
 
 
 @pytest.mark.parametrize("case", POSITIVES[:20], ids=[c.fmt for c in POSITIVES[:20]])
