@@ -100,6 +100,8 @@ from .text import one_line
 
 FOUND, EMPTY, UNAVAILABLE = "found", "empty", "unavailable"
 TOKEN_ESTIMATE = "ceil(characters / 4) of the rendered brief"
+WORDS_CAP = 4.0  # the most that plain task words add to a finding's relevance
+SESSION_WEIGHT = 2.0  # what the relevance of a finding's session (0-1, relative to the best one) adds
 _TYPE_BONUS = {CORRECTION: 1.0, FAILED: 1.0, DECISION: 0.8, OPEN: 0.5, OUTCOME: 0.3}
 _UNVERIFIED = "unverified against the current state"
 
@@ -358,15 +360,19 @@ def score(f: Finding, terms: Sequence[SearchTerm], session_relevance: float) -> 
     around = f"{f.scope} {f.conditions}"
     matched: list[SearchTerm] = []
     relevance = 0.0
+    words = 0.0  # plain words count up to WORDS_CAP: a long text names many of them by chance
     for t in terms:
-        if _names(t, own):
-            matched.append(t)
-            relevance += t.weight
-        elif _names(t, around):
-            matched.append(t)
-            relevance += t.weight / 2
+        w = t.weight if _names(t, own) else t.weight / 2 if _names(t, around) else 0.0
+        if not w:
+            continue
+        matched.append(t)
+        if t.kind == "word":
+            words += w
+        else:
+            relevance += w
+    relevance += min(words, WORDS_CAP)
     extra = 0.4 * strength(f) + (0.3 if unresolved(f) else 0.0) + 0.1 * _TYPE_BONUS[f.type] \
-        + 0.02 * min(session_relevance, 5)
+        + SESSION_WEIGHT * min(session_relevance, 1.0)
     if not matched:
         return replace(f, score=round(extra / 2, 4), terms=(), why="")
     names = ", ".join(t.text for t in matched[:4])
@@ -486,7 +492,9 @@ def compose(
 
 
 def build_findings(r: Retrieval, task: Task, *, root: str | None, memory: Sequence[MemoryStatement] = ()) -> list[Finding]:
-    relevance = {s.id: c.relevance for c in r.candidates for s in (c.session, *c.subagents)}
+    top = max((c.relevance for c in r.candidates), default=0.0) or 1.0
+    # a session's relevance to the task, relative to the best candidate's (0-1)
+    relevance = {s.id: c.relevance / top for c in r.candidates for s in (c.session, *c.subagents)}
     keep = {e.lower() for e in emails_in(task.text)}
     raw: list[Finding] = []
     for session, entries in r.loaded:

@@ -341,11 +341,14 @@ _INJECTION = re.compile(
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 
 
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def normalise(text: str) -> str:
     """`text` as rules read it: NFKC (full-width and compatibility forms folded) and invisible
     characters (zero-width spaces and joiners, bidi controls, BOM, soft hyphen) removed, so
-    neither can split a phrase past a rule."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    neither can split a phrase past a rule; curly quotes straightened ("I’ll" is "I'll")."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_QUOTES)
 # a cue under a negation says the opposite: "Not decided yet.", "we haven't chosen", "no decision"
 _NEGATED = re.compile(
     r"\b(?:not|never|no|haven'?t|hasn'?t|didn'?t|don'?t|nothing|yet to|without)\s+(?:\w+\s+){0,2}?"
@@ -603,6 +606,9 @@ def edited_files(e: Entry, project: str | None) -> list[str]:
         if isinstance(inp.get("input"), str):
             files += _PATCH_FILE.findall(inp["input"])
     text = inp if isinstance(inp, str) else (e.text if name == "apply_patch" else "")
+    if not text and name in _SHELL_TOOLS:  # `apply_patch <<'PATCH' … *** Update File: …` run through a shell
+        cmd = command_of(e)
+        text = cmd if "*** Begin Patch" in cmd else ""
     if text:
         files += _PATCH_FILE.findall(text)
     return [relative(f.strip(), project) for f in files]
@@ -898,7 +904,7 @@ class SessionReader:
             if _is_agent_text(e):
                 self.msgs.append(_Msg(e, i, turn, AGENT, normalise(text)))
             elif e.role == "assistant" and e.kind is EntryKind.THINKING and (e.text or "").strip():
-                thoughts.append(_Msg(e, i, turn, AGENT, normalise(text)))
+                thoughts.append(_Msg(e, i, turn, AGENT, normalise(text), "thought"))
         # an agent that writes no text at all (Codex runs often) speaks through its reasoning summaries
         if thoughts and not any(m.entry.role == "assistant" and m.kind == "said" for m in self.msgs):
             self.msgs = sorted([*self.msgs, *thoughts], key=lambda m: m.index)
@@ -1201,7 +1207,14 @@ class SessionReader:
         raw = f"{text} {conditions}"
         paths, tests = named_paths(raw, self.project)
         symbols = list(dict.fromkeys([*named_symbols(raw), *tests]))
-        scope_files = paths or list(dict.fromkeys(self.edits.get(turn if turn is not None else -1, [])))[-3:]
+        # the files it concerns: those it names, else the next ones edited in its turn (what it led
+        # to), else the last ones edited before it (what it is about)
+        at = self._at.get(src.entry_id, len(self.entries))
+        t = turn if turn is not None else self._turn_at(at)
+        near = [(i, f) for i, _, fs in self.edit_log if self._turn_at(i) == t for f in fs]
+        after = list(dict.fromkeys(f for i, f in near if i > at))[:3]
+        before = list(dict.fromkeys(f for i, f in reversed(near) if i < at))[:3]
+        scope_files = paths or after or before
         scope = ", ".join(scope_files[:3])
         branch = self.session.git_branch
         if branch and branch not in ("main", "master", "HEAD"):

@@ -533,9 +533,50 @@ def background_jobs(reader: SessionReader, found: list[Finding]) -> list[Finding
     return out
 
 
+_PLAN_TOOLS = {"update_plan", "todowrite", "todo_write", "todos", "plan"}
+_PLAN_LINE = re.compile(r"^\s*\[(pending|in_progress|in progress|completed|done|todo)\]\s*(.+)$", re.I | re.M)
+
+
+def _plan_items(call: Entry) -> list[tuple[str, str]]:
+    """(status, item) of a plan or to-do list tool call (Claude Code's TodoWrite, Codex's update_plan)."""
+    inp = call.tool_input
+    items: list[tuple[str, str]] = []
+    if isinstance(inp, dict):
+        for key in ("todos", "plan", "items"):
+            for it in inp.get(key) or []:
+                if isinstance(it, dict):
+                    what = it.get("content") or it.get("step") or it.get("title") or ""
+                    items.append((str(it.get("status", "")).lower(), str(what)))
+    if not items:
+        items = [(m.group(1).lower(), m.group(2)) for m in _PLAN_LINE.finditer(call.text or "")]
+    return items
+
+
+def unfinished_plan(reader: SessionReader, found: list[Finding]) -> list[Finding]:
+    """The session's last plan or to-do list, when items are still pending or in progress at its
+    end: an Open question "open at that session's end", with what was done after it."""
+    if reader.subagent:
+        return []
+    last = None
+    for i, e in enumerate(reader.entries):
+        if e.kind is EntryKind.TOOL_USE and (e.tool_name or "").lower() in _PLAN_TOOLS:
+            last = (i, e)
+    if last is None:
+        return []
+    i, call = last
+    open_items = [what for status, what in _plan_items(call) if status not in ("completed", "done") and what.strip()]
+    if not open_items:
+        return []
+    text = clean("the plan still had " + "; ".join(f"\"{clean(x, 90)}\"" for x in open_items[:3]) + " not completed", 240)
+    after = [e for j, e, _ in reader.edit_log if j > i][-3:]
+    f = reader._finding(OPEN, reader._source(call), text, AGENT, call.timestamp)
+    return [replace(f, evidence_sources=tuple(reader._source(e) for e in after), generator="unfinished-plan",
+                    episode=f"{reader.session.id}#plan")]
+
+
 # -- all of them -------------------------------------------------------------------------------
 GENERATORS = (failure_chains, interventions, slips, final_runs, closing_summaries, hook_feedback, reasoned_actions,
-              work_items, git_state, subagent_reports, background_jobs)
+              work_items, git_state, subagent_reports, background_jobs, unfinished_plan)
 
 
 def _strength(f: Finding) -> tuple[int, int, int]:
