@@ -114,7 +114,12 @@ async def test_moving_the_cursor_shows_each_finding_at_its_entry(tmp_path: Path)
             await settle(pilot)
             f = screen.findings.highlighted.finding
             view = screen.context.query_one(TranscriptView)
-            assert (view.session.id, view.highlighted_entry.id) == (f.source.session_id, f.source.entry_id)
+            assert view.session.id == f.source.session_id
+            here = view.highlighted_entry
+            # a tool result (a subagent's report, a run's output) shows in the block of its call
+            library = screen.context.library
+            source = next(e for e in library.load(library.get(f.source.session_id)).entries if e.id == f.source.entry_id)
+            assert here.id == source.id or (source.tool_use_id and here.tool_use_id == source.tool_use_id)
 
 
 # -- review -----------------------------------------------------------------------------------------
