@@ -2,7 +2,21 @@
 
 No model and no network: every rule is a pattern over the text of user and agent messages and
 over tool calls and their results, so the same transcript always gives the same findings, and
-each finding points at the exact entry it comes from.
+each finding points at the exact entry it comes from (`source`) and at the entries that back it
+(`evidence_sources`: the failing run, the diagnosis, the fix, the rerun, the tool output a
+message reacts to, the calls it leads to).
+
+Two layers. `SessionReader` reads a session once into *episodes*: messages (user, agent,
+compaction summaries, subagent reports returned to it; an agent that writes no text speaks
+through its reasoning summaries), tool calls paired with their results (`_Run`: command family,
+failure normalised, rejected calls), silent interventions (rejections, interrupts), edits and
+commits. The sentence rules below give what a message states in words; the generators of
+core/brief_generators.py give what only the sequence of episodes shows (failure chains, silent
+interventions, slips, closing summaries, issue-tracker closes, git state, plans left unfinished,
+background jobs, hook feedback, reasoned actions). Every finding's text passes through `clean`
+(secrets masked, one line, control characters visible). Text is normalised (`normalise`: NFKC,
+invisible characters removed, curly quotes straightened) before any rule reads it, and an entry
+is read by its first 12,000 and last 6,000 characters (`scanned`).
 
 What is read. Only user and agent *text* entries give finding text (tool output is evidence, never
 a finding's words; system, meta and injected context records are skipped). Transcript text is
@@ -200,7 +214,16 @@ class Conflict:
 class Finding:
     """One candidate finding. Approval and edits are the UI's state, not this object's: an edited
     finding is `dataclasses.replace(f, text=...)`, handed back to `render_brief`; `extracted` keeps
-    the words as extracted, so `edited` tells the brief not to quote the new text as theirs."""
+    the words as extracted, so `edited` tells the brief not to quote the new text as theirs.
+
+    Where it comes from: `source` is the entry that states it (a message, or a tool result when
+    the fact is only in tool output); `evidence_sources` the other entries that back it, in the
+    order a reader would open them, each a `Source` whose `ref` opens with `sessionscope read`;
+    `also_from` the same finding in other sessions (merged); `episode` the episode it belongs to
+    (`session-id#key`: a failure chain, a message, an issue): a default brief takes at most one
+    finding per episode; `generator` the rule that made it ("text" for the sentence rules, else a
+    generator's name in core/brief_generators.py). Set when scored for a task: `score`, `terms`,
+    `why`; when labelled: `evidence`, `evidence_detail`."""
 
     id: str
     type: str
