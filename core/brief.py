@@ -537,7 +537,9 @@ def finding_lines(f: Finding) -> list[str]:
     who = "the user" if f.attribution != AGENT else "the agent"
     text = mask_text(one_line(f.text))
     said = "reported" if f.type == OUTCOME else "said"
-    if f.type == OPEN:
+    if f.generator == "model" and not f.edited:  # the model assist's reading: its quote checked, not its type
+        body = f"proposed by the model from what {who} {said}: \"{text}\""
+    elif f.type == OPEN:
         body = f"open at that session's end{' (edited by the user)' if f.edited else ''}: \"{text}\""
     elif f.edited:  # the user's words now: not quoted as the transcript's
         body = f"edited by the user from what {who} {said}: \"{text}\""

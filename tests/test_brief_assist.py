@@ -177,6 +177,11 @@ def test_the_text_output_marks_proposed_findings(capsys: pytest.CaptureFixture[s
     out, err = capsys.readouterr()
     assert code == 0 and "Open question (proposed by the model, agent, " in out
     assert "assist (claude): 1 of 1 proposed finding(s) accepted" in err
+    # in a brief it is the model's reading, never "open at that session's end" on the model's word
+    code = cli.main(["context", TASK, "--project", PAYMENTS, *demo, "--assist", "claude", "--brief"])
+    out, err = capsys.readouterr()
+    [line] = [ln for ln in out.splitlines() if "draws a" in ln]
+    assert line.startswith("- Open question: proposed by the model from what the agent said: \"Found it.")
 
 
 # -- the digest and the checks, on sessions built here -------------------------------------------
