@@ -18,7 +18,7 @@ from sessionscope.core.library import Library
 from sessionscope.core.model import Session
 from sessionscope.core.transcript import Display
 from sessionscope.tui.screens.raw_record import RawRecordScreen
-from sessionscope.tui.screens.transcript import TranscriptScreen, external_command
+from sessionscope.tui.screens.transcript import TranscriptScreen, external_command, pager_command
 from sessionscope.tui.widgets.find_bar import FindBar
 from sessionscope.tui.widgets.transcript_view import TranscriptView
 
@@ -369,6 +369,52 @@ async def test_malformed_and_unknown_records_are_shown_and_marked(library: Libra
         assert "⚠ malformed line" in text and "unknown record “mystery-record”" in text
 
 
+async def test_a_huge_single_line_result_is_cut_before_it_is_laid_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-line result of megabytes: expanding lays out at most BODY_LINES screen lines of it
+    (never the whole text), shows how much is left, and `p` pages all of it."""
+    from rich.text import Text
+
+    from sessionscope.tui.screens import transcript as screen_mod
+    from sessionscope.tui.widgets._transcript_render import BODY_LINES, Painter
+
+    huge = ("0123456789abcdef" * 40_000) + "THE-END"  # 640,007 characters, no newline
+    w = _Writer()
+    w.user("Print the bundle.")
+    w.tool("Bash", {"command": "cat dist/bundle.min.js"}, huge, "msg_01")
+    w.say("That is the minified bundle.", "msg_02")
+    w.write(tmp_path / "c" / "projects" / "p" / f"{SESSION}.jsonl")
+    library = make_library(tmp_path / "c")
+    laid_out: list[int] = []
+    render = Painter._render
+
+    def spy(self: Painter, renderable: Any, width: int) -> Any:
+        if isinstance(renderable, Text):
+            laid_out.append(len(renderable.plain))
+        return render(self, renderable, width)
+
+    monkeypatch.setattr(Painter, "_render", spy)
+    paged: list[tuple[list[str], str | None]] = []
+    monkeypatch.setattr(screen_mod, "run_in_terminal",
+                        lambda screen, argv, text=None, **kw: paged.append((argv, text)))
+    monkeypatch.setenv("PAGER", "less")
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        bash = tool_row(view, "Bash")
+        await goto_row(pilot, view, bash)
+        await pilot.press("enter")
+        index = view.model.index_of(view.rows[bash].entry.id)
+        strips = view._strips_for(index)
+        assert max(laid_out) <= BODY_LINES * view.scrollable_content_region.width
+        assert len(strips) <= BODY_LINES + 4  # head, command, output rule, the lines, the note
+        note = strips[-1].text
+        assert "1 more line" in note and "p pages the whole entry" in note
+        assert "THE-END" not in "".join(s.text for s in strips)
+        await pilot.press("p")
+        argv, text = paged[-1]
+        assert argv == ["less"] and text is not None and text.endswith(huge)
+
+
 # -- find ---------------------------------------------------------------------------------------------
 
 
@@ -454,6 +500,7 @@ def test_pager_and_editor_commands() -> None:
     assert external_command("/t/a.jsonl", 7, editor=True, env={}) == ["vi", "+7", "/t/a.jsonl"]
     assert external_command("/t/a.jsonl", 7, editor=False, env={}) == ["less", "-S", "+7g", "/t/a.jsonl"]
     assert external_command("/t/a.jsonl", 7, editor=False, env={"PAGER": "most"}) == ["most", "/t/a.jsonl"]
+    assert pager_command({"PAGER": "less -R"}) == ["less", "-R"] and pager_command({}) == ["less"]
 
 
 async def test_o_and_O_hand_the_file_to_pager_and_editor(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -602,7 +649,10 @@ async def test_a_big_file_streams_and_rereads_what_it_cut(library: Library, monk
         assert item.result_cut and len(item.result.text) == 20
         assert sum(1 for i in view.rows if i.display is Display.RAW) == 2  # malformed and unknown
         await goto_row(pilot, view, bash)
-        await pilot.press("enter")
+        view.action_activate()  # shows what is in memory at once, reads the rest in the background
+        assert view.is_expanded(item) and item.result_cut
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
         assert not item.result_cut and item.result.text.endswith("1 failed, 11 passed in 0.42s")
         assert any("1 failed, 11 passed" in line for line in screen_text(view))
 

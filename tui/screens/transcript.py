@@ -26,6 +26,7 @@ from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line, printable
+from sessionscope.core.transcript import copy_text
 from sessionscope.core.watch import Change, SessionEvent
 from sessionscope.tui.screens.raw_record import RawRecordScreen
 from sessionscope.tui.widgets.find_bar import FindBar
@@ -56,6 +57,7 @@ class TranscriptScreen(Screen[None]):
         Binding("r", "raw", "Raw", id="transcript.raw"),
         Binding("o", "open_file(False)", "Pager", show=False, id="transcript.pager"),
         Binding("O", "open_file(True)", "Editor", show=False, id="transcript.editor"),
+        Binding("p", "page_entry", "Page entry", show=False, id="transcript.page_entry"),
     ]
 
     def __init__(
@@ -270,6 +272,15 @@ class TranscriptScreen(Screen[None]):
         argv = external_command(path, line, editor=editor, env=os.environ)
         self.run_external(argv)
 
+    def action_page_entry(self) -> None:
+        """The highlighted entry whole (read again from the file if it was cut) in the pager:
+        what the reader leaves out of a long output (past BODY_LINES lines) is read there."""
+        item = self.view.full_item()
+        if item is None:
+            self.notify("no entry highlighted", severity="warning")
+            return
+        run_in_terminal(self, pager_command(os.environ), text=printable(copy_text(item)))
+
     def run_external(self, argv: list[str]) -> None:
         """Run a pager or editor in the terminal the app is suspended from."""
         run_in_terminal(self, argv)
@@ -287,10 +298,15 @@ def external_command(path: str, line: int, *, editor: bool, env: os._Environ[str
     if editor:
         argv = shlex.split(env.get("VISUAL") or env.get("EDITOR") or "vi")
         return [*argv, f"+{line}", path]
-    argv = shlex.split(env.get("PAGER") or "less")
+    argv = pager_command(env)
     if os.path.basename(argv[0]) == "less":
         argv += ["-S", f"+{line}g"]
     return [*argv, path]
+
+
+def pager_command(env: os._Environ[str] | dict[str, str]) -> list[str]:
+    """$PAGER (else less), to read a file named after it or its standard input."""
+    return shlex.split(env.get("PAGER") or "less")
 
 
 def _tokens(n: int) -> str:
@@ -301,12 +317,15 @@ def _tokens(n: int) -> str:
     return str(n)
 
 
-def run_in_terminal(screen: Screen[Any], argv: list[str], *, cwd: str | None = None, hint: str = "") -> None:
-    """Run a program in the terminal the app is suspended from; where the terminal cannot be
-    handed over (headless, web) or the program cannot start, a notice says so (`hint` added)."""
+def run_in_terminal(screen: Screen[Any], argv: list[str], *, cwd: str | None = None, hint: str = "",
+                    text: str | None = None) -> None:
+    """Run a program in the terminal the app is suspended from (`text`, if given, on its standard
+    input); where the terminal cannot be handed over (headless, web) or the program cannot
+    start, a notice says so (`hint` added)."""
+    data = text.encode("utf-8", "replace") if text is not None else None
     try:
         with screen.app.suspend():
-            subprocess.run(argv, cwd=cwd, check=False)
+            subprocess.run(argv, cwd=cwd, check=False, input=data)
     except SuspendNotSupported:
         screen.notify("this terminal cannot hand over to another program" + hint, severity="warning")
     except OSError as exc:

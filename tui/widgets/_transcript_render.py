@@ -27,6 +27,8 @@ from sessionscope.core.transcript import (
 GUTTER = 2
 #: rendered lines of a tool result / raw record / long input before "… N more lines"
 BODY_LINES = 400
+#: characters of a text a one-line summary (a headline) looks at
+HEAD_CHARS = 2000
 #: beyond this, a message is shown as plain text (Markdown and highlighting cost too much)
 MARKDOWN_CHARS = 32 * 1024
 CODE_THEME = "monokai"  # (pygments styles) for dark themes
@@ -92,6 +94,33 @@ def _lines(text: str, w: int) -> int:
     # Each source line wraps to about len/w rows plus half a row (measured on generated
     # transcripts: within 20% in total, where newlines + len/w overshot by 40%).
     return max(1, round(len(text) / w + 0.5 * (text.count("\n") + 1)))
+
+
+@dataclass
+class Rest:
+    """What a capped body leaves out: lines (a line cut in its middle counts as one) and, of
+    the text not laid out at all, its characters."""
+
+    lines: int = 0
+    chars: int = 0
+
+
+def cut_head(text: str, max_lines: int, max_chars: int) -> tuple[str, Rest]:
+    """The first `max_lines` lines of `text`, at most `max_chars` characters of them, and what
+    is left out. Only the head is looked at closely: the rest is counted, never copied."""
+    head = text[:max_chars]
+    parts = head.split("\n", max_lines)
+    if len(parts) > max_lines:  # more lines than shown: cut before the first left out
+        head = "\n".join(parts[:max_lines])
+        start = len(head) + 1
+    else:
+        start = len(head)
+        if text.startswith("\n", start):  # cut at the end of a line: the rest starts after it
+            start += 1
+    if start >= len(text):
+        return text, Rest()
+    lines = text.count("\n", start) + (0 if text.endswith("\n") else 1)
+    return head, Rest(lines, len(text) - start)
 
 
 class Painter:
@@ -194,22 +223,22 @@ class Painter:
             left = Text.assemble((marker, dim), (name, tool + Style(bold=True)), "  ", (clean(arg), Style()))
             self._status(item, right)
         elif d is Display.RESULT:
-            left = Text.assemble((marker, dim), ("result", tool), "  ", (one_line(e.text), dim))
+            left = Text.assemble((marker, dim), ("result", tool), "  ", (one_line(e.text[:HEAD_CHARS]), dim))
             self._status(item, right)
         elif d is Display.RAW:
             raw = self.p["transcript--raw"]
             what = (f"malformed line {e.locator.line}" if e.kind.value == "malformed"
                     else f"unknown record “{one_line(e.raw_type, 40)}”")
-            detail = (e.raw_type.split(": ", 1)[-1] if e.kind.value == "malformed" else one_line(e.text))
+            detail = (e.raw_type.split(": ", 1)[-1] if e.kind.value == "malformed" else one_line(e.text[:HEAD_CHARS]))
             left = Text.assemble((marker, dim), ("⚠ " + what, raw + Style(bold=True)), "  ",
                                  (one_line(detail), dim))
         elif d is Display.SUMMARY:
             label = "compacted context" if e.kind.value == "compaction" else "summary"
             left = Text.assemble((marker, dim), ("⟲ " + label, self.p["transcript--divider"]), "  ",
-                                 (one_line(e.text), dim))
+                                 (one_line(e.text[:HEAD_CHARS]), dim))
         else:  # NOTE
             label = _note_label(e)
-            detail = one_line(e.text)
+            detail = one_line(e.text[:HEAD_CHARS])
             if detail in (label, e.raw_type, e.raw_type.rsplit("/", 1)[-1]):
                 detail = ""
             left = Text.assemble((marker, dim), (one_line(label, 30), dim + Style(bold=True)), "  ",
@@ -255,7 +284,7 @@ class Painter:
             label = "error" if error else ("report" if item.is_subagent_call else "output")
             out.append(self._line(Text.assemble(("  ╶─ ", dim), (label, self.p["transcript--error"] if error else dim),
                                                 (" ─", dim)), bw))
-            if item.is_subagent_call and not error:
+            if item.is_subagent_call and not error and len(r.text) <= MARKDOWN_CHARS:
                 out += self._markdown(r.text, w, indent=2)
             else:
                 style = self.p["transcript--error"] if error else Style()
@@ -274,11 +303,11 @@ class Painter:
         for d in diff[:BODY_LINES]:
             style = styles.get(d.tag, Style())
             prefix = {"@": "", "…": "⋯ ", " ": "  "}.get(d.tag, d.tag + " ")
-            text = Text(prefix + clean(d.text), style=style, overflow="fold")
+            text = Text(prefix + clean(d.text[:BODY_LINES * w]), style=style, overflow="fold")
             for line in self._render(text, w - 2):
                 out.append(Strip.join([Strip.blank(2), line.apply_style(style).adjust_cell_length(w - 2, style)]))
         if len(diff) > BODY_LINES:
-            out.append(self._more(len(diff) - BODY_LINES, w + 2))
+            out.append(self._more(Rest(len(diff) - BODY_LINES), w + 2))
         return out
 
     # -- building blocks -----------------------------------------------------------------------
@@ -287,23 +316,25 @@ class Painter:
         return self._indent(self._render(md, w - indent), indent, w)
 
     def _plain(self, text: str, w: int, style: Style, *, indent: int, cap: bool = True) -> list[Strip]:
-        body = clean(text)
-        more = 0
+        # Cut first, lay out after: only what can be shown (BODY_LINES lines of at most the
+        # width) is cleaned and rendered, so a 20 MB line costs as much as a screenful.
+        rest = Rest()
         if cap:
-            lines = body.split("\n")
-            if len(lines) > BODY_LINES:
-                more = len(lines) - BODY_LINES
-                body = "\n".join(lines[:BODY_LINES])
-        out = self._indent(self._render(Text(body, style=style, overflow="fold"), w - indent), indent, w)
+            text, rest = cut_head(text, BODY_LINES, BODY_LINES * max(1, w - indent))
+        out = self._indent(self._render(Text(clean(text), style=style, overflow="fold"), w - indent), indent, w)
         if cap and len(out) > BODY_LINES:
-            more += len(out) - BODY_LINES
+            rest.lines += len(out) - BODY_LINES
             out = out[:BODY_LINES]
-        if more:
-            out.append(self._more(more, w))
+        if rest.lines:
+            out.append(self._more(rest, w))
         return out
 
-    def _more(self, n: int, w: int) -> Strip:
-        return self._line(Text(f"  … {n:,} more lines (r shows the raw record, o opens the file)",
+    def _more(self, rest: Rest, w: int) -> Strip:
+        n = rest.lines
+        what = f"{n:,} more line{'' if n == 1 else 's'}"
+        if rest.chars:
+            what += f" ({rest.chars:,} characters)"
+        return self._line(Text(f"  … {what}: p pages the whole entry, r shows the raw record",
                                self.p["transcript--dim"]), w)
 
     def _render(self, renderable: RenderableType, w: int) -> list[Strip]:

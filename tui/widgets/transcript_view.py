@@ -206,6 +206,13 @@ class TranscriptView(ScrollView, can_focus=True):
         batch: Batch
         generation: int = 0
 
+    @dataclass
+    class _Reread(Message):
+        index: int
+        entry: Entry | None
+        result: Entry | None
+        generation: int
+
     def __init__(
         self,
         library: Library,
@@ -254,6 +261,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._reopen: tuple[str | None, int, int] | None = None  # (entry id, row, screen line)
         self._reopen_expanded: set[str] = set()  # ids of the entries expanded before a reload
         self._loader: Worker[None] | None = None
+        self._rereading: set[int] = set()  # items being read again in full in the background
 
     # -- public API ------------------------------------------------------------------------------
     @property
@@ -296,6 +304,45 @@ class TranscriptView(ScrollView, can_focus=True):
                 self.model.update(index, entry, result)
                 self._invalidate(index)
         return item
+
+    def read_rest(self, index: int) -> None:
+        """Read a slimmed item again in full off the UI thread (a result can be 20 MB: the
+        expand shows what is in memory at once); it is redrawn when the read is done."""
+        item = self.model.items[index]
+        if not (item.cut or item.result_cut) or index in self._rereading:
+            return
+        self._rereading.add(index)
+        self._reread(index, item, self._generation)
+
+    @work(thread=True, group="transcript-reread", exit_on_error=False)
+    def _reread(self, index: int, item: Item, generation: int) -> None:
+        entry = result = None
+        try:
+            adapter = self.library.registry.by_name(self.session.source_format)
+            if adapter is not None:
+                entry = reread(adapter, item.entry) if item.cut else None
+                result = reread(adapter, item.result) if item.result_cut and item.result else None
+        finally:
+            self.post_message(self._Reread(index, entry, result, generation))
+
+    @on(_Reread)
+    def _reread_done(self, message: _Reread) -> None:
+        message.stop()
+        if message.generation != self._generation:
+            return  # read for a transcript a reload replaced
+        self._rereading.discard(message.index)
+        if message.entry is None and message.result is None:
+            self.notify(printable(f"the rest of this entry could not be read again from {self.session.path}"),
+                        severity="warning", timeout=4, markup=False)
+            return
+        anchor = self._cursor_anchor()
+        self.model.update(message.index, message.entry, message.result)
+        self._invalidate(message.index)
+        self._sync_size()
+        self._restore(anchor)
+        if self._query:
+            self._matches = self.model.matches(self._query, self._rows)
+            self._post_find()
 
     def copy_highlighted(self) -> tuple[str, int] | None:
         """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied and
@@ -505,6 +552,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._matches, self._rows, self._row_of, self._body = [], [], [], []
         self._heights = HeightIndex()
         self._toggled = set()
+        self._rereading = set()
         self._cursor = -1
         self._strips.clear()
         self._children = None
@@ -974,8 +1022,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if item.is_subagent_call:
             self.post_message(self.SubagentRequested(self, item.entry, self._subagent(item)))
         elif item.cut and not item.collapsible:
-            self.full_item()
-            self._after_layout_change()
+            self.read_rest(self._cursor)
         else:
             self.action_toggle()
 
@@ -986,7 +1033,7 @@ class TranscriptView(ScrollView, can_focus=True):
     def _toggle(self, index: int) -> None:
         self._toggled ^= {index}
         if self._expanded(index):
-            self.full_item(index)
+            self.read_rest(index)
         self._invalidate(index)
         self._after_layout_change()
         self._reveal(self._row_of[index])
@@ -1087,7 +1134,7 @@ class TranscriptView(ScrollView, can_focus=True):
             head = self._strips_for(index)[0].text.casefold()
             if self._query.casefold() not in head:
                 self._toggled ^= {index}
-                self.full_item(index)
+                self.read_rest(index)
                 self._invalidate(index)
                 self._sync_size()
         strips = self._strips_for(index)
