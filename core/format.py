@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Iterable
 
 _UNITS = (("y", 365 * 86400), ("mo", 30 * 86400), ("d", 86400), ("h", 3600), ("m", 60))
@@ -98,3 +98,30 @@ def child_runs(kinds: dict[str, int]) -> str:
     "6 subagent runs, 1 compaction, 1 exec run"."""
     ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
     return ", ".join(count(n, *_RUN_NOUNS.get(kind, (f"{kind} run", f"{kind} runs"))) for kind, n in ordered)
+
+
+def _day(d: date) -> str:
+    return f"{d.day} {d.strftime('%b')}"
+
+
+def day_label(day: date) -> str:
+    """A day as a divider names it: "Sat 21 Nov 2026"."""
+    return f"{day.strftime('%a')} {_day(day)} {day.year}"
+
+
+def date_span(first: datetime | None, last: datetime | None) -> str:
+    """The local days from `first` to `last`, as short as they allow: "Fri 20 Nov 2026",
+    "20–21 Nov 2026", "30 Nov – 2 Dec 2026", "31 Dec 2025 – 1 Jan 2026"; "" without times."""
+    if first is None and last is None:
+        return ""
+    a = (first or last).astimezone()  # type: ignore[union-attr]
+    b = (last or first).astimezone()  # type: ignore[union-attr]
+    if b < a:
+        a, b = b, a
+    if a.date() == b.date():
+        return day_label(a.date())
+    if (a.year, a.month) == (b.year, b.month):
+        return f"{a.day}–{_day(b)} {b.year}"
+    if a.year == b.year:
+        return f"{_day(a)} – {_day(b)} {b.year}"
+    return f"{_day(a)} {a.year} – {_day(b)} {b.year}"

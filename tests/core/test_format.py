@@ -51,3 +51,29 @@ def test_child_runs_reads_as_english() -> None:
     assert child_runs({"subagent": 1}) == "1 subagent run"
     assert child_runs({"compaction": 2, "warmup": 1}) == "2 compactions, 1 warm-up run"
     assert child_runs({"subagent": 1_234}) == "1,234 subagent runs"
+
+
+def test_date_span_is_as_short_as_the_days_allow(monkeypatch) -> None:  # noqa: ANN001
+    import time
+    from datetime import datetime, timezone
+
+    from sessionscope.core.format import date_span
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+    def t(*a: int) -> datetime:
+        return datetime(*a, tzinfo=timezone.utc)
+
+    assert date_span(t(2026, 11, 20, 9), t(2026, 11, 20, 23)) == "Fri 20 Nov 2026"
+    assert date_span(t(2026, 11, 20, 23), t(2026, 11, 21, 1)) == "20–21 Nov 2026"
+    assert date_span(t(2026, 11, 30), t(2026, 12, 2)) == "30 Nov – 2 Dec 2026"
+    assert date_span(t(2025, 12, 31), t(2026, 1, 1)) == "31 Dec 2025 – 1 Jan 2026"
+    assert date_span(None, t(2026, 11, 20)) == "Fri 20 Nov 2026" and date_span(None, None) == ""
+    monkeypatch.setenv("TZ", "Pacific/Auckland")  # local days: 23:00 UTC is already tomorrow there
+    time.tzset()
+    try:
+        assert date_span(t(2026, 11, 20, 9), t(2026, 11, 20, 23)) == "20–21 Nov 2026"
+    finally:
+        monkeypatch.setenv("TZ", "UTC")
+        time.tzset()

@@ -801,3 +801,63 @@ async def test_code_colours_follow_a_light_theme(library: Library) -> None:
         pilot.app.theme = "textual-light"
         await pilot.pause()
         assert view._get_painter().code_theme == LIGHT_CODE_THEME
+
+
+# -- days -------------------------------------------------------------------------------------------------
+
+
+def write_two_days(root: Path) -> Path:
+    """A session that starts late on Friday 20 November and goes on past midnight, then on Monday."""
+    w = _Writer()
+    w.t = datetime(2026, 11, 20, 23, 40, tzinfo=timezone.utc)
+    w.user("Why does the nightly export fail?")
+    w.say("It runs at midnight and reads yesterday's ledger.", "msg_01")
+    w.tool("Bash", {"command": "uv run payments export --date yesterday"}, "exported 0 rows", "msg_02")
+    w.t = datetime(2026, 11, 21, 0, 5, tzinfo=timezone.utc)
+    w.say("After midnight the same command exports 0 rows: the date moved under it.", "msg_03")
+    w.user("So pin the date when the job starts.")
+    w.t = datetime(2026, 11, 23, 9, 0, tzinfo=timezone.utc)
+    w.user("Monday: did the pinned date hold over the weekend?")
+    w.say("Yes, both nightly runs exported their rows.", "msg_04")
+    path = root / "projects" / "-home-dev-projects-payments-api" / f"{SESSION}.jsonl"
+    w.write(path)
+    return path
+
+
+@pytest.fixture
+def two_days(tmp_path: Path) -> Library:
+    write_two_days(tmp_path / "c")
+    return make_library(tmp_path / "c")
+
+
+async def test_the_header_gives_the_dates_and_a_divider_marks_each_new_day(two_days: Library) -> None:
+    async with harness(two_days).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        facts = str(pilot.app.screen.query_one("#transcript-facts").render())
+        assert "20–23 Nov 2026" in facts
+        lines = [line.strip() for line in screen_text(view)]
+        sat = next(y for y, line in enumerate(lines) if "Sat 21 Nov 2026" in line)
+        mon = next(y for y, line in enumerate(lines) if "Mon 23 Nov 2026" in line)
+        assert not any("Fri 20 Nov 2026" in line for line in lines)  # the first day is the header's
+        assert lines[sat].startswith("┄") and lines[sat + 1].startswith("Claude  00:05:")
+        assert lines[mon + 1].startswith("You  09:00:")
+        # the divider stays with its entry when rows come and go, and when the cursor moves on it
+        await pilot.press("t")
+        lines = [line.strip() for line in screen_text(view)]
+        sat = next(y for y, line in enumerate(lines) if "Sat 21 Nov 2026" in line)
+        assert lines[sat + 1].startswith("Claude  00:05:")
+        await pilot.press("G")
+        assert view.highlighted_entry is not None and view.highlighted_entry.text.startswith("Yes, both")
+
+
+async def test_a_one_day_session_has_its_day_in_the_header_and_no_divider(library: Library) -> None:
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        facts = str(pilot.app.screen.query_one("#transcript-facts").render())
+        assert "Fri 20 Nov 2026" in facts
+        await pilot.press("e")
+        assert not any("┄" in line for line in screen_text(view))
+
+
+def test_snapshot_a_new_day_is_marked(two_days: Library, snap_compare: Any) -> None:
+    assert snap_compare(harness(two_days), terminal_size=SIZE, run_before=_ready)

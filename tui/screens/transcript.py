@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from sessionscope.core.format import count
+from sessionscope.core.format import count, date_span
 from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.secrets import masked_line
@@ -115,6 +115,9 @@ class TranscriptScreen(Screen[None]):
         facts = [one_line(s.agent, 40)]
         if self._progress:  # before what the width may cut: the title leaves ~60 columns at 120
             facts.append(self._progress)
+        span = date_span(s.first_timestamp, s.last_timestamp)  # (the clock of each entry has no date)
+        if span:
+            facts.append(span)
         if s.project:
             facts.append(one_line(s.project, 60))
         view = next(iter(self.query(TranscriptView)), None)

@@ -197,11 +197,18 @@ class Painter:
         return [self._line(head, bw), *self._plain(item.entry.text, bw - 1, style, indent=0, cap=False)]
 
     def _divider(self, e: Entry, bw: int) -> Strip:
-        style = self.p["transcript--divider"]
-        label = f" ⟲ {one_line(e.text, max(10, bw - 12))} "
+        return self._rule(f"⟲ {one_line(e.text, max(10, bw - 12))}", bw, self.p["transcript--divider"], "─")
+
+    def day_divider(self, label: str, bw: int) -> Strip:
+        """The line above the first entry of a new (local) day."""
+        return self._rule(label, bw, self.p["transcript--dim"], "┄")
+
+    def _rule(self, label: str, bw: int, style: Style, char: str) -> Strip:
+        """A rule across the width with `label` in its middle."""
+        label = f" {label} "
         side = max(2, (bw - len(label)) // 2)
-        text = Text.assemble(("─" * side, style), (label, style + Style(bold=True)),
-                             ("─" * max(0, bw - side - len(label)), style))
+        text = Text.assemble((char * side, style), (label, style + Style(bold=True)),
+                             (char * max(0, bw - side - len(label)), style))
         return self._line(text, bw)
 
     def _headline(self, item: Item, bw: int, expanded: bool, link: str | None) -> Strip:

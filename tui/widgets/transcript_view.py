@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import ClassVar, Sequence
 
 from rich.style import Style
@@ -24,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from sessionscope.core.format import day_label
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.text import clipboard_text, printable
@@ -240,6 +242,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._rows: list[int] = []  # item index of each visible row
         self._row_of: list[int] = []  # row of each item, -1 when hidden
         self._body: list[int] = []  # rendered height of each item at self._width, -1 if unknown
+        self._dates: list[date | None] = []  # the local day of each item (None without a time)
+        self._day_mark: list[date | None] = []  # each row: the day it starts, if not the row before's
+        self._last_day: date | None = None  # the day of the last row with a time
         self._heights = HeightIndex()
         self._expand_default = False
         self._toggled: set[int] = set()  # items whose expansion differs from the default
@@ -434,6 +439,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self.streamed = self.streamed or batch.streamed
         new = range(start, len(model.items))
         self._body.extend([-1] * len(new))
+        self._dates.extend(_local_day(model.items[i].entry.timestamp) for i in new)
         self._row_of.extend([-1] * len(new))
         for i in new:
             if model.visible(i, self.show_thinking, self.show_branches):
@@ -550,6 +556,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._painted = threading.Event()
         self.model = Transcript(self.session.project)
         self._matches, self._rows, self._row_of, self._body = [], [], [], []
+        self._dates, self._day_mark, self._last_day = [], [], None
         self._heights = HeightIndex()
         self._toggled = set()
         self._rereading = set()
@@ -638,9 +645,19 @@ class TranscriptView(ScrollView, can_focus=True):
         return not item.collapsible or self._expanded(index)
 
     def _gap(self, row: int) -> int:
+        """Lines above a row: a blank one around blocks, and the divider of a new day."""
         if row <= 0:
             return 1
-        return 1 if self._is_block(self._rows[row - 1]) or self._is_block(self._rows[row]) else 0
+        blank = 1 if self._is_block(self._rows[row - 1]) or self._is_block(self._rows[row]) else 0
+        return blank + (1 if self._day_mark[row] is not None else 0)
+
+    def _day_of_row(self, index: int) -> date | None:
+        """The day a row showing item `index` starts, if it is not that of the rows above it."""
+        day = self._dates[index]
+        if day is None:
+            return None
+        last, self._last_day = self._last_day, day
+        return day if last is not None and day != last else None
 
     def _body_height(self, index: int) -> int:
         h = self._body[index]
@@ -655,6 +672,7 @@ class TranscriptView(ScrollView, can_focus=True):
         row = len(self._rows)
         self._rows.append(index)
         self._row_of[index] = row
+        self._day_mark.append(self._day_of_row(index))
         self._heights.append(self._row_height(row))
 
     def _rebuild_rows(self) -> None:
@@ -664,8 +682,11 @@ class TranscriptView(ScrollView, can_focus=True):
         self._rows = [i for i in range(len(self.model.items))
                       if self.model.visible(i, self.show_thinking, self.show_branches)]
         self._row_of = [-1] * len(self.model.items)
+        self._last_day = None
+        self._day_mark = []
         for row, i in enumerate(self._rows):
             self._row_of[i] = row
+            self._day_mark.append(self._day_of_row(i))
         self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
 
     def _invalidate(self, index: int) -> None:
@@ -833,6 +854,10 @@ class TranscriptView(ScrollView, can_focus=True):
         row = self._heights.row_at(vy)
         k = vy - self._heights.top(row) - self._gap(row)
         if k < 0:
+            day = self._day_mark[row]
+            if k == -1 and day is not None:  # the line just above the row: a new day begins
+                divider = self._get_painter().day_divider(day_label(day), width - GUTTER)
+                return Strip.join([Strip.blank(GUTTER), divider]).adjust_cell_length(width).apply_style(base)
             return Strip.blank(width, base)
         index = self._rows[row]
         strips = self._strips_for(index)
@@ -1148,6 +1173,10 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._cursor in self._matches:
             current = self._matches.index(self._cursor) + 1
         self.post_message(self.FindUpdated(self, self._query, current, len(self._matches)))
+
+
+def _local_day(ts: datetime | None) -> date | None:
+    return ts.astimezone().date() if ts is not None else None
 
 
 def _segment(text: str, style: Style):  # noqa: ANN202 - a rich Segment
