@@ -64,6 +64,8 @@ def _top_parser(**kwargs: Any) -> argparse.ArgumentParser:
     p.add_argument("--version", action="store_true", help="print the version and exit")
     p.add_argument("--poll", action="store_true",
                    help="the app: poll for changes instead of inotify (network file systems)")
+    p.add_argument("--memory-dir", action="append", default=[], metavar="DIR",
+                   help="the app: also read memory notes from DIR (repeatable; config: memory_dirs)")
     return p
 
 

@@ -8,7 +8,8 @@ are `sessionscope: warning: ...` lines on stderr, and no memory file is ever del
 Which folders `load-last` and `list` search without `--dir`: `<project>/memory/` and
 `<project>/.claude/memory/` for every project path of the library's sessions and for the current
 directory; `list` adds the auto-memory and SUMMARY.md of the Claude `projects/` roots, the
-projects' instruction files and the user-level ones under the home directory.
+projects' instruction files and the user-level ones under the home directory. Both add the
+config's `memory_dirs`. The app looks in the same places (`core.memory.memory_places`).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
         discover_memory,
         group_by_project,
         load_last,
+        memory_places,
         note_from_source,
         project_memory_dirs,
         save_note,
@@ -40,7 +42,8 @@ if TYPE_CHECKING:
 #: `sessionscope` start, the app's included, builds it.
 STATUSES = ("in-progress", "paused", "completed")
 _CORE = ("Decision", "MemoryItem", "NoteError", "NoteUpdate", "SessionNote", "discover_memory",
-         "group_by_project", "load_last", "note_from_source", "project_memory_dirs", "save_note")
+         "group_by_project", "load_last", "memory_places", "note_from_source", "project_memory_dirs",
+         "save_note")
 
 
 def _import_core() -> None:
@@ -202,7 +205,14 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
             roots = [r.path for r in lib.roots if r.error is None]
     except ImportError:  # pragma: no cover - cli.py is part of the package
         pass
-    return [os.getcwd(), *projects], roots
+    return memory_places(projects, roots, os.getcwd())
+
+
+def _config_dirs() -> list[str]:
+    """The config's `memory_dirs` that exist (the app reads them too)."""
+    from sessionscope.core.config import load_config
+
+    return [d for d in load_config().memory_dirs if os.path.isdir(d)]
 
 
 def _check_dirs(dirs: list[str]) -> None:
@@ -218,7 +228,7 @@ def cmd_load_last(args: argparse.Namespace) -> int:
         dirs = list(args.dir)
     else:
         projects, _ = known_places(args)
-        dirs = [d for p in projects for d in project_memory_dirs(p) if os.path.isdir(d)]
+        dirs = [d for p in projects for d in project_memory_dirs(p) if os.path.isdir(d)] + _config_dirs()
     result = load_last(args.project, dict.fromkeys(dirs))
     _warn(result.warnings)
     if args.json:
@@ -250,7 +260,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         else:
             projects, roots = known_places(args)
             home = None if args.root else str(Path.home())
-            items = discover_memory(projects, roots, home=home)
+            items = discover_memory(projects, roots, memory_dirs=_config_dirs(), home=home)
     groups = group_by_project(items)
     if args.json:
         _emit({"count": len(items), "projects": [

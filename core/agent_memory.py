@@ -511,6 +511,36 @@ def watched_memory_dirs(projects: Iterable[str]) -> list[str]:
     return [d for p in sorted(set(projects)) if p for d in project_memory_dirs(p) if os.path.isdir(d)]
 
 
+def memory_places(projects: Iterable[str], roots: Iterable[str], cwd: str | None = None) -> tuple[list[str], list[str]]:
+    """Where memory is looked for without an explicit folder, by `memory list` and the app
+    alike: the folder the user is in and the projects of the sessions (each project's
+    `memory/`, `.claude/memory/` and instruction files), and the readable roots (Claude
+    auto-memory under `projects/<escaped>/memory/`)."""
+    places = [cwd] if cwd else []
+    places += sorted({p for p in projects if p and p != cwd})
+    return places, list(roots)
+
+
+def describe_places(projects: list[str], roots: list[str], memory_dirs: Iterable[str] = (),
+                    cwd: str | None = None) -> str:
+    """Where `discover_memory(projects, roots, memory_dirs=...)` looked, in a sentence."""
+    parts = []
+    if cwd:
+        parts.append(" and ".join(project_memory_dirs(cwd)) + " (the folder the app started in)")
+    others = [p for p in projects if p != cwd]
+    if others:
+        parts.append(f"the memory/ folders of {len(others):,} project{'s' if len(others) != 1 else ''} "
+                     "with sessions")
+    if roots:
+        parts.append(f"auto-memory under {len(roots):,} root{'s' if len(roots) != 1 else ''}")
+    extra = list(memory_dirs)
+    if extra:
+        parts.append(", ".join(extra))
+    if not parts:
+        return "Looked nowhere: no project, root or memory folder is known."
+    return "Looked in " + "; ".join(parts) + "."
+
+
 def memory_dir_owner(folder: str) -> str:
     """The project a memory folder belongs to: `<p>/memory` and `<p>/.claude/memory` -> `<p>`."""
     parent = os.path.dirname(os.path.abspath(folder).rstrip(os.sep))

@@ -11,6 +11,7 @@ poll = false                        # poll instead of inotify (network filesyste
 tool_result_cap = 4000              # characters of each tool result that go into the index
 memory_lock_timeout = 5             # seconds `memory save` waits for another save of the same note
 max_folders = 20000                 # folders a walk of one root goes through before it stops, saying so
+memory_dirs = ["~/notes/memory"]    # more memory folders for the app and `memory list`
 ```
 """
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Config:
     tool_result_cap: int = 4000
     memory_lock_timeout: float = 5.0
     max_folders: int = 20_000
+    memory_dirs: tuple[str, ...] = ()
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -81,7 +83,8 @@ MAX_TOOL_RESULT_CAP = 1 << 30
 MAX_LOCK_TIMEOUT = 600.0
 #: the most folders `max_folders` may let one walk go through
 MAX_FOLDERS = 10_000_000
-KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders")
+KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders",
+              "memory_dirs")
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -119,6 +122,13 @@ def load_config(path: Path | None = None) -> Config:
             warnings.append(f"config {p}: 'roots' entry {r!r} is not a usable path; skipped")
         else:
             good_roots.append(r)
+    memory_dirs = data.get("memory_dirs", [])
+    if not isinstance(memory_dirs, list) or not all(isinstance(d, str) for d in memory_dirs):
+        warnings.append(f"config {p}: 'memory_dirs' must be a list of folders; ignored")
+        memory_dirs = []
+    for d in [d for d in memory_dirs if "\0" in d or not d.strip()]:
+        warnings.append(f"config {p}: 'memory_dirs' entry {d!r} is not a usable path; skipped")
+        memory_dirs.remove(d)
     cap = data.get("tool_result_cap", 4000)
     if not isinstance(cap, int) or isinstance(cap, bool) or not 0 <= cap <= MAX_TOOL_RESULT_CAP:
         refuse("tool_result_cap", f"must be an integer from 0 to {MAX_TOOL_RESULT_CAP}, not {cap!r}", 4000)
@@ -151,6 +161,7 @@ def load_config(path: Path | None = None) -> Config:
         tool_result_cap=cap,
         memory_lock_timeout=float(timeout),
         max_folders=folders,
+        memory_dirs=tuple(os.path.expanduser(d) for d in memory_dirs),
         path=str(p),
         warnings=tuple(warnings),
     )

@@ -15,9 +15,11 @@ from .agent_memory import (
     ImportRef,
     MemoryItem,
     claude_dir_name,
+    describe_places,
     discover_memory,
     find_imports,
     group_by_project,
+    memory_places,
     project_memory_dirs,
     render_note,
     resolve_imports,
@@ -47,7 +49,7 @@ from .memory_notes import (
 
 __all__ = [
     "AUTO_INDEX", "AUTO_TOPIC", "INSTRUCTIONS", "KINDS", "SESSION_NOTE", "SUMMARY", "ImportRef",
-    "MemoryItem", "claude_dir_name", "discover_memory", "find_imports", "group_by_project",
+    "MemoryItem", "claude_dir_name", "describe_places", "discover_memory", "memory_places", "find_imports", "group_by_project",
     "project_memory_dirs", "render_note", "resolve_imports", "watched_memory_dirs", "SCHEMA_VERSION", "STATUSES",
     "Decision", "LoadResult", "NoteCorrupt", "NoteError", "NoteUpdate", "SaveResult", "SessionNote",
     "ago", "find_notes", "load_last", "normalize_stamp", "note_from_json", "note_from_source",

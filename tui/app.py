@@ -14,6 +14,7 @@ blocks while none do. One lock keeps the watcher's changes to the library apart 
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -114,6 +115,7 @@ class SessionScopeApp(App[None]):
         rescan: bool = True,
         memory: Callable[[], list[MemoryItem]] | None = None,
         memory_dirs: tuple[str, ...] = (),
+        cwd: str | None = None,
         tool_result_cap: int = 4000,
     ) -> None:
         super().__init__()
@@ -127,7 +129,8 @@ class SessionScopeApp(App[None]):
         self.notice = notice
         self.rescan = rescan
         self._memory = memory
-        self.memory_dirs = memory_dirs  # extra folders watched for memory changes
+        self.memory_dirs = memory_dirs  # extra memory folders (--memory-dir, config), read and watched
+        self.cwd = cwd  # the folder the app started in: its memory is looked for, as the CLI does
         self.indexing: Progress | None = None
         self.watcher: Watcher | None = None
         self._library_lock = threading.RLock()  # the watcher's changes vs. the scan and index build
@@ -150,7 +153,9 @@ class SessionScopeApp(App[None]):
 
     def on_mount(self) -> None:
         if self.notice:
-            self.notify(self.notice, title="sessionscope", timeout=8)
+            from sessionscope.core.text import printable
+
+            self.notify(printable(self.notice), title="sessionscope", timeout=8, markup=False)
         if self._main() is None:  # another first screen (the brief composer): styled from the start
             self.load_styles()
         self._show_first_screen()
@@ -251,10 +256,26 @@ class SessionScopeApp(App[None]):
             return self._memory()
         from sessionscope.core.memory import discover_memory
 
-        projects = {s.project for s in self.library.all_sessions() if s.project}
-        claude_dirs = [r.path for r in self.library.roots if r.origin == "claude-code" and r.error is None]
-        return discover_memory(projects, claude_dirs, memory_dirs=self.memory_dirs,
+        projects, roots = self._memory_places()
+        return discover_memory(projects, roots, memory_dirs=self.memory_dirs,
                                home=None if self.now else str(Path.home()))
+
+    def memory_looked_in(self) -> str:
+        """Where `memory_items` looks, in a sentence (the memory pane says it when it finds nothing)."""
+        if self._memory is not None:
+            return "Looked in the demo's project folders."
+        from sessionscope.core.memory import describe_places
+
+        projects, roots = self._memory_places()
+        return describe_places(projects, roots, self.memory_dirs, self.cwd)
+
+    def _memory_places(self) -> tuple[list[str], list[str]]:
+        """Where `sessionscope memory list` looks: the folder the app started in, the sessions'
+        projects, the readable roots."""
+        from sessionscope.core.memory import memory_places
+
+        return memory_places((s.project for s in self.library.all_sessions() if s.project),
+                             (r.path for r in self.library.roots if r.error is None), self.cwd)
 
     # -- live ----------------------------------------------------------------------------------
     def start_watching(self) -> None:
@@ -267,7 +288,7 @@ class SessionScopeApp(App[None]):
         if self._memory is None:  # the known projects' memory folders (the demo names its own)
             from sessionscope.core.memory import watched_memory_dirs
 
-            extra += watched_memory_dirs(s.project for s in self.library.all_sessions() if s.project)
+            extra += watched_memory_dirs(self._memory_places()[0])
         self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock, extra=extra)
         self._watch(self.watcher)
         self._index_live(self.watcher)
@@ -484,7 +505,9 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     config = load_config()
     notice = None
     memory = None
-    memory_dirs: tuple[str, ...] = ()
+    memory_dirs = tuple(dict.fromkeys([*getattr(args, "memory_dir", []), *config.memory_dirs]))
+    cwd: str | None = os.getcwd()
+    missing_memory = [d for d in memory_dirs if not os.path.isdir(d)]
     roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders)
     base = cache_dir()
     if args.root and not args.demo and not any(r.error is None for r in roots):
@@ -501,15 +524,18 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
 
         demo_base = demo_dir()
         memory = lambda: demo_memory(demo_base)  # noqa: E731 - the demo's stand-in project folders
-        memory_dirs = (str(demo_base / "workspace"),)
+        memory_dirs, cwd, missing_memory = (str(demo_base / "workspace"),), None, []
         base = demo_caches()  # the demo's own catalog and index: never the real history's
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
+    if missing_memory:
+        notes = [f"memory folder not found: {d}" for d in missing_memory]
+        notice = "; ".join([notice, *notes] if notice else notes)
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
-                           memory=memory, memory_dirs=memory_dirs, tool_result_cap=config.tool_result_cap)
+                           memory=memory, memory_dirs=memory_dirs, cwd=cwd, tool_result_cap=config.tool_result_cap)
 
 
 def run_app(args: argparse.Namespace) -> int:

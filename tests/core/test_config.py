@@ -80,3 +80,13 @@ def test_a_config_path_that_cannot_be_looked_at_is_a_warning(tmp_path: Path, mon
     monkeypatch.setattr(Path, "exists", denied)
     cfg = load_config(tmp_path / "locked" / "config.toml")
     assert len(cfg.warnings) == 1 and "cannot be used" in cfg.warnings[0]
+
+
+def test_memory_dirs_are_folders_with_home_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    cfg = load(tmp_path, 'memory_dirs = ["~/notes/memory", "/srv/memory"]\n')
+    assert cfg.memory_dirs == (str(tmp_path / "home" / "notes" / "memory"), "/srv/memory") and not cfg.warnings
+    cfg = load(tmp_path, 'memory_dirs = "/srv/memory"\n')
+    assert cfg.memory_dirs == () and "'memory_dirs' must be a list of folders" in cfg.warnings[0]
+    cfg = load(tmp_path, 'memory_dirs = ["/a\\u0000b", "/srv/memory"]\n')
+    assert cfg.memory_dirs == ("/srv/memory",) and "'memory_dirs' entry" in cfg.warnings[0]

@@ -120,7 +120,7 @@ class MainScreen(Screen[None]):
         app = self.ss_app
         app.load_styles()
         return MemoryPane(app.memory_items, lambda project: app.library.sessions(project=project),
-                          now=app.now, id="memory-pane")
+                          now=app.now, looked_in=app.memory_looked_in, id="memory-pane")
 
     def _with_pane(self, tab: str, then: Callable[[Any], object]) -> None:
         """`then(pane)` with the pane of a tab: now, or once it is built if it is not yet (it is

@@ -75,6 +75,7 @@ class _Loaded(Message):
     items: list[MemoryItem]
     resume: dict[str, str]
     error: Exception | None = None
+    looked_in: str = ""  # where the provider looked, when it found nothing
 
 
 @dataclass
@@ -127,6 +128,7 @@ class MemoryPane(Horizontal):
         *,
         now: datetime | Callable[[], datetime] | None = None,
         window: timedelta = NEARBY_WINDOW,
+        looked_in: Callable[[], str] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -135,13 +137,15 @@ class MemoryPane(Horizontal):
         required). `sessions_provider(project)` gives sessions of that project (called in a
         thread; a superset is fine: they are matched to the item's project here; None asks for
         all, used for projects known only by Claude's escaped folder name). `now` fixes the
-        clock (snapshots); `window` is how far from a note's time a session may be."""
+        clock (snapshots); `window` is how far from a note's time a session may be;
+        `looked_in()` says where `items_provider` looks (shown when it finds nothing)."""
         super().__init__(name=name, id=id, classes=classes)
         self._items_provider = items_provider
         self._sessions_provider = sessions_provider
         self._now = now
         self._clock: Callable[[], datetime] = clock_of(now)
         self.window = window
+        self._looked_in = looked_in
         self.loading_items = False
 
     def compose(self) -> ComposeResult:
@@ -191,12 +195,13 @@ class MemoryPane(Horizontal):
         try:
             found = list(self._items_provider()) if items is None else items
             resume = resume_lines(found, self._clock())
+            looked = self._looked_in() if self._looked_in is not None and not found else ""
         except Exception as exc:  # noqa: BLE001 - shown in the pane, never a traceback
             if not worker.is_cancelled:
                 self.post_message(_Loaded([], {}, exc))
             return
         if not worker.is_cancelled:
-            self.post_message(_Loaded(found, resume))
+            self.post_message(_Loaded(found, resume, looked_in=looked))
 
     @work(thread=True, exclusive=True, group="memory-detail", exit_on_error=False)
     def _load_detail(self, item: MemoryItem) -> None:
@@ -234,9 +239,11 @@ class MemoryPane(Horizontal):
         if not timeline.items:
             await self.note_view.show_message(
                 "No memory matches the filters." if timeline.all_items else
-                "No memory files found. Session notes live in <project>/memory/; Claude Code's "
-                "auto-memory in ~/.claude/projects/<project>/memory/; instruction files are "
-                "CLAUDE.md, AGENTS.md, GEMINI.md.")
+                "No memory files found. " + (f"{message.looked_in} " if message.looked_in else "")
+                + "Session notes live in <project>/memory/; Claude Code's auto-memory in "
+                "~/.claude/projects/<project>/memory/; instruction files are CLAUDE.md, AGENTS.md, "
+                "GEMINI.md. Point the app at another folder with --memory-dir DIR or memory_dirs "
+                "in config.toml.")
             self.sessions_list.set_sessions([], "")
 
     @on(MemoryTimeline.ItemHighlighted)
