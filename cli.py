@@ -542,6 +542,8 @@ def _print_entries(
     for e in chosen:
         ts = e.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.timestamp else "-"
         label = e.role if e.kind.value == "text" else f"{e.role}/{e.kind.value}"
+        if e.kind.value == "unknown" and e.raw_type:
+            label += f" {e.raw_type}"  # which record it is: the reader shows it so too
         if e.tool_name:
             label += f" {e.tool_name}"
         if e.is_error:

@@ -510,3 +510,27 @@ def test_child_ids_as_printed_open(capsys: pytest.CaptureFixture[str], demo: lis
     child = next(s for s in every if "/agent-" in s["session_id"])
     part = child["session_id"].split("/", 1)[1]
     assert run_json(capsys, "read", part, *demo)["header"]["session_id"] == child["session_id"]
+
+
+def test_read_shows_an_unknown_records_time_and_type(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 10, item 21: a record of a type no adapter knows, with a timestamp, reads as
+    `[time] system/unknown TYPE`, not `[-] system/unknown`; the session's span stays that of its
+    conversation."""
+    import orjson
+
+    recs = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s-odd", "cwd": "/w/odd",
+         "timestamp": "2026-11-20T10:00:00Z", "message": {"role": "user", "content": "hello"}},
+        {"type": "mystery-record", "uuid": "m1", "parentUuid": "u1", "sessionId": "s-odd",
+         "timestamp": "2026-11-20T10:00:05Z", "payloadish": 1},
+    ]
+    path = tmp_path / "root" / "projects" / "-w-odd" / "s-odd.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\n".join(orjson.dumps(r) for r in recs) + b"\n")
+    code, out, _ = run(capsys, "read", "s-odd", "--root", str(tmp_path / "root"))
+    assert code == 0
+    line = next(x for x in out.splitlines() if "unknown" in x)
+    stamp = datetime(2026, 11, 20, 10, 0, 5, tzinfo=timezone.utc).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    assert line.startswith(f"[{stamp}] system/unknown mystery-record #")
+    data = run_json(capsys, "read", "s-odd", "--root", str(tmp_path / "root"))
+    assert data["header"]["last_timestamp"].startswith("2026-11-20T10:00:00")

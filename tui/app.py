@@ -483,8 +483,10 @@ class SessionScopeApp(App[None]):
             def run(action: str = binding.action, node: Any = node) -> None:
                 self.call_later(node.run_action, action)
 
+            # The palette shows the help under the title: the key alone, or each command would
+            # read as two ("Copy", then "Copy (y)").
             shown = binding.key_display or self.get_key_display(binding)
-            yield SystemCommand(title, f"{title} ({shown})", run)
+            yield SystemCommand(title, f"key: {shown}", run)
 
 
 # Keys that move a cursor or scroll: not commands. (The app's own bindings, help and quit, are

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import orjson
 
 from ..jsonl import ParsedLine, ReaderError, RecordFile
-from ..model import Entry, EntryKind, Locator, Role, Session
+from ..model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
 
 if TYPE_CHECKING:
     from ..listing import Ends, QuickMeta
@@ -108,9 +108,12 @@ class RecordParser(ABC):
         return Locator(self.path, parsed.raw.offset, parsed.raw.line)
 
     def unknown_entry(self, parsed: ParsedLine, raw_type: str = "") -> Entry:
-        """A record we do not understand, kept and shown raw."""
+        """A record we do not understand, kept and shown raw (with its time, when it has one
+        where every format we read puts it: a top-level `timestamp`)."""
         raw = parsed.raw
+        value = parsed.value
         return Entry(
+            timestamp=parse_timestamp(value.get("timestamp")) if isinstance(value, dict) else None,
             id=f"L{raw.line}",
             role=Role.SYSTEM.value,
             kind=EntryKind.UNKNOWN,

@@ -925,7 +925,9 @@ def _count(entries: list[Entry]) -> int:
 
 
 def _span(entries: list[Entry]) -> tuple[datetime | None, datetime | None]:
-    stamps = [e.timestamp for e in entries if e.timestamp is not None]
+    # (Unknown records' times are shown with them but do not stretch the session: the listing,
+    # which reads only the file's ends, does not know them as entries with a time.)
+    stamps = [e.timestamp for e in entries if e.timestamp is not None and e.kind is not EntryKind.UNKNOWN]
     return (min(stamps), max(stamps)) if stamps else (None, None)
 
 

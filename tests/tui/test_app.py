@@ -105,6 +105,45 @@ async def test_search_hit_opens_the_exact_entry(tmp_path: Path) -> None:
         assert view.query.lower() in view.highlighted_entry.text.lower()
 
 
+async def test_back_from_a_hit_the_query_box_has_the_focus(tmp_path: Path) -> None:
+    """Issue 10, item 21: escape from a transcript opened at a hit goes back to the query box, so
+    what is typed next is a query (from the results list, `b` opened the composer)."""
+    from textual.widgets import Input
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _search(pilot, "RetryPolicy per-endpoint")
+        await pilot.press("enter", "enter")  # into the results, open the first hit
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen)
+        await pilot.press("escape", "escape")  # the find of the hit's term, then the transcript
+        await settle(pilot)
+        pane = app.screen.query_one(SearchPane)
+        assert isinstance(app.focused, Input) and app.focused in pane.query(Input)
+        await pilot.press("b")  # (the box selects its text when focused: typing starts a new query)
+        assert isinstance(app.screen, MainScreen) and pane.query_text == "b"
+
+
+async def test_a_pasted_source_ref_says_that_enter_opens_it(tmp_path: Path) -> None:
+    """Issue 10, item 21: a Source reference in the box is not searched as you type (it matches
+    nothing useful): the results say that enter opens it."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = next(s for s in app.library.sessions() if s.entry_count > 5)
+        ref = f"{session.agent}:{session.id}#{app.library.load(session).entries[4].id}"
+        await pilot.press("2")
+        pane = app.screen.query_one(SearchPane)
+        pane.query_one("Input").value = f"Source: {ref}"  # as a paste changes it
+        await pilot.pause()
+        shown = [row.text.plain for row in pane.results.rows if row.text is not None]
+        assert shown[0] == f"Enter opens Source: {ref}" and pane._timer is None  # and no search runs
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen) and app.screen.session.id == session.id
+
+
 @pytest.mark.parametrize(("query", "expected"), [
     ("retry jitter", "retry"), ('"turn 199"', "turn 199"), ("migrat*", "migrat"), ("alpha OR retry", "retry"),
     ("agent:codex retry", "retry"), ("-foo retry", "retry"), ("ssionSco", "ssionSco"), ('"unclosed', '"unclosed'),
@@ -228,6 +267,9 @@ async def test_the_command_palette_offers_every_action_of_the_screen(tmp_path: P
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert {"Sort", "Subagents", "Brief", "Resume", "Copy resume cmd", "Search", "Memory"} <= set(titles)
         assert "Down" not in titles and len(titles) == len(set(titles))
+        # each listed once: the line under a title gives its key, not the title again
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Sort"] == "key: s" and not any(h.startswith(f"{t} (") for t, h in helps.items())
         await pilot.press("enter")
         await settle(pilot)
         view = app.screen.query_one(TranscriptView)

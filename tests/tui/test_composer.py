@@ -169,6 +169,21 @@ async def test_edit_replaces_the_text_approves_and_masks_secrets_again(tmp_path:
         assert item.finding.text.startswith("Compute the delay once")
 
 
+async def test_ctrl_a_in_the_edit_dialog_selects_all(tmp_path: Path) -> None:
+    """Issue 10, item 21: ctrl+a selects the whole text (the text area's own ctrl+a went to the
+    start of the line), so typing replaces it."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_composer(pilot)
+        await pilot.press("e")
+        area = app.screen.query_one(TextArea)
+        assert len(area.text) > 10
+        await pilot.press("ctrl+a")
+        assert area.selected_text == area.text
+        await pilot.press(*"Mine")
+        assert area.text == "Mine"
+
+
 async def test_type_cycles_and_the_finding_moves_to_its_new_group(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

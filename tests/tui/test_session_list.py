@@ -279,13 +279,13 @@ async def test_type_to_filter_edits_instead_of_running_bindings() -> None:
         await pilot.press("down")  # arrows still move while typing
         assert widget.highlighted_session.id == "c-idem"
         assert "filter:post▏" in screen_lines(widget)[0]
-        await pilot.press("escape")  # stop typing, keep the filter
-        assert not widget.editing_filter and widget.text_filter == "post"
-        await pilot.press("j")
-        assert widget.text_filter == "post"
-        await pilot.press("escape")  # clear
-        assert widget.text_filter == "" and len(widget.rows) == 10
+        await pilot.press("escape")  # stop typing and clear what was typed (issue 10, item 21)
+        assert not widget.editing_filter and widget.text_filter == "" and len(widget.rows) == 10
         assert widget.highlighted_session.id == "c-idem"
+        await pilot.press("f", *"csv")  # a later filter starts afresh, not after the old text
+        assert widget.text_filter == "csv"
+        await pilot.press("escape")
+        assert widget.text_filter == "" and not widget.filtered
         await pilot.press("slash", *"csv", "enter")
         await pilot.pause()
         assert not widget.editing_filter and [s.id for s in app.selected] == ["c-csv"]
@@ -319,7 +319,7 @@ async def test_text_filter_finds_a_parent_by_its_child_runs_title_when_shown() -
         widget = app.query_one(SessionList)
         await pilot.press("f", *"retrypolicy")
         assert widget.rows == []
-        await pilot.press("escape", "c")
+        await pilot.press("escape", "c", "f", *"retrypolicy")
         assert ids(widget) == ["c-retry", "c-retry-sub1", "c-retry-sub2"]
 
 
@@ -327,7 +327,7 @@ async def test_untrusted_titles_render_literally() -> None:
     app = ListApp(corpus())
     async with app.run_test(size=SIZE) as pilot:
         widget = app.query_one(SessionList)
-        await pilot.press("f", *"reconcile", "escape")
+        await pilot.press("f", *"reconcile")
         line = screen_lines(widget)[HEADER_LINES]
         assert "reconcile prints [bold]x[/bold] and ␛[2J literally" in line
         assert "\x1b" not in line and "␛[2J" in line

@@ -20,6 +20,9 @@ class EditFindingScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="edit-finding.save"),
         Binding("escape", "cancel", "Cancel", id="edit-finding.cancel"),
+        # Before the text area's own ctrl+a (line start, as in emacs): in a dialog that holds one
+        # text to rewrite, select-all is what the key is expected to do.
+        Binding("ctrl+a", "select_all", "Select all", priority=True, id="edit-finding.select_all"),
     ]
 
     def __init__(self, finding: Finding) -> None:
@@ -40,6 +43,9 @@ class EditFindingScreen(ModalScreen[str | None]):
         area = self.query_one(TextArea)
         area.focus()
         area.move_cursor(area.document.end)
+
+    def action_select_all(self) -> None:
+        self.query_one(TextArea).select_all()
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)

@@ -95,6 +95,7 @@ class MainScreen(Screen[None]):
         self._stale = False  # live changes not shown in the list yet
         self._rebuilt = 0.0  # when the list was last rebuilt for them
         self._rebuild_timer: Timer | None = None
+        self._back_to_query = False  # a transcript opened from the search results covers this screen
 
     def compose(self) -> ComposeResult:
         yield TitleBar(icon="◆")
@@ -185,6 +186,12 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self._stale and self._rebuild_timer is None:
             self._rebuild()
+        if self._back_to_query:
+            # Back from a hit: to the query box, not the results list, whose keys (b: the
+            # composer, R: resume...) would fire on what the user goes on typing.
+            self._back_to_query = False
+            if self.active_tab == "search":
+                self.call_after_refresh(self._with_pane, "search", lambda pane: pane.focus_input())
 
     def reading_progressed(self, done: int, total: int) -> None:
         """A cold scan's progress while the list shows the quick listing's sessions."""
@@ -249,6 +256,7 @@ class MainScreen(Screen[None]):
         if session is None:
             self.notify(f"session {event.hit.session_id} is no longer on disk", severity="warning")
             return
+        self._back_to_query = True
         self.open_transcript(session, entry_id=event.hit.entry_id, highlight=find_text(event.query, event.hit.preview))
 
     def on_search_pane_ref_submitted(self, event: SearchPane.RefSubmitted) -> None:

@@ -201,6 +201,16 @@ class SearchPane(Vertical):
             self._seq += 1  # whatever is still running is now stale
             self._show_hint()
             return
+        if _REF.match(event.value.strip()):  # a pasted Source: say what enter does, search nothing yet
+            self._seq += 1
+            self._shown_query = None
+            self._summary(Text("source reference"))
+            muted = self.results.get_component_rich_style("search-results--message")
+            self.results.show_message(
+                Text(f"Enter opens {printable(event.value.strip())}", style=muted),
+                Text("(a session#entry reference, as a brief's Source gives it; if no session has that id, "
+                     "enter searches for the text)", style=muted))
+            return
         # (Textual timers cannot have a zero interval: a "no delay" pane still waits a tick.)
         self._timer = self.set_timer(max(self.debounce, 0.001), self._debounced)
 

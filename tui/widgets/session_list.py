@@ -9,7 +9,7 @@ Keys (for the keyboard first; every one also in the footer or the docstring belo
     a / A               cycle the agent filter (all -> each agent present -> all) / backwards
     p / P               cycle the project filter, most recently active project first / backwards
     f, /, ctrl+f        type to filter by title and project (fzf-like: arrows keep moving the
-                        cursor, enter opens, esc stops typing, backspace on empty stops too)
+                        cursor, enter opens, esc clears what was typed, backspace on empty stops)
     c                   show/hide child runs (subagents, compactions, exec) nested under parents
     escape              clear all filters
 
@@ -375,7 +375,8 @@ class SessionList(ScrollView, can_focus=True):
         self._set_editing(True)
 
     def action_escape(self) -> None:
-        if self.editing_filter:
+        if self.editing_filter:  # the typed filter goes with it: a later `f` starts afresh
+            self.set_text_filter("")
             self._set_editing(False)
         else:
             self.clear_filters()
