@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent / "tests" / "tui"))
 
 from app_factory import make_app, settle  # noqa: E402
 
@@ -49,6 +50,23 @@ async def transcript_diff(pilot: Any) -> None:
     await pilot.pause()
 
 
+async def transcript_days(pilot: Any) -> None:
+    """A session that ran past midnight and on into Monday (the demo's sessions each keep to one
+    day): the header names the days, a rule marks each new one."""
+    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.discovery import Root
+    from sessionscope.core.library import Library
+    from sessionscope.tui.screens.transcript import TranscriptScreen
+    from test_transcript import SESSION, write_two_days
+
+    root = Path(pilot.app.index_dir).parent / "two-days"
+    write_two_days(root)
+    library = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(None))
+    library.scan()
+    await pilot.app.push_screen(TranscriptScreen(library, library.find(SESSION)))
+    await settle(pilot)
+
+
 async def memory(pilot: Any) -> None:
     await pilot.press("3")
     await settle(pilot)
@@ -70,6 +88,7 @@ SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "search": search,
     "transcript": transcript,
     "transcript-diff": transcript_diff,
+    "transcript-days": transcript_days,
     "memory": memory,
     "brief": brief,
 }
