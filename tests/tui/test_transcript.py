@@ -418,6 +418,27 @@ async def test_a_huge_single_line_result_is_cut_before_it_is_laid_out(
 # -- find ---------------------------------------------------------------------------------------------
 
 
+async def test_find_scrolls_to_a_match_that_wraps_across_lines(tmp_path: Path) -> None:
+    """Issue 10, item 21: a phrase that the width wraps in its middle is still found on screen:
+    the view scrolls to the line where it starts, not to the top of its (long) entry."""
+    w = _Writer()
+    w.user("Explain the retry loop.")
+    w.say(" ".join(f"word{i:03d}" for i in range(900)), "msg_01")  # ~70 screen lines
+    w.write(tmp_path / "c" / "projects" / "p" / f"{SESSION}.jsonl")
+    library = make_library(tmp_path / "c")
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        index = view.model.index_of(view.rows[1].entry.id)
+        strips = view._strips_for(index)
+        k = len(strips) - 8  # far below the first screen: the last word of a line, the first of the next
+        a, b = strips[k].text.split()[-1], strips[k + 1].text.split()[0]
+        view.find(f"{a} {b}")
+        await pilot.pause()
+        assert view.highlighted_item is view.rows[1]
+        shown = "\n".join(screen_text(view))
+        assert a in shown and b in shown
+
+
 async def test_find_with_slash_n_and_N(library: Library) -> None:
     async with harness(library).run_test(size=SIZE) as pilot:
         view = await loaded(pilot)

@@ -1163,9 +1163,7 @@ class TranscriptView(ScrollView, can_focus=True):
                 self._invalidate(index)
                 self._sync_size()
         strips = self._strips_for(index)
-        needle = self._query.casefold()
-        line = next((k for k, s in enumerate(strips) if needle and needle in s.text.casefold()), None)
-        self._move(index, align="top", line=line)
+        self._move(index, align="top", line=_match_line(strips, self._query))
         self._post_find()
 
     def _post_find(self) -> None:
@@ -1173,6 +1171,21 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._cursor in self._matches:
             current = self._matches.index(self._cursor) + 1
         self.post_message(self.FindUpdated(self, self._query, current, len(self._matches)))
+
+
+def _match_line(strips: list[Strip], query: str) -> int | None:
+    """The first line of an item's strips that shows `query`, or where it starts when the text
+    wraps in its middle (a phrase cut at a space, a long word folded): the find scrolls there,
+    not to the top of a long entry."""
+    needle = " ".join(query.split()).casefold()
+    if not needle:
+        return None
+    texts = [" ".join(s.text.split()).casefold() for s in strips]
+    found = next((k for k, t in enumerate(texts) if needle in t), None)
+    if found is not None:
+        return found
+    return next((k for k in range(len(texts) - 1)
+                 if needle in f"{texts[k]} {texts[k + 1]}" or needle in texts[k] + texts[k + 1]), None)
 
 
 def _local_day(ts: datetime | None) -> date | None:
