@@ -56,6 +56,8 @@ from .brief_findings import (
     VERIFIED_THEN,
     _FAILED_AGENT,
     Finding,
+    _injected,
+    normalise,
     _date,
     clean,
     command_of,
@@ -630,7 +632,9 @@ def run_generators(reader: SessionReader, found: list[Finding]) -> list[Finding]
             # the sentence rules quote a message best ("That approach didn't work" with what it refers to)
             keep = replace(keep, text=other.text, extracted=other.text)
         best[k] = keep
-    kept = _absorb(reader, list(best.values()))
+    # what a generator quotes from tool output (an error line, a close reason, a plan item) is as
+    # untrusted as any message: a finding whose words instruct an AI is never a finding
+    kept = [f for f in _absorb(reader, list(best.values())) if not _injected(normalise(f"{f.text}\n{f.conditions}"))]
     chains = [f for f in kept if f.generator == "failure-chain"]
     spans: dict[str, tuple[int, int]] = {}
     for f in chains:
