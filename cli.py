@@ -239,7 +239,11 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     from sessionscope.core.library import Library
 
     roots, warnings = cli_roots(args)
-    lib = Library(roots, catalog=Catalog(caches(args) / "catalog.sqlite"))
+    base = cache_or_none(args)
+    if base is None:
+        warnings.append(f"{_no_cache_said}: working without it (the sessions are read again each time, "
+                        "and search reads the session files)")
+    lib = Library(roots, catalog=Catalog(base / "catalog.sqlite" if base else None))
     if scan:
         warnings += scan_warnings(args, lib.scan(), warnings)
     return lib, warnings
@@ -309,6 +313,23 @@ def caches(args: argparse.Namespace) -> Path:
     from sessionscope.core.config import usable_cache_dir
 
     return demo_caches() if getattr(args, "demo", False) else usable_cache_dir()
+
+
+_no_cache_said = ""  # why the cache cannot be used, once `cache_or_none` found it so
+
+
+def cache_or_none(args: argparse.Namespace) -> Path | None:
+    """`caches(args)`, or None when the cache folder cannot be used (read-only, a file in the
+    way): listing, reading and searching then work without it (the catalog in memory, search
+    by reading the files), with one warning. The demo needs its cache: that error stands."""
+    global _no_cache_said
+    try:
+        return caches(args)
+    except CacheError as exc:
+        if getattr(args, "demo", False):
+            raise
+        _no_cache_said = str(exc).split("; set SESSIONSCOPE_CACHE_DIR")[0]
+        return None
 
 
 def demo_caches() -> Path:
@@ -564,7 +585,16 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
     from sessionscope.core.config import load_config
     from sessionscope.core.index import SearchIndex
 
-    index = SearchIndex(caches(args) / "index", tool_result_cap=load_config().tool_result_cap)
+    base = cache_or_none(args)
+    if base is None:  # (open_library said why, once)
+        if wait is not None:  # `index`: there is nothing to update
+            caches(args)  # raises the reason
+        index = SearchIndex(None, tool_result_cap=load_config().tool_result_cap)
+        if scan:
+            _warn(scan_warnings(args, lib.scan(), []), args)
+        index.answer_from_files(lib)
+        return index, None
+    index = SearchIndex(base / "index", tool_result_cap=load_config().tool_result_cap)
     # (index.messages, such as a rebuild's, come back in the report: printed once, below)
     show = not args.json and sys.stderr.isatty()
     if not show:
@@ -665,6 +695,7 @@ def _rebuild_if_damaged(args: argparse.Namespace, lib: Library, index: Any) -> N
 def cmd_index(args: argparse.Namespace) -> int:
     if args.check:
         return _index_check(args)
+    caches(args)  # (a cache that cannot be written: the one-line reason, before any warning)
     only_status = args.status and not args.rebuild  # (--rebuild --status: rebuild, then report)
     lib, warnings = open_library(args, scan=only_status)
     _warn(warnings, args)
@@ -749,7 +780,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     lib, warnings = open_library(args)
     _warn(warnings, args)
-    index = None if args.no_index else open_index(args, lib)[0]
+    # (without a usable cache there is no index to keep: open_library said so)
+    index = None if args.no_index or cache_or_none(args) is None else open_index(args, lib)[0]
     from sessionscope.core.memory import watched_memory_dirs
 
     # Besides the agents' roots: the known projects' memory folders (the demo's are in its corpus).
@@ -762,10 +794,25 @@ def cmd_watch(args: argparse.Namespace) -> int:
     folders = sum(1 for p in extra if p in watcher.paths)
     print(f"watching {len(watcher.paths) - folders} root(s)" + (f" and {folders} memory folder(s)" if folders else "")
           + "; ctrl+c to stop", file=sys.stderr, flush=True)
+    said: set[str] = set()
+
+    def trouble(message: str) -> None:  # each reason once while it lasts: watch goes on and retries
+        if message not in said:
+            said.add(message)
+            print(f"sessionscope: warning: {message} (retrying with the next change)", file=sys.stderr, flush=True)
+
     try:
         for batch in watcher.batches():
+            for failure in watcher.tracker.failures:
+                trouble(failure)
+            watcher.tracker.failures.clear()
             if index is not None:  # only the files this batch touched: no stat pass over every root
-                index.update(lib, paths=watcher.take_changed())
+                try:
+                    index.update(lib, paths=watcher.take_changed())
+                except CacheError as exc:
+                    trouble(str(exc))
+                else:
+                    said.clear()
             for event in batch:
                 if args.json:
                     sys.stdout.write(orjson.dumps(event.to_dict()).decode() + "\n")

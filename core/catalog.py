@@ -115,6 +115,43 @@ class IndexState:
     line: int
 
 
+def _write_failure(exc: sqlite3.Error) -> bool:
+    """A failure of the disk or the folder (full, read-only), not of the database's contents:
+    deleting the catalog would not help, and must not be done."""
+    text = str(exc).lower()
+    return any(w in text for w in ("full", "readonly", "read-only", "disk i/o", "unable to open"))
+
+
+def _cache_error(path: str, exc: sqlite3.Error) -> CacheError:
+    hint = "; free some space" if "full" in str(exc).lower() else ""
+    return CacheError(f"catalog {path} cannot be written ({exc}){hint}")
+
+
+class _Db:
+    """The catalog's connection, whose write failures (disk full, read-only) are a CacheError:
+    one line for the user, not a traceback."""
+
+    __slots__ = ("_db", "_path")
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self._db, self._path = db, path
+
+    def execute(self, *args: Any) -> sqlite3.Cursor:
+        try:
+            return self._db.execute(*args)
+        except sqlite3.OperationalError as exc:
+            raise _cache_error(self._path, exc) from None
+
+    def executemany(self, *args: Any) -> sqlite3.Cursor:
+        try:
+            return self._db.executemany(*args)
+        except sqlite3.OperationalError as exc:
+            raise _cache_error(self._path, exc) from None
+
+    def close(self) -> None:
+        self._db.close()
+
+
 class Catalog:
     """Thread-safe (one lock) access to the catalog database."""
 
@@ -122,7 +159,7 @@ class Catalog:
         self.path = str(path) if path else ":memory:"
         self.messages: list[str] = []
         self._lock = threading.RLock()
-        self._db = self._open()
+        self._db = _Db(self._open(), self.path)
 
     def _open(self) -> sqlite3.Connection:
         """The database, as it is when it has this schema (the common case, and at every app
@@ -151,6 +188,8 @@ class Catalog:
             _create(db)
             return db
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _write_failure(exc):
+                raise _cache_error(self.path, exc) from None
             self.messages.append(f"catalog unreadable ({exc}): rebuilding {self.path}")
             try:
                 self._delete()
@@ -301,6 +340,13 @@ class _Tx:
     def __exit__(self, exc_type: object, *rest: object) -> None:
         try:
             self.cat._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        except CacheError:
+            if not exc_type:  # the commit failed (disk full): leave no transaction open
+                try:
+                    self.cat._db.execute("ROLLBACK")
+                except CacheError:
+                    pass
+            raise
         finally:
             self.cat._lock.release()
 

@@ -120,6 +120,17 @@ def no_space(why: str) -> bool:
     return "No space left" in why or "os error 28" in why or "disk is full" in why
 
 
+def _nearly_full(directory: Path | None) -> bool:
+    """Whether the index's disk has (almost) no room left: a tantivy worker that died of it only
+    says "An index writer was killed"."""
+    if directory is None:
+        return False
+    try:
+        return shutil.disk_usage(directory).free < (4 << 20)
+    except OSError:
+        return False
+
+
 @dataclass
 class Progress:
     files_done: int = 0
@@ -205,7 +216,14 @@ class SearchIndex:
         self.damaged: str | None = None
         self._library: Library | None = None  # the library of the last update (for those searches)
         self._dirty = False  # documents added or deleted since the last commit
-        self.index = self._open()
+        try:
+            self.index = self._open()
+        except BaseException as exc:  # (no space for a new index, a folder made read-only)
+            why = index_failure(exc)
+            if why is None:
+                raise
+            hint = "; free some space" if no_space(why) or _nearly_full(self.directory) else ""
+            raise IndexFailed(f"the search index ({self.directory}) cannot be opened ({why}){hint}") from None
         self._writer: Any = None
         # The reader reloads only when told (after our commits, or when another process's commit
         # changed meta.json), so `_generation` says exactly when the searcher may have changed.
@@ -422,7 +440,31 @@ class SearchIndex:
                 self.verify()
 
     # -- ingest -------------------------------------------------------------------------------
-    def update(
+    def update(self, library: Library, progress: ProgressFn | None = None, **options: Any) -> IndexReport:
+        """`_update` (see there), whose write failures (no space left, a writer killed by one, a
+        cache folder made read-only) are an IndexFailed: one line, no traceback. The writer is
+        dropped, and the next update takes it again for a full pass (nothing is lost: the
+        catalog records a file as indexed only after its documents are committed)."""
+        try:
+            return self._update(library, progress, **options)
+        except CacheError:
+            raise
+        except BaseException as exc:
+            why = index_failure(exc)
+            if why is None or isinstance(exc, (ReaderError, QueryError)):
+                raise
+            try:
+                self._drop_writer()
+            except BaseException:  # noqa: BLE001 - the writer is gone either way
+                self._writer = None
+            self._missed, self._dirty = True, False
+            self._live_states.clear()
+            if no_space(why) or _nearly_full(self.directory):
+                raise IndexFailed(f"the search index cannot be written: no space left on the device of "
+                                  f"{self.directory}; free some space and run the command again") from None
+            raise IndexFailed(f"the search index ({self.directory}) cannot be updated ({why})") from None
+
+    def _update(
         self,
         library: Library,
         progress: ProgressFn | None = None,
@@ -861,6 +903,11 @@ class SearchIndex:
             unseen = {}
             hits = scan_entries(library, keep, limit=limit)
         return SearchResult([replace(h, rank=i + 1) for i, h in enumerate(hits)], "scan", q)
+
+    def answer_from_files(self, library: Library) -> None:
+        """Search by reading the library's session files (no index to keep: a cache folder that
+        cannot be written)."""
+        self._scan_library = library
 
     def _meta_stamp(self) -> Any:
         if self.directory is None:

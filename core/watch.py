@@ -32,6 +32,7 @@ from enum import Enum
 from typing import Any, Iterable, Iterator
 
 from .catalog import FileRow, Fingerprint
+from .config import CacheError
 from .discovery import candidate_files
 from .jsonl import RecordFile, ReaderError
 from .library import Library
@@ -99,6 +100,10 @@ class Tracker:
         self._tails: dict[str, tuple[int, int, int, Any]] = {}  # path -> (inode, offset, line, parser)
         self._changed: set[str] = set()  # files whose rows changed since `take_changed`
         self._changed_lock = threading.Lock()
+        # Files the catalog could not take (disk full, a read-only cache): tried again with the
+        # next batch; `failures` says why, until the caller takes it.
+        self._retry: set[str] = set()
+        self.failures: list[str] = []
 
     def take_changed(self) -> set[str]:
         """The files whose rows in the library changed since the last call: all an index that
@@ -114,9 +119,15 @@ class Tracker:
     def apply(self, paths: Iterable[str]) -> list[SessionEvent]:
         self.library.prepare_relink()  # once: a file's change then relinks only its sessions
         events = []
-        for path in sorted(self._expand(paths)):
+        retry, self._retry = self._retry, set()
+        for path in sorted(self._expand(paths) | retry):
             try:
                 event = self._apply_one(path)
+            except CacheError as exc:
+                event = None
+                self._retry.add(path)
+                if str(exc) not in self.failures:
+                    self.failures.append(str(exc))
             except (OSError, ReaderError):
                 event = None  # vanished or unreadable between the change and now: next change tells
             if event is not None:
@@ -549,7 +560,7 @@ class Watcher:
                 continue
             with self.lock:
                 events = self.tracker.apply(paths)
-            if events:
+            if events or self.tracker.failures:  # (failures: the caller says so, even with no event)
                 yield events
 
     def _inotified(self, inotify: _Inotify, probe: _StopProbe) -> Iterator[set[str]]:
