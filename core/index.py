@@ -52,7 +52,7 @@ from .query import Query, QueryError, Term, parse
 from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
 from .secrets import mask_if_on
 
-INDEX_VERSION = 3  # 2: the `pairs` field; 3: the `stems` field (old caches are rebuilt, with a message)
+INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
 # those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
@@ -264,6 +264,9 @@ class SearchIndex:
         # `kem*` is then one posting list, not the union of the ~1,000 terms behind it (see
         # `_term`). Doc ids only.
         sb.add_text_field("stems", stored=False, tokenizer_name="pairs", index_option="basic")
+        # `text`'s words by their English stem ("balanc" for balance, balances, balancing), so a
+        # word finds its inflections (see `_word`). Frequencies, no positions: phrases stay exact.
+        sb.add_text_field("stemmed", stored=False, tokenizer_name="en", index_option="freq")
         return sb.build()
 
     def _open(self) -> Any:
@@ -305,6 +308,7 @@ class SearchIndex:
         analyzer = t.TextAnalyzerBuilder(t.Tokenizer.simple()).filter(t.Filter.lowercase()).build()
         index.register_tokenizer("ss", analyzer)
         index.register_tokenizer("pairs", t.TextAnalyzerBuilder(t.Tokenizer.whitespace()).build())
+        index.register_tokenizer("en", _stemming_analyzer())
         self._words = analyzer.analyze  # `text`'s own terms, for text that is not ASCII
         return index
 
@@ -800,6 +804,7 @@ class SearchIndex:
         doc.add_integer("ts", _ms(e.timestamp))
         doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)
+        doc.add_text("stemmed", text)
         pairs, stems = _pairs_and_stems(text, self._words)
         if pairs:
             doc.add_text("pairs", pairs)
@@ -842,7 +847,7 @@ class SearchIndex:
                 return self.scan(self._scan_library, q, limit=limit, max_chars=max_chars)
             self._scan_library = None
         q = self._fragments_as_substrings(searcher, q)
-        tq = self._query(q, lambda: self._vocabulary(generation, searcher))
+        tq = self._query(q, lambda: self._vocabulary(generation, searcher), searcher)
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
         if q.substrings() or excluded:
             hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
@@ -875,7 +880,7 @@ class SearchIndex:
         q = parse(query, now) if isinstance(query, str) else query
         fragments = [t for alts in q.must for t in alts if t.kind in ("word", "phrase")]
         fragments += [t for t in q.must_not if t.kind in ("word", "phrase")]
-        unseen = {t: _alternative_check(t) for t in fragments}
+        unseen = {t: _alternative_check(t, stems=False) for t in fragments}  # (held as is, as in `search`)
         match = _entry_match(q)
         cap = self.cap
 
@@ -982,17 +987,17 @@ class SearchIndex:
             batch = min(batch * 2, 4096)
         return out
 
-    def _query(self, q: Query, vocabulary: Callable[[], _Vocabulary] | None = None) -> Any:
+    def _query(self, q: Query, vocabulary: Callable[[], _Vocabulary] | None = None, searcher: Any = None) -> Any:
         t = self._t
         Q, O = t.Query, t.Occur
         parts: list[tuple[Any, Any]] = []
         for alts in q.must:
-            subs = [self._term(term, vocabulary) for term in alts]
+            subs = [self._term(term, vocabulary, searcher) for term in alts]
             parts.append((O.Must, subs[0] if len(subs) == 1 else Q.boolean_query([(O.Should, s) for s in subs])))
         for term in q.must_not:
             if term.kind == "substring":
                 continue  # applied on the stored text below, as a term query would miss parts
-            parts.append((O.MustNot, self._term(term)))
+            parts.append((O.MustNot, self._term(term, None, searcher)))
         for name, values in q.filters.items():
             alts = [self._filter(name, v) for v in values]
             parts.append((O.Must, alts[0] if len(alts) == 1 else Q.boolean_query([(O.Should, a) for a in alts])))
@@ -1006,12 +1011,12 @@ class SearchIndex:
             parts.append((O.Must, Q.all_query()))
         return parts[0][1] if len(parts) == 1 else Q.boolean_query(parts)
 
-    def _term(self, term: Term, vocabulary: Callable[[], _Vocabulary] | None = None) -> Any:
+    def _term(self, term: Term, vocabulary: Callable[[], _Vocabulary] | None = None, searcher: Any = None) -> Any:
         Q, O = self._t.Query, self._t.Occur
         s = self.schema
         runs = _ALNUM.findall(term.text.lower())
         if term.kind == "word" and len(runs) == 1:
-            return Q.term_query(s, "text", runs[0])
+            return self._word(runs[0], searcher)
         if term.kind == "prefix" and runs:
             if len(runs[0]) == STEM and runs[0].isascii():
                 # The same documents as the regex below (a term starts with it iff it is one of
@@ -1039,6 +1044,22 @@ class SearchIndex:
         clauses += [(O.Must, Q.term_query(s, "text", r)) for r in runs[1:-1]]
         clauses.append((O.Must, self._term_set(vocab.starting_with(runs[-1]))))
         return Q.boolean_query(clauses)
+
+    def _word(self, word: str, searcher: Any = None) -> Any:
+        """A word, or any word of the same English stem ("balance" finds "balances").
+
+        The exact word is scored as before (BM25 on `text`); an inflection alone scores 0, so
+        every entry holding the word itself ranks above those holding only an inflection (which
+        then come newest first among equals). The stem's posting list is read only when it
+        holds more documents than the word's (every document holding the word holds its stem:
+        as many means the same ones), so a word without inflections costs what it did."""
+        Q, O, s = self._t.Query, self._t.Occur, self.schema
+        exact = Q.term_query(s, "text", word)
+        root = stem(word)
+        if not root or (searcher is not None and searcher.doc_freq("stemmed", root) <= searcher.doc_freq("text", word)):
+            return exact
+        return Q.boolean_query([(O.Should, exact),
+                                (O.Should, Q.const_score_query(Q.term_query(s, "stemmed", root), 0.0))])
 
     def _phrase(self, runs: list[str]) -> Any:
         """The phrase query, started from the documents holding its pairs of common words.
@@ -1130,6 +1151,22 @@ class _Vocabulary:
 
     def ending_with(self, run: str) -> list[str]:
         return [t[::-1] for t in _with_prefix(self.reversed, run[::-1])]
+
+
+@lru_cache(maxsize=1)
+def _stemming_analyzer() -> Any:
+    """The `stemmed` field's analyzer: `text`'s words, lowercased, by their English (Snowball) stem."""
+    import tantivy as t
+
+    return t.TextAnalyzerBuilder(t.Tokenizer.simple()).filter(t.Filter.lowercase()).filter(
+        t.Filter.stemmer("english")).build()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A word's English stem, as the `stemmed` field holds it ("" for no word)."""
+    out = _stemming_analyzer().analyze(word)
+    return out[0] if len(out) == 1 else ""
 
 
 def _with_prefix(terms: list[str], prefix: str) -> list[str]:
@@ -1261,12 +1298,24 @@ def _unscored(q: Query) -> bool:
     return bool(q.must) and all(t.kind == "prefix" for alts in q.must for t in alts)
 
 
-def _alternative_check(t: Term) -> Callable[[str], bool]:
+def _alternative_check(t: Term, *, stems: bool = True) -> Callable[[str], bool]:
     """Whether lowercased text holds a term: a substring anywhere, a word or phrase on word
-    boundaries (the tokenizer's: runs of letters and digits)."""
+    boundaries (the tokenizer's: runs of letters and digits); with `stems`, a word also as any
+    word of its English stem (as `SearchIndex._word`)."""
     if t.kind == "substring":
         needle = t.text.lower()
         return lambda low: needle in low
+    runs = _ALNUM.findall(t.text.lower())
+    if t.kind == "word" and len(runs) == 1:
+        exact = re.compile(r"(?<![^\W_])" + re.escape(runs[0]) + r"(?![^\W_])")
+        root = stem(runs[0]) if stems else ""
+        if not root:
+            return lambda low: exact.search(low) is not None
+        # A word of a stem shares its first two letters (skies -> sky, dying -> die): only the
+        # words starting with those are stemmed.
+        starts = re.compile(r"(?<![^\W_])" + re.escape(root[:2]) + r"[^\W_]*")
+        return lambda low: exact.search(low) is not None or any(
+            stem(m.group(0)) == root for m in starts.finditer(low))
     pattern = _patterns_of(((t,),))
     return (lambda low: pattern.search(low) is not None) if pattern else (lambda low: True)
 
@@ -1292,6 +1341,11 @@ def _patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
                 head = re.escape(runs[0])
                 parts.append((len(r"(?<![^\W_])" + head + r"[^\W_]*"),
                               head + r"(?<![^\W_]" + head + r")[^\W_]*"))
+            elif t.kind == "word" and len(runs) == 1 and len(stem(runs[0])) >= 3:
+                # the word or its inflections (shown by their common start: "balanc" + ...)
+                root = re.escape(stem(runs[0]) if runs[0].startswith(stem(runs[0])) else runs[0])
+                parts.append((len(r"(?<![^\W_])" + root + r"[^\W_]*"),
+                              root + r"(?<![^\W_]" + root + r")[^\W_]*"))
             elif runs:
                 head = re.escape(runs[0])
                 rest = "".join(r"[\W_]+" + re.escape(r) for r in runs[1:])

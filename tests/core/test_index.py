@@ -670,3 +670,26 @@ def test_cli_index_check_reports_and_index_repairs(tmp_path: Path) -> None:
     done = _cli(cache, "search", "retry", "--root", str(root), "--json")
     assert done.returncode == 0 and "search index damaged" in done.stderr and "Traceback" not in done.stderr
     assert _cli(cache, "index", "--check", "--root", str(root)).returncode == 0  # the search rebuilt it
+
+
+# -- stemming: a word finds its inflections; phrases stay exact; exact matches rank first ----------
+def test_words_find_their_inflections_and_exact_matches_rank_first(world: World) -> None:
+    write_session(world.root / "a.jsonl", "s-a", [
+        "the stale balance was fixed",        # L2: exact, oldest
+        "stale balances again today",         # L3: inflection
+        "balancing a stale cache",            # L4: inflection, newest of the three
+        "nothing to see",                     # L5
+        "unbalanced books, staleness",        # L6: other words (not of those stems)
+    ])
+    world.update()
+    assert world.keys("stale balance") == [("s-a", "L2"), ("s-a", "L4"), ("s-a", "L3")]
+    assert world.keys("balances") == [("s-a", "L3"), ("s-a", "L4"), ("s-a", "L2")]  # its own form first
+    assert world.keys('"stale balance"') == [("s-a", "L2")]  # a quoted phrase stays exact
+    assert sorted(world.keys("alanc")) == [("s-a", f"L{i}") for i in (2, 3, 4, 6)]  # a fragment: substring
+    # an excluded word excludes its inflections too ("staleness" is an inflection of "stale")
+    assert world.keys("stale -balance") == [("s-a", "L6")]
+    # the scan (no index yet) finds the same entries
+    assert sorted((h.session_id, h.entry_id) for h in world.index.scan(world.lib, "stale balance").hits) == \
+        sorted(world.keys("stale balance"))
+    hit = world.index.search("balance").hits[1]
+    assert "«balances»" in hit.snippet or "«balancing»" in hit.snippet
