@@ -547,6 +547,15 @@ def memory_dir_owner(folder: str) -> str:
     return os.path.dirname(parent) if os.path.basename(parent) == ".claude" else parent
 
 
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether a directory entry is a folder; a symlink loop or an unreadable link is not (it
+    must not end the scan of the folder that holds it)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 def discover_memory(
     project_paths: Iterable[str],
     claude_projects_dirs: Iterable[str],
@@ -582,7 +591,7 @@ def discover_memory(
     for cdir in claude_projects_dirs:
         try:
             with os.scandir(cdir) as it:
-                subdirs = sorted(e.path for e in it if e.is_dir())
+                subdirs = sorted(e.path for e in it if _is_dir(e))
         except OSError:
             continue
         for sub in subdirs:

@@ -303,3 +303,16 @@ def test_self_import_is_a_cycle(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("@./CLAUDE.md\n")
     refs, warnings = resolve_imports(str(tmp_path / "CLAUDE.md"))
     assert refs[0].status == "cycle" and len(warnings) == 1
+
+
+def test_a_symlink_loop_in_the_projects_folder_does_not_hide_auto_memory(tmp_path: Path) -> None:
+    # A loop (a -> b -> a) beside the projects' folders raised ELOOP from is_dir() and ended the
+    # scan of the whole projects folder: every project's auto-memory vanished from `memory list`.
+    projects = tmp_path / "projects"
+    mem = projects / "-home-user-proj" / "memory"
+    mem.mkdir(parents=True)
+    (mem / "MEMORY.md").write_text("# Memory\n- [Prefs](prefs.md) — how the user likes it\n")
+    os.symlink(projects / "loopb", projects / "loopa")
+    os.symlink(projects / "loopa", projects / "loopb")
+    items = discover_memory([], [str(projects)])
+    assert [i.name for i in items] == ["MEMORY.md"]
