@@ -55,6 +55,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
@@ -328,12 +329,24 @@ def stem(word: str) -> str:
 def _names(t: SearchTerm, hay: str) -> bool:
     if t.pattern().search(hay):
         return True
-    if t.kind == "word" and len(t.runs) == 1 and t.runs[0].isalpha() and len(t.runs[0]) > 4:
-        root = stem(t.runs[0])
-        if root != t.runs[0] and re.search(r"(?<![A-Za-z0-9])" + re.escape(root) + r"[a-z]{0,5}(?![A-Za-z0-9])", hay, re.I):
-            return True  # "stale balance" names "stale balances"
-    return t.kind in ("file", "hint") and "/" in t.text and bool(
-        re.search(r"(?<![\w.-])" + re.escape(os.path.basename(t.text)) + r"(?![\w-])", hay))
+    stemmed, base = _other_patterns(t.kind, t.text, t.runs)
+    if stemmed is not None and stemmed.search(hay):
+        return True  # "stale balance" names "stale balances"
+    return base is not None and bool(base.search(hay))
+
+
+@lru_cache(maxsize=1024)
+def _other_patterns(kind: str, text: str, runs: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """The stem and base-name patterns `_names` also tries, built once per term (ranking asks for
+    them for every candidate)."""
+    stemmed = base = None
+    if kind == "word" and len(runs) == 1 and runs[0].isalpha() and len(runs[0]) > 4:
+        root = stem(runs[0])
+        if root != runs[0]:
+            stemmed = re.compile(r"(?<![A-Za-z0-9])" + re.escape(root) + r"[a-z]{0,5}(?![A-Za-z0-9])", re.I)
+    if kind in ("file", "hint") and "/" in text:
+        base = re.compile(r"(?<![\w.-])" + re.escape(os.path.basename(text)) + r"(?![\w-])")
+    return stemmed, base
 
 
 def strength(f: Finding) -> float:
