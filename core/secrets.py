@@ -277,12 +277,16 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     lower: str | None = None
     protected: list[tuple[int, int]] | None = None
     for rule in RULES:
-        if rule.hints:
+        if rule.hints:  # a plain loop: a generator per rule and text cost a third of the masking
             if rule.fold:
                 lower = text.lower() if lower is None else lower
-                if not any(h in lower for h in rule.hints):
-                    continue
-            elif not any(h in text for h in rule.hints):
+                hay = lower
+            else:
+                hay = text
+            for h in rule.hints:
+                if h in hay:
+                    break
+            else:
                 continue
         for m in rule.pattern.finditer(text):
             start, end = _value(m, rule.group)
