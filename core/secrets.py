@@ -27,8 +27,8 @@ Rules (applied together; where two overlap the earlier-starting, then longer, ma
                   slack-token (xox?-, xapp-), slack-webhook, discord-webhook, anthropic-key,
                   openai-key, stripe-key (sk_/rk_ live/test, whsec_), google-api-key (AIza),
                   google-oauth-secret (GOCSPX-), npm-token, pypi-token, huggingface-token,
-                  sendgrid-key (SG.x.y), twilio-key (SK + 32 hex), mailgun-key (key- + 32
-                  hex), digitalocean-token, shopify-token, telegram-bot-token, databricks-token,
+                  sendgrid-key (SG.x.y), twilio-key (SK + 32 hex), square-token (sq0atp-,
+                  sq0csp-), mailgun-key (key- + 32 hex), digitalocean-token, shopify-token, telegram-bot-token, databricks-token,
                   grafana-token, linear-key, groq-key, xai-key, perplexity-key, replicate-token,
                   doppler-token, postman-key, notion-token, supabase-token, figma-token,
                   sentry-token, tailscale-key, heroku-key, atlassian-token
@@ -119,6 +119,7 @@ _PREFIXED: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("sendgrid-key", ("SG.",), r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}"),
     ("twilio-key", ("SK",), r"SK[0-9a-fA-F]{32}"),
     ("mailgun-key", ("key-",), r"key-[0-9a-f]{32}"),
+    ("square-token", ("sq0",), r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}"),
     ("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"do[opr]_v1_[a-f0-9]{64}"),
     ("shopify-token", ("shp",), r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
     ("telegram-bot-token", (":AA",), r"\d{8,10}:AA[A-Za-z0-9_-]{33}"),
@@ -226,8 +227,9 @@ def _secret_like(m: re.Match[str], value: str) -> bool:
         return False
     if len(set(value)) <= 2 or value.lower() in _NOT_A_VALUE or _GENERIC_TYPE.match(value):
         return False
-    if not quoted and (_code_ref(value) or _CAMEL_VAR.match(value)):
+    if not quoted and (_code_ref(value) or (_CAMEL_VAR.match(value) and not _random(value))):
         return False  # `password=settings.DB_PASSWORD`, `token: csrfToken`: code, not a value
+        # (a random token that starts in lower case fits the camelCase shape too: it is masked)
     if sep == ":" and not quoted and _TYPE_NAME.match(value):
         return False  # `password: SecretStr`: a type annotation
     password = bool(_PASSWORD_KEY.match(key))
@@ -272,6 +274,19 @@ class Masked:
         return bool(self.kinds) or bool(self.emails)
 
 
+def _matches(rule: _Rule, text: str) -> Iterator[re.Match[str]]:
+    """The rule's matches in `text`. A `password` match resumes right after its key, not after its
+    value: in `aws_secret: aws_secret_access_key = VALUE` the first value is the name of the key
+    that holds the secret, and VALUE must still be found."""
+    if rule.kind != "password":
+        yield from rule.pattern.finditer(text)
+        return
+    pos = 0
+    while (m := rule.pattern.search(text, pos)) is not None:
+        yield m
+        pos = m.end(1)
+
+
 def _spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     lower: str | None = None
@@ -288,7 +303,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
                     break
             else:
                 continue
-        for m in rule.pattern.finditer(text):
+        for m in _matches(rule, text):
             start, end = _value(m, rule.group)
             if start < 0 or end <= start:
                 continue

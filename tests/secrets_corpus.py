@@ -152,6 +152,13 @@ def _cases() -> list[Case]:
     add("sendgrid", sg, "SENDGRID_API_KEY={v}", "send with {v} as the key", "sendgrid.SendGridAPIClient('{v}')")
     add("datadog-api-key", _r(_HEX, 32), "DD_API_KEY={v}", "datadog_api_key: {v}")
     add("datadog-app-key", _r(_HEX, 40), "DD_APP_KEY={v}")
+    add("square", _p("sq", "0atp-", _r(_AN + "-_", 22)), "SQUARE_ACCESS_TOKEN={v}", "square: {v}")
+    add("square-secret", _p("sq", "0csp-", _r(_AN + "-_", 43)), "oauth client secret {v}")
+    # a label naming a secret before the assignment that holds it: `aws_secret: KEY = value`
+    add("labelled-assignment", _mixed(28), "aws_secret: aws_secret_access_key = {v}",
+        "password: DB_PASSWORD = {v}")
+    # a random value that starts in lower case has the shape of a camelCase variable
+    add("camel-shaped-password", "iBl8zA6qlBdboYNBsG7alg2SFslr", "DB_PASSWORD = {v}", "token: {v}")
     add("mailgun", _p("ke", "y-", _r(_HEX, 32)), "MAILGUN_API_KEY={v}", "auth=('api', '{v}')")
     add("digitalocean", _p("do", "p_v1_", _r(_HEX, 64)), "doctl auth init -t {v}")
     add("shopify", _p("sh", "pat_", _r(_HEX, 32)), "X-Shopify-Access-Token: {v}")
