@@ -18,3 +18,11 @@ def corpus_dir() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(NO_CORPUS)
     return CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_size_from_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output widths come from the test, not from whoever runs pytest: a runner that exports
+    COLUMNS/LINES (pytest-xdist's workers do) would otherwise narrow the CLI's tables."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
