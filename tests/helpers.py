@@ -35,11 +35,14 @@ def refuse_listing(monkeypatch: "pytest.MonkeyPatch", folder: str, exc: OSError 
     monkeypatch.setattr(os, "scandir", scandir)
 
 
-def isolate(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001 - pytest's MonkeyPatch
-    """A CLI run that reads nothing of this machine's: cache, config and home in `tmp_path`, no
-    session id of an agent this test may run inside."""
+def isolate(tmp_path: Path, monkeypatch, config: str = "none.toml") -> None:  # noqa: ANN001 - pytest's MonkeyPatch
+    """A CLI run that reads nothing of this machine's: cache, config (`tmp_path / config`) and
+    home in `tmp_path`, no agent home from the environment, no session id of an agent this test
+    may run inside."""
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / config))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
     monkeypatch.delenv("CODEX_SESSION_ID", raising=False)

@@ -13,18 +13,14 @@ from typing import Iterator
 
 import orjson
 import pytest
-from helpers import refuse_listing
+from helpers import isolate, refuse_listing
 
 from sessionscope.cli import main
 
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    isolate(tmp_path, monkeypatch)
 
 
 def claude(path: Path, sid: str, text: str) -> Path:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import isolate
 
 from sessionscope import cli
 from sessionscope.tui.app import SessionScopeApp, build_app
@@ -19,11 +20,7 @@ SIZE = (120, 36)
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    isolate(tmp_path, monkeypatch, "config.toml")
 
 
 def _root(tmp_path: Path) -> Path:
