@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
+from helpers import isolate
 
 from sessionscope import brief_cli, cli
 from sessionscope.core.brief import UNREVIEWED
@@ -30,11 +31,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(var, raising=False)
+    isolate(tmp_path, monkeypatch)
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
 

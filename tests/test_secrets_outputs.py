@@ -13,6 +13,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import isolate
 from secrets_corpus import POSITIVES, leaks
 
 from sessionscope import cli
@@ -26,11 +27,7 @@ START = datetime(2026, 11, 10, 10, 0, tzinfo=timezone.utc)
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(var, raising=False)
+    isolate(tmp_path, monkeypatch)
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
 
