@@ -3,6 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 
 sys.exit(main())

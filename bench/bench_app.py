@@ -30,7 +30,7 @@ entry lines (not "reading…").
    once with `Library.scan()` into a catalog in the temp cache dir. Each run is a fresh
    `python -c` process: the parent takes `time.monotonic()` (system-wide on Linux) just before
    spawning it and passes it along; the child reports the time at the frame. The app child runs
-   the real command line (`sessionscope.cli.main(["--root", …])`, SESSIONSCOPE_CACHE_DIR = the
+   the real command line (`sessionscope.cli.main.main(["--root", …])`, SESSIONSCOPE_CACHE_DIR = the
    warm cache dir, with `App.run` forced headless); the baseline child imports textual and runs
    `App()`. Runs alternate between the two (round 0 first, not counted); medians, min-max.
    Target: within 1.5x.
@@ -191,7 +191,7 @@ else:
                 mark("rows_rendered")
         return _render_line(self, y)
     SessionList.render_line = render_line
-    from sessionscope.cli import main
+    from sessionscope.cli.main import main
     mark("app_imported")
     main(sys.argv[5:])
 os.write(1, b'{"error": "the app exited before painting"}\n')

@@ -14,7 +14,7 @@ import orjson
 import pytest
 from helpers import isolate
 
-from sessionscope import brief_cli, cli
+from sessionscope.cli import brief as brief_cli, main as cli
 from sessionscope.core.brief import UNREVIEWED
 from sessionscope.core.demo import generate_demo
 
@@ -42,7 +42,7 @@ def _subparsers(p: argparse.ArgumentParser) -> Any:
 
 @pytest.fixture(autouse=True)
 def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register `context` the way cli.py does once the lead wires it (and leave real wiring alone)."""
+    """Register `context` the way cli/main.py does once the lead wires it (and leave real wiring alone)."""
     build = cli.build_parser
     if "context" in _subparsers(build()).choices:
         return

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 from sessionscope.core import catalog as catalog_module
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.config import CacheError

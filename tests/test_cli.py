@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, NO_CORPUS
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 from sessionscope.core.demo import generate_demo
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
@@ -205,7 +205,7 @@ def test_options_before_the_command(capsys: pytest.CaptureFixture[str], demo: li
 def test_the_app_options_skip_building_the_commands(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from sessionscope import cli
+    from sessionscope.cli import main as cli
 
     # The app's own options parse to what the full parser gives...
     for argv in ([], ["--root", "/a", "--root", "/b"], ["--demo", "--poll"], ["--version"], ["--json"]):
@@ -409,7 +409,7 @@ def test_default_roots_off_and_no_roots_says_so(
 # -- the index while another process holds its writer; settings that shape it (issue 3) --------------
 def hold_index_writer(demo: list[str], *, build: bool = True) -> object:
     """What the app does: open the index (built first with `build`) and keep its writer."""
-    from sessionscope.cli import build_parser, open_index, open_library
+    from sessionscope.cli.main import build_parser, open_index, open_library
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir
     from sessionscope.core.index import SearchIndex

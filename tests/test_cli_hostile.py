@@ -15,7 +15,7 @@ import orjson
 import pytest
 from helpers import isolate, refuse_listing
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from helpers import isolate
 from hostile import HOSTILE, TYPED, HostileHome, hostile_home, raw_controls
 from test_watch_cli import _read_line
 
-from sessionscope.cli import build_parser, main
+from sessionscope.cli.main import build_parser, main
 
 
 @pytest.fixture(autouse=True)

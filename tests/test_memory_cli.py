@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers import isolate
 
-from sessionscope import cli, memory_cli
+from sessionscope.cli import main as cli, memory as memory_cli
 from sessionscope.core.memory import claude_dir_name
 
 
@@ -23,7 +23,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register `memory` in the main parser the way cli.py does once it is wired in (and leave
+    """Register `memory` in the main parser the way cli/main.py does once it is wired in (and leave
     the real wiring alone when it already is)."""
     build = cli.build_parser
     if "memory" in _subparsers(build()).choices:
@@ -317,7 +317,7 @@ def test_save_over_a_directory_named_like_the_note_is_a_clean_error(capsys: pyte
 
 
 def test_the_cli_statuses_are_the_cores() -> None:
-    from sessionscope import memory_cli
+    from sessionscope.cli import memory as memory_cli
     from sessionscope.core.memory_notes import STATUSES
 
     assert memory_cli.STATUSES == STATUSES
@@ -327,7 +327,7 @@ def test_building_the_command_line_does_not_import_the_memory_core() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from sessionscope.cli import build_parser; build_parser(); "
+    code = ("import sys; from sessionscope.cli.main import build_parser; build_parser(); "
             "print('sessionscope.core.memory' in sys.modules, 'yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

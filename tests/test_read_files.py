@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import isolate
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 
 UUID = "11111111-2222-4333-8444-555555555555"
 

@@ -16,7 +16,7 @@ import pytest
 from helpers import isolate
 from secrets_corpus import POSITIVES, leaks
 
-from sessionscope import cli
+from sessionscope.cli import main as cli
 from sessionscope.core.brief import BriefResult, Budget, Scope, Task, Usage, render_brief
 from sessionscope.core.brief_findings import DECISION, Conflict, Finding, Source
 from sessionscope.core.model import Locator

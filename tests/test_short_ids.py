@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import isolate
 
-from sessionscope.cli import main
+from sessionscope.cli.main import main
 from sessionscope.core.format import short_ids
 
 SAME8 = [f"aaaaaaaa-000{n}-4000-8000-000000000000" for n in range(1, 6)]

@@ -363,7 +363,7 @@ def test_sessions_quick_lists_what_the_full_listing_does(
         capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
-    from sessionscope.cli import main
+    from sessionscope.cli.main import main
 
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))

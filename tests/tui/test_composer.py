@@ -488,8 +488,8 @@ def test_snapshot_empty_outcome(snap_compare, tmp_path: Path) -> None:  # noqa: 
 
 # -- sessionscope brief ----------------------------------------------------------------------------
 def _parser() -> argparse.ArgumentParser:
-    """The real command line (the brief command is wired into cli.py)."""
-    from sessionscope.cli import build_parser
+    """The real command line (the brief command is wired into cli/main.py)."""
+    from sessionscope.cli.main import build_parser
 
     return build_parser()
 
@@ -501,15 +501,15 @@ def test_brief_command_options() -> None:
 
 
 def test_brief_command_refuses_json() -> None:
-    from sessionscope import brief_app
-    from sessionscope.cli import CliError
+    from sessionscope.cli import brief_app
+    from sessionscope.cli.main import CliError
 
     with pytest.raises(CliError, match="no --json"):
         brief_app.run(_parser().parse_args(["brief", "x", "--json"]))
 
 
 def test_brief_app_opens_on_the_composer_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionscope import brief_app
+    from sessionscope.cli import brief_app
 
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
@@ -522,7 +522,7 @@ def test_brief_app_opens_on_the_composer_alone(tmp_path: Path, monkeypatch: pyte
                                                     "--assist", "codex", "--assist-timeout", "2.5"]))
     screen = app.get_default_screen()
     assert (screen.assist, screen.assist_timeout) == ("codex", 2.5)
-    from sessionscope.cli import CliError
+    from sessionscope.cli.main import CliError
 
     with pytest.raises(CliError, match="invalid choice: 'gpt'"):
         _parser().parse_args(["brief", TASK, "--assist", "gpt"])
@@ -532,7 +532,7 @@ def test_brief_piped_draws_on_the_terminal_and_prints_only_the_brief(tmp_path: P
     """`sessionscope brief TASK | cat`: stdin and stderr a terminal (120x36), stdout a pipe."""
     driver = tmp_path / "driver.py"
     driver.write_text("import argparse, sys\n\n" + inspect.getsource(_parser) + "\n"
-                      "from sessionscope import brief_app\n"
+                      "from sessionscope.cli import brief_app\n"
                       "sys.exit(brief_app.run(_parser().parse_args(sys.argv[1:])))\n")
     env = dict(os.environ, SESSIONSCOPE_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path),
                SESSIONSCOPE_CONFIG=str(tmp_path / "config.toml"), TERM="xterm-256color", TZ="UTC")
@@ -588,8 +588,8 @@ def test_brief_piped_draws_on_the_terminal_and_prints_only_the_brief(tmp_path: P
 
 def test_brief_refuses_a_project_nobody_has(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """As `context`: --project must be a directory here or a project some session was recorded in."""
-    from sessionscope import brief_app
-    from sessionscope.cli import CliError, main
+    from sessionscope.cli import brief_app
+    from sessionscope.cli.main import CliError, main
 
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))

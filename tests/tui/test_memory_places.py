@@ -10,7 +10,7 @@ import orjson
 import pytest
 from helpers import isolate
 
-from sessionscope import cli
+from sessionscope.cli import main as cli
 from sessionscope.tui.app import SessionScopeApp, build_app
 from sessionscope.tui.widgets.memory_note_view import MemoryNoteView
 from sessionscope.tui.widgets.memory_pane import MemoryPane

@@ -1,7 +1,7 @@
 """`sessionscope memory save | load-last | list`: session notes and agent memory on the command line.
 
 Why a module of its own: the memory commands have a dozen options of their own and the main
-CLI only needs two hooks, `add_parser(sub, common)` and `run(args)`. Conventions follow cli.py:
+CLI only needs two hooks, `add_parser(sub, common)` and `run(args)`. Conventions follow cli/main.py:
 errors are `CliError` (one line on stderr, exit 2, `{"ok": false, ...}` with --json), warnings
 are `sessionscope: warning: ...` lines on stderr, and no memory file is ever deleted.
 
@@ -109,13 +109,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _error(message: str) -> Exception:
-    from sessionscope.cli import CliError  # lazily: cli.py imports this module
+    from sessionscope.cli.main import CliError  # lazily: cli/main.py imports this module
 
     return CliError(message)
 
 
 def _emit(obj: Any) -> None:
-    from sessionscope.cli import _emit as emit
+    from sessionscope.cli.main import _emit as emit
 
     emit(obj)
 
@@ -186,14 +186,14 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     if getattr(args, "demo", False):
         # The demo's projects live at paths that do not exist here (/home/dev/projects/...): their
         # checkouts, memory folders included, are stand-ins inside the demo corpus.
-        from sessionscope.cli import demo_dir
+        from sessionscope.cli.main import demo_dir
 
         base = demo_dir()
         workspace = base / "workspace"
         checkouts = sorted(str(p) for p in workspace.iterdir() if p.is_dir()) if workspace.is_dir() else []
         return checkouts, [str(base / "claude" / "projects")]
     try:
-        from sessionscope.cli import CliError, open_library
+        from sessionscope.cli.main import CliError, open_library
 
         try:
             lib, _ = open_library(args)
@@ -203,7 +203,7 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
         else:
             projects = sorted({s.project for s in lib.all_sessions() if s.project})
             roots = [r.path for r in lib.roots if r.error is None]
-    except ImportError:  # pragma: no cover - cli.py is part of the package
+    except ImportError:  # pragma: no cover - cli/main.py is part of the package
         pass
     return memory_places(projects, roots, os.getcwd())
 
@@ -253,7 +253,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         items = discover_memory([], [], memory_dirs=args.dir)
     else:
         if args.demo:  # listed under the demo's project paths, as the app shows them
-            from sessionscope.cli import demo_dir
+            from sessionscope.cli.main import demo_dir
             from sessionscope.core.demo import demo_memory
 
             items = demo_memory(demo_dir())

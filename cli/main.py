@@ -155,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
 
-    from sessionscope import brief_app, brief_cli, memory_cli
+    from sessionscope.cli import brief_app, brief as brief_cli, memory as memory_cli
 
     memory_cli.add_parser(sub, common)
     brief_cli.add_parser(sub, common)
@@ -831,19 +831,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
-    from sessionscope import memory_cli
+    from sessionscope.cli import memory as memory_cli
 
     return memory_cli.run(args)
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from sessionscope import brief_cli
+    from sessionscope.cli import brief as brief_cli
 
     return brief_cli.run(args)
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from sessionscope import brief_app
+    from sessionscope.cli import brief_app
 
     return brief_app.run(args)
 

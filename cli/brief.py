@@ -6,7 +6,7 @@ candidate findings with their types, evidence labels and sources. `--json` adds 
 the scope; `--brief` renders the brief from all candidates, under a line saying that nothing in it
 was approved by a person.
 
-Hooks for cli.py: `add_parser(sub, common)` and `run(args)`. Conventions follow cli.py: bad input
+Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`. Conventions follow cli/main.py: bad input
 is a `CliError` (one line on stderr, exit 2, `{"ok": false, "error"}` with --json). An outcome is
 not an error: "found", "empty" (no useful context) and "unavailable" (no history can be read,
 with the reason) all exit 0; only an explicit `--root` that is missing fails, as elsewhere.
@@ -19,7 +19,7 @@ from typing import Any
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli import bounded  # lazily: cli.py imports this module
+    from sessionscope.cli.main import bounded  # lazily: cli/main.py imports this module
 
     c = sub.add_parser(
         "context", parents=[common],
@@ -71,7 +71,7 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli import CliError, open_index, open_library
+    from sessionscope.cli.main import CliError, open_index, open_library
     from sessionscope.core.brief import UNAVAILABLE, UNREVIEWED, Budget, Task, compose, render_brief
     from sessionscope.core.secrets import emails_in, mask_data, mask_text
 
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     # Every output is masked once more as a whole at this boundary: mask first, then print.
     keep = emails_in(task.text)
     if args.json:
-        from sessionscope.cli import _emit
+        from sessionscope.cli.main import _emit
         from sessionscope.core.brief_assist import PROPOSED, proposed
 
         data = result.to_dict()
@@ -144,7 +144,7 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
     sessions of a machine you copied them from): a typo is refused, not searched in silence."""
     import os
 
-    from sessionscope.cli import CliError
+    from sessionscope.cli.main import CliError
     from sessionscope.core.brief_retrieval import in_scope
 
     if project is None or os.path.isdir(project):

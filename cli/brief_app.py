@@ -13,7 +13,7 @@ pointed at the terminal (the one stderr or stdin is on, else `/dev/tty`); afterw
 put back and the brief is written to the real stdout. Without any terminal the command fails
 and says to use `sessionscope context TASK --brief`.
 
-Hooks for cli.py: `add_parser(sub, common)` and `run(args)`, as brief_cli.py's.
+Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`, as cli/brief.py's.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli import bounded  # lazily: cli.py imports this module
+    from sessionscope.cli.main import bounded  # lazily: cli/main.py imports this module
 
     b = sub.add_parser(
         "brief", parents=[common],
@@ -53,7 +53,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     b.add_argument("--exclude-session", action="append", default=[], metavar="ID",
                    help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
                    "else the project's session modified in the last minute")
-    from sessionscope.brief_cli import add_assist_options
+    from sessionscope.cli.brief import add_assist_options
 
     add_assist_options(b)
 
@@ -81,7 +81,7 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     if args.project and not os.path.isdir(args.project):
         # Not a directory here: only a project some session was recorded in (sessions copied from
         # another machine) is accepted, as `context` does; a typo is refused, not composed over.
-        from sessionscope.brief_cli import _check_project
+        from sessionscope.cli.brief import _check_project
 
         if app.library.load_cached():  # (a cold catalog cannot tell: the composer will say so)
             _check_project(args.project, app.library, "brief")
@@ -91,7 +91,7 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli import CliError
+    from sessionscope.cli.main import CliError
 
     if getattr(args, "json", False):
         raise CliError("brief: the composer has no --json output; 'sessionscope context TASK --json' "
@@ -135,7 +135,7 @@ def on_terminal() -> Iterator[None]:
 def _open_terminal() -> int:
     """The terminal the other standard streams are on (stderr first: Textual draws there), else
     the controlling terminal."""
-    from sessionscope.cli import CliError
+    from sessionscope.cli.main import CliError
 
     for fd in (2, 0, 1):
         if os.isatty(fd):
