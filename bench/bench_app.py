@@ -244,7 +244,7 @@ async def _transcript_phase(phase: str, cache: Path, roots: list[str], target: s
     from textual.app import App
 
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.library import Library
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.widgets.transcript_view import TranscriptView
@@ -384,7 +384,7 @@ def _warm_catalog(roots: list[str], cache: Path, index: bool) -> dict[str, Any]:
         "import json, sys, time\n"
         "from pathlib import Path\n"
         "from sessionscope.core.catalog import Catalog\n"
-        "from sessionscope.core.discovery import Root\n"
+        "from sessionscope.core.read.discovery import Root\n"
         "from sessionscope.core.library import Library\n"
         "cache, index, roots = Path(sys.argv[1]), sys.argv[2] == '1', sys.argv[3:]\n"
         "lib = Library([Root(r, '--root', explicit=True) for r in roots],"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sessionscope.core.brief_assist import DIGEST_TOKENS, build_digest
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 
 

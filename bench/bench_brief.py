@@ -179,7 +179,7 @@ def load_labels(directory: Path) -> list[dict[str, Any]]:
 # -- running the product ----------------------------------------------------------------------------
 def open_corpus(corpus: Path, cache: Path) -> tuple[Any, Any]:
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
     from sessionscope.core.library import Library
 

@@ -91,7 +91,7 @@ async def _one_run(root: Path, case: str, tool_id: str) -> dict[str, float]:
     from textual.app import App
 
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.library import Library
     from sessionscope.tui.app import STYLES
     from sessionscope.tui.screens import transcript as screen_mod
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
-    from sessionscope.core.transcript import BIG_FILE_BYTES
+    from sessionscope.core.read.transcript import BIG_FILE_BYTES
 
     how = "streamed, slimmed in memory" if r["file_bytes"] >= BIG_FILE_BYTES else "read whole"
     print(f"expand in the transcript reader: {args.mb:g} MB results, file {r['file_bytes'] / 1e6:.1f} MB "

@@ -153,7 +153,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _roots(corpus: Path) -> list[Any]:
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
 
     return [Root(str(corpus / sub), "--root", explicit=True)
             for sub in ("claude", "codex") if (corpus / sub).is_dir()]

@@ -180,7 +180,7 @@ def _timed(cls: Any, name: str, sink: Callable[[str, float], None], label: str |
 async def _live_phase(args: argparse.Namespace) -> None:
     """The real app over the roots, watching; reports each token's arrivals on stdout."""
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
     from sessionscope.core.library import Library
     from sessionscope.core.watch import Tracker, Watcher
@@ -348,7 +348,7 @@ async def _live_phase(args: argparse.Namespace) -> None:
 async def _pieces_phase(args: argparse.Namespace) -> None:
     """The append path without the app: tracker (library + catalog) and index, piece by piece."""
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
     from sessionscope.core.library import Library
     from sessionscope.core.watch import Change, Tracker

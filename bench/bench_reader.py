@@ -51,8 +51,8 @@ sys.path.insert(0, str(HERE))
 
 import gen_corpus  # noqa: E402  (bench/ is not a package)
 
-from sessionscope.core.jsonl import RecordFile, parse_line, read_head_tail  # noqa: E402
-from sessionscope.core.listing import FIELDS, HEAD_TAIL, quick_meta  # noqa: E402
+from sessionscope.core.read.jsonl import RecordFile, parse_line, read_head_tail  # noqa: E402
+from sessionscope.core.read.listing import FIELDS, HEAD_TAIL, quick_meta  # noqa: E402
 
 MB = 1024 * 1024
 
@@ -137,7 +137,7 @@ def _interleaved(fn: Callable[[], Any], base: Callable[[], Any], repeat: int,
 
 
 def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[str, Any]:
-    from sessionscope.core.adapters import default_registry
+    from sessionscope.core.read.adapters import default_registry
 
     registry = default_registry()
     idle = _status()

@@ -16,7 +16,7 @@ from sessionscope.core.config import CacheError
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.library import Library, ScanReport
     from sessionscope.core.model import Entry, Session
 
@@ -257,7 +257,7 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
     `--root /missing` still fails). The config's warnings are printed before such an error: a
     broken config is often why no root is left."""
     from sessionscope.core.config import load_config
-    from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.read.discovery import Root, resolve_roots
 
     config = load_config()
     warnings = list(config.warnings)
@@ -421,13 +421,13 @@ def _top_level(lib: Library, *, agent: str | None = None, project: str | None = 
 
 
 def _sessions_quick(args: argparse.Namespace) -> int:
-    """`sessions --quick`: core/listing.py on every candidate file, no full parse, no catalog."""
-    from sessionscope.core.adapters import default_registry
-    from sessionscope.core.discovery import candidate_files
-    from sessionscope.core.listing import quick_meta
+    """`sessions --quick`: core/read/listing.py on every candidate file, no full parse, no catalog."""
+    from sessionscope.core.read.adapters import default_registry
+    from sessionscope.core.read.discovery import candidate_files
+    from sessionscope.core.read.listing import quick_meta
     from sessionscope.core.model import Session, SessionKind
 
-    from sessionscope.core.walk import WalkReport
+    from sessionscope.core.read.walk import WalkReport
 
     roots, warnings = cli_roots(args)
     registry = default_registry()
@@ -473,7 +473,7 @@ def _resolve(lib: Library, ref: str) -> Session:
 
 
 def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[Entry]:
-    from sessionscope.core.jsonl import ReaderError
+    from sessionscope.core.read.jsonl import ReaderError
     from sessionscope.core.library import conversation
 
     try:
@@ -757,7 +757,7 @@ def _index_check(args: argparse.Namespace) -> int:
 
 def cmd_roots(args: argparse.Namespace) -> int:
     from sessionscope.core.config import load_config
-    from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.read.discovery import Root, resolve_roots
 
     config = load_config()
     roots = ([Root(p, "demo") for p in demo_roots()] if args.demo

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-#: the install hint that ends the error of a `.zst` file read without zstandard (core/jsonl.py);
+#: the install hint that ends the error of a `.zst` file read without zstandard (core/read/jsonl.py);
 #: the catalog and the CLI recognise such errors by it
 ZSTD_HINT = "pip install 'sessionscope[zstd]'"
 

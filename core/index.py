@@ -41,11 +41,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from .adapters.base import LoadedSession, loads_observed
+from .read.adapters.base import LoadedSession, loads_observed
 from . import index_check
 from .catalog import FileRow, Fingerprint, IndexState
 from .config import CacheError
-from .jsonl import RecordFile, ReaderError
+from .read.jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse

@@ -6,7 +6,7 @@ prefix, and loaded (entries) on demand.
 
 On a cold catalog (a first launch, a deleted cache) the full parse of every file takes seconds to
 minutes, so `scan(quick=True)` first lists the files the catalog does not know from their two ends
-(core/listing.py, ~0.1 ms a file): their `ListedSession`s are in the session map at once, and
+(core/read/listing.py, ~0.1 ms a file): their `ListedSession`s are in the session map at once, and
 give way to the parsed sessions as the scan reads their files.
 """
 from __future__ import annotations
@@ -20,15 +20,15 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from .catalog import Catalog, FileRow, Fingerprint
-from .discovery import Root, candidate_files
+from .read.discovery import Root, candidate_files
 from .model import Entry, EntryKind, Session, SessionKind
-from .walk import WalkReport
+from .read.walk import WalkReport
 
 # The adapters (and the reader) come with the first scan or load, not with this module: the
 # app's first frame needs only the catalog's sessions.
 if TYPE_CHECKING:
-    from .adapters import LoadedSession, Registry
-    from .listing import QuickMeta
+    from .read.adapters import LoadedSession, Registry
+    from .read.listing import QuickMeta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -48,7 +48,7 @@ class ScanReport:
     removed: int = 0
     errors: list[str] = field(default_factory=list)  # files, folders or roots that could not be read
     notes: list[str] = field(default_factory=list)  # e.g. default roots that do not exist
-    skipped: list[str] = field(default_factory=list)  # folders left out on purpose (core/walk.py)
+    skipped: list[str] = field(default_factory=list)  # folders left out on purpose (core/read/walk.py)
 
 
 ProgressFn = Callable[[int, int, int, int], None]  # files done, files total, bytes done, bytes total
@@ -77,7 +77,7 @@ InterimFn = Callable[[Interim], None]
 class ListedSession(Session):
     """A session as the quick listing saw its file's two ends, in the session map until the scan
     has parsed the file: no entry count, tokens, models or parent link, and the fields named in
-    `unsure` are guesses (see core/listing.py). Its id is the file's path when the ends did not
+    `unsure` are guesses (see core/read/listing.py). Its id is the file's path when the ends did not
     show one."""
 
     unsure: frozenset[str] = frozenset()
@@ -120,7 +120,7 @@ class Library:
         """The adapters; the default ones are made at first use (the first scan or load), so
         that reading the catalog alone, as the app's first frame does, never imports them."""
         if self._registry is None:
-            from .adapters import default_registry
+            from .read.adapters import default_registry
 
             self._registry = default_registry()
         return self._registry
@@ -290,7 +290,7 @@ class Library:
                     publish: Callable[[], None], every: float) -> None:
         """Quick-list `files` into `listed` (by path), newest first, publishing as the scan's
         docstring says."""
-        from .listing import quick_meta
+        from .read.listing import quick_meta
 
         registry = self.registry
         files = sorted(files, key=lambda item: item[1].st_mtime, reverse=True)
@@ -322,7 +322,7 @@ class Library:
 
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
-        from .jsonl import ReaderError
+        from .read.jsonl import ReaderError
 
         try:
             fp = Fingerprint.of(path, st)
@@ -499,7 +499,7 @@ class Library:
 
     def load(self, session: Session) -> LoadedSession:
         """The session's entries, read from disk now (the catalog keeps only metadata)."""
-        from .jsonl import ReaderError
+        from .read.jsonl import ReaderError
 
         adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
@@ -514,7 +514,7 @@ class Library:
 
     def iter_loaded(self, sessions: Iterable[Session]) -> Iterator[tuple[Session, LoadedSession]]:
         """Load sessions one after another, skipping (not raising on) unreadable ones."""
-        from .jsonl import ReaderError
+        from .read.jsonl import ReaderError
 
         cache: dict[str, list[LoadedSession]] = {}
         for s in sessions:

@@ -33,11 +33,11 @@ from typing import Any, Iterable, Iterator
 
 from .catalog import FileRow, Fingerprint
 from .config import CacheError
-from .discovery import candidate_files
-from .jsonl import RecordFile, ReaderError
+from .read.discovery import candidate_files
+from .read.jsonl import RecordFile, ReaderError
 from .library import Library
 from .model import Entry, EntryKind, Session, iso
-from .walk import walk_files
+from .read.walk import walk_files
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
@@ -309,7 +309,7 @@ class _Inotify:
             self.fd = -1
 
     def add_tree(self, root: str) -> None:
-        """Watch `root` and every folder under it, walked as a scan walks (core/walk.py: folders
+        """Watch `root` and every folder under it, walked as a scan walks (core/read/walk.py: folders
         once by inode, no link out of the root it is under, no pseudo file system). A folder
         that cannot be watched (gone, no permission) is skipped; running out of watches raises."""
         top = next((r for r in self.roots if root == r or root.startswith(r.rstrip(os.sep) + os.sep)), root)
@@ -503,7 +503,7 @@ class _Poller:
     def _walk(self, start: str, top: str, files: dict[str, tuple[int, int, int, int]], dirs: dict[str, int],
               seen: set[tuple[int, int]], dir_keys: dict[tuple[int, int], str],
               file_keys: dict[tuple[int, int], str]) -> None:
-        """Walk `start` (under root `top`) as a scan does (core/walk.py: folders once by inode,
+        """Walk `start` (under root `top`) as a scan does (core/read/walk.py: folders once by inode,
         no link out of the root, no pseudo file system), recording the folders and wanted files."""
         def on_dir(d: str, st: os.stat_result) -> None:
             dirs[d] = st.st_mtime_ns

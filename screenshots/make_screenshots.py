@@ -54,7 +54,7 @@ async def transcript_days(pilot: Any) -> None:
     """A session that ran past midnight and on into Monday (the demo's sessions each keep to one
     day): the header names the days, a rule marks each new one."""
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.library import Library
     from sessionscope.tui.screens.transcript import TranscriptScreen
     from test_transcript import SESSION, write_two_days

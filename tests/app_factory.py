@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.demo import DemoCorpus, generate_demo
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.tui.app import SessionScopeApp
 

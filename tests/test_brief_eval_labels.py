@@ -10,7 +10,7 @@ import pytest
 from helpers import CORPUS, NO_CORPUS, ROOT
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library, conversation
 
 EVAL = ROOT / "bench" / "brief_eval"

@@ -19,7 +19,7 @@ from sessionscope.cli.main import main
 from sessionscope.core import catalog as catalog_module
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.config import CacheError
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import IndexFailed, SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.watch import Change, Tracker

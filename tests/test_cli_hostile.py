@@ -251,7 +251,8 @@ def test_a_hostile_query_is_one_line_and_exit_2(
 @pytest.mark.parametrize("quick", [False, True], ids=["full", "quick"])
 def test_a_file_that_vanishes_mid_walk_is_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quick: bool) -> None:
-    from sessionscope.core import discovery, library
+    from sessionscope.core.read import discovery
+    from sessionscope.core import library
 
     root = projects(tmp_path)
     ghost = str(root / "-w-alpha" / "gone-0000-0000-0000-000000000000.jsonl")

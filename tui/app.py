@@ -501,7 +501,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     from sessionscope.cli.main import demo_caches, demo_dir, demo_roots
     from sessionscope.core.catalog import Catalog
     from sessionscope.core.config import cache_dir, load_config
-    from sessionscope.core.discovery import Root, resolve_roots
+    from sessionscope.core.read.discovery import Root, resolve_roots
     from sessionscope.core.library import Library
 
     config = load_config()

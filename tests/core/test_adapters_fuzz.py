@@ -10,7 +10,7 @@ from helpers import corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.adapters import default_registry
+from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.model import EntryKind
 

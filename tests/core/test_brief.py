@@ -14,7 +14,7 @@ import orjson
 import pytest
 from helpers import CORPUS, NO_CORPUS
 
-from sessionscope.core.adapters import default_registry
+from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.brief import (
     EMPTY,
     FOUND,
@@ -50,7 +50,7 @@ from sessionscope.core.brief_findings import (
 )
 from sessionscope.core.brief_retrieval import Exclusion, estimate_tokens, exclusions, find_git_root, task_terms
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.model import Locator

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sessionscope.core.adapters import default_registry
+from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.brief import relevant, render_brief, score, stem
 from sessionscope.core.brief_findings import (
     AGENT,

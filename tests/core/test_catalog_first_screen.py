@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sessionscope.core.catalog import SCHEMA_VERSION, Catalog, FileRow, Fingerprint, epoch_ms
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library, is_child, recency
 from sessionscope.core.model import Session, SessionKind, TokenUsage
 
@@ -190,16 +190,16 @@ def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from sessionscope.core.config import load_config\n"
-        "from sessionscope.core.discovery import resolve_roots\n"
+        "from sessionscope.core.read.discovery import resolve_roots\n"
         "from sessionscope.core.catalog import Catalog\n"
         "from sessionscope.core.library import Library\n"
         f"load_config(); roots = resolve_roots([{str(tmp_path / 'r')!r}], (), False)\n"
         f"lib = Library(roots, catalog=Catalog({str(tmp_path / 'c.sqlite')!r}))\n"
         "assert lib.load_cached_newest(10) == 1\n"
-        "late = ('sessionscope.core.adapters', 'sessionscope.core.jsonl', 'tomllib', 'hashlib')\n"
+        "late = ('sessionscope.core.read.adapters', 'sessionscope.core.read.jsonl', 'tomllib', 'hashlib')\n"
         "print(sorted(m for m in late if m in sys.modules))\n"
         "lib.scan()\n"
         "print(sorted(m for m in late[:2] if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split("\n")[:2] == ["[]", "['sessionscope.core.adapters', 'sessionscope.core.jsonl']"]
+    assert out.split("\n")[:2] == ["[]", "['sessionscope.core.read.adapters', 'sessionscope.core.read.jsonl']"]

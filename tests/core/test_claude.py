@@ -12,10 +12,10 @@ from helpers import CORPUS, NO_CORPUS, corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.adapters import default_registry
-from sessionscope.core.adapters.base import LoadedSession, read_head
-from sessionscope.core.adapters.claude import ClaudeAdapter, ClaudeLoadedSession
-from sessionscope.core.jsonl import RecordFile, parse_line
+from sessionscope.core.read.adapters import default_registry
+from sessionscope.core.read.adapters.base import LoadedSession, read_head
+from sessionscope.core.read.adapters.claude import ClaudeAdapter, ClaudeLoadedSession
+from sessionscope.core.read.jsonl import RecordFile, parse_line
 from sessionscope.core.model import EntryKind, SessionKind
 
 CLAUDE = CORPUS / "claude-code"

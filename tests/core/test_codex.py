@@ -12,9 +12,9 @@ import orjson
 import pytest
 from helpers import CORPUS, NO_CORPUS, corpus_files
 
-from sessionscope.core.adapters.base import read_head
-from sessionscope.core.adapters.codex import CodexAdapter
-from sessionscope.core.jsonl import ReaderError
+from sessionscope.core.read.adapters.base import read_head
+from sessionscope.core.read.adapters.codex import CodexAdapter
+from sessionscope.core.read.jsonl import ReaderError
 from sessionscope.core.model import EntryKind, SessionKind
 
 ADAPTER = CodexAdapter()

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core import index as index_module
 from sessionscope.core import index_check
 from sessionscope.core.index import INDEX_VERSION, SearchIndex

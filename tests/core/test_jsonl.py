@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.jsonl import RecordFile, ReaderError, parse_line, RawLine
+from sessionscope.core.read.jsonl import RecordFile, ReaderError, parse_line, RawLine
 
 
 def write(tmp_path: Path, data: bytes, name: str = "f.jsonl") -> Path:

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library, LookupFailed
 
 

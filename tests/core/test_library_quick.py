@@ -13,7 +13,7 @@ import pytest
 import sessionscope.core.library as library
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.demo import generate_demo
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Interim, Library, ListedSession, is_child
 from sessionscope.core.model import SessionKind
 
@@ -101,7 +101,7 @@ def test_a_warm_catalog_lists_nothing(tmp_path: Path, monkeypatch: pytest.Monkey
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("a warm catalog needs no quick listing")
 
-    monkeypatch.setattr("sessionscope.core.listing.quick_meta", fail)
+    monkeypatch.setattr("sessionscope.core.read.listing.quick_meta", fail)
     calls: list[Interim] = []
     report = warm.scan(quick=True, interim=calls.append, interim_every=0)
     assert report.reread == 0 and calls == []

@@ -1,4 +1,4 @@
-"""The quick listing (core/listing.py): on real transcripts, the demo corpus, the bench generator's
+"""The quick listing (core/read/listing.py): on real transcripts, the demo corpus, the bench generator's
 files and session-logs files, every field it claims to know agrees with the full adapter parse
 (times within CLOCK_SKEW, on the side the contract says), whatever the size of the windows it
 reads; damaged and foreign files give a result, never an exception."""
@@ -18,12 +18,12 @@ from helpers import CORPUS, NO_CORPUS, ROOT, corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.adapters import default_registry
-from sessionscope.core.adapters.base import Lines
-from sessionscope.core.adapters.claude import one_line
+from sessionscope.core.read.adapters import default_registry
+from sessionscope.core.read.adapters.base import Lines
+from sessionscope.core.read.adapters.claude import one_line
 from sessionscope.core.demo import generate_demo
-from sessionscope.core.jsonl import ReaderError, read_head_tail
-from sessionscope.core.listing import CLOCK_SKEW, FIELDS, QuickMeta, quick_listing, quick_meta
+from sessionscope.core.read.jsonl import ReaderError, read_head_tail
+from sessionscope.core.read.listing import CLOCK_SKEW, FIELDS, QuickMeta, quick_listing, quick_meta
 from sessionscope.core.model import SessionKind, truncate
 
 REGISTRY = default_registry()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from sessionscope.core.model import Session, SessionKind
-from sessionscope.core.resume import resume_command
+from sessionscope.core.read.resume import resume_command
 
 
 def s(sid: str, agent: str, project: str | None = "/home/dev/my app", **kw: object) -> Session:

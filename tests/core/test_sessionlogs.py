@@ -9,9 +9,9 @@ import orjson
 import pytest
 from helpers import corpus_files
 
-from sessionscope.core.adapters.base import read_head
-from sessionscope.core.adapters.codex import CodexAdapter
-from sessionscope.core.adapters.sessionlogs import SessionLogsAdapter
+from sessionscope.core.read.adapters.base import read_head
+from sessionscope.core.read.adapters.codex import CodexAdapter
+from sessionscope.core.read.adapters.sessionlogs import SessionLogsAdapter
 from sessionscope.core.model import EntryKind, SessionKind, TokenUsage, iso
 
 ADAPTER = SessionLogsAdapter()
@@ -155,8 +155,8 @@ def test_does_not_claim_agent_files(path: Path) -> None:
 
 
 def test_headerless_file_is_found_and_listed(tmp_path: Path) -> None:
-    from sessionscope.core.adapters import default_registry
-    from sessionscope.core.listing import quick_meta
+    from sessionscope.core.read.adapters import default_registry
+    from sessionscope.core.read.listing import quick_meta
 
     path = write(tmp_path / "loose-log.jsonl", ENTRIES)
     assert default_registry().sniff(str(path)).name == "session-logs"

@@ -13,12 +13,22 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.core import transcript as core
-from sessionscope.core.adapters.claude import ClaudeAdapter
+from sessionscope.core.read import transcript as core
+from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
-from sessionscope.core.transcript import (
-    DiffLine, Display, HeightIndex, Item, Transcript, copy_text, diff_of, match_subagent,
-    raw_record, reread, stream_batches, tool_summary,
+from sessionscope.core.read.transcript import (
+    DiffLine,
+    Display,
+    HeightIndex,
+    Item,
+    Transcript,
+    copy_text,
+    diff_of,
+    match_subagent,
+    raw_record,
+    reread,
+    stream_batches,
+    tool_summary,
 )
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc)
@@ -40,7 +50,7 @@ def result(eid: str, tid: str, text: str, *, error: bool = False, **kw: Any) -> 
 
 
 def test_core_transcript_imports_no_ui() -> None:
-    code = ("import sys, sessionscope.core.transcript; "
+    code = ("import sys, sessionscope.core.read.transcript; "
             "assert 'textual' not in sys.modules and 'rich' not in sys.modules, sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -219,7 +229,7 @@ def test_raw_record_never_holds_control_characters(tmp_path: Path) -> None:
 
 def test_small_files_load_whole_with_malformed_lines_shown(tmp_path: Path) -> None:
     from sessionscope.core.catalog import Catalog
-    from sessionscope.core.discovery import Root
+    from sessionscope.core.read.discovery import Root
     from sessionscope.core.library import Library
 
     d = tmp_path / "projects" / "p"
@@ -280,7 +290,7 @@ def test_slimming_keeps_small_entries_untouched() -> None:
 
 def test_live_batch_takes_only_lines_after_what_was_read() -> None:
     from sessionscope.core.model import Locator
-    from sessionscope.core.transcript import TEXT_CAP, last_offset, live_batch
+    from sessionscope.core.read.transcript import TEXT_CAP, last_offset, live_batch
 
     def e(eid: str, offset: int, text: str = "t", path: str = "/f.jsonl", sidechain: bool = False) -> Entry:
         return Entry(id=eid, role="user", kind=EntryKind.TEXT, text=text, locator=Locator(path, offset, 1),

@@ -9,13 +9,13 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.core import transcript as core
-from sessionscope.core.adapters.claude import ClaudeAdapter
+from sessionscope.core.read import transcript as core
+from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind
-from sessionscope.core.transcript import Display, Transcript, stream_batches
+from sessionscope.core.read.transcript import Display, Transcript, stream_batches
 
 WORD = "zanzibarquux"  # only on the abandoned branch
 

@@ -11,10 +11,10 @@ import orjson
 import pytest
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator
-from sessionscope.core.transcript import diff_counts, diff_of, tool_summary
+from sessionscope.core.read.transcript import diff_counts, diff_of, tool_summary
 
 PATCH = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    old()\n+    new()\n+    more()\n"
          " keep\n*** Add File: src/new.py\n+print(1)\n*** End Patch")

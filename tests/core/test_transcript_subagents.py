@@ -15,11 +15,16 @@ from helpers import DATA
 
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.demo import generate_demo
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
-from sessionscope.core.transcript import (
-    Display, Item, Transcript, link_subagents, match_subagent, subagent_children,
+from sessionscope.core.read.transcript import (
+    Display,
+    Item,
+    Transcript,
+    link_subagents,
+    match_subagent,
+    subagent_children,
 )
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc)

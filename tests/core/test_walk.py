@@ -1,4 +1,4 @@
-"""Walking a root (core/walk.py): links out of the root, loops, pseudo file systems, unreadable
+"""Walking a root (core/read/walk.py): links out of the root, loops, pseudo file systems, unreadable
 folders and the bound, each left out and said so (issue 10, items 6 and 12)."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import refuse_listing
 
-from sessionscope.core import walk
-from sessionscope.core.walk import WalkReport, walk_files
+from sessionscope.core.read import walk
+from sessionscope.core.read.walk import WalkReport, walk_files
 
 
 def touch(path: Path) -> Path:

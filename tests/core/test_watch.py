@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.watch import Change, Tracker, Watcher

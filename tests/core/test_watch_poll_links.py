@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex
 from sessionscope.core.library import Library
 from sessionscope.core.watch import Change, Watcher, _Poller

@@ -14,7 +14,7 @@ from app_factory import NOW, make_app, settle
 from textual.pilot import Pilot
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library, ListedSession
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.transcript import TranscriptScreen

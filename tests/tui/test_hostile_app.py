@@ -10,7 +10,7 @@ from app_factory import settle
 from hostile import hostile_home, raw_controls
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.memory import discover_memory
 from sessionscope.tui.app import SessionScopeApp

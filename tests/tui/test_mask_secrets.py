@@ -13,7 +13,7 @@ from secrets_corpus import POSITIVES, leaks
 from textual.widgets import Input, TextArea
 
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.composer import ComposerScreen

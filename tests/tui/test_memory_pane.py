@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 import sessionscope
 from sessionscope.core.catalog import Catalog
 from sessionscope.core.demo import DemoCorpus, generate_demo
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.library import Library
 from sessionscope.core.memory import MemoryItem, discover_memory
 from sessionscope.core.model import Session

@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 
 import sessionscope
 from sessionscope.core.catalog import Catalog
-from sessionscope.core.discovery import Root
+from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex, SearchResult
 from sessionscope.core.library import Library
 from sessionscope.core.query import parse

@@ -310,7 +310,7 @@ class MainScreen(Screen[None]):
             self.notify("this session's file is still being read: try again in a moment",
                         severity="warning")
             return None
-        from sessionscope.core.resume import resume_command
+        from sessionscope.core.read.resume import resume_command
 
         parent = self.ss_app.library.get(session.parent_id) if session.parent_id else None
         cmd = resume_command(session, parent)

@@ -26,7 +26,7 @@ from sessionscope.core.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line, printable
-from sessionscope.core.transcript import copy_text
+from sessionscope.core.read.transcript import copy_text
 from sessionscope.core.watch import Change, SessionEvent
 from sessionscope.tui.screens.raw_record import RawRecordScreen
 from sessionscope.tui.widgets.find_bar import FindBar

@@ -20,8 +20,14 @@ from textual.strip import Strip
 from sessionscope.core.model import Entry
 from sessionscope.core.secrets import mask_data, mask_text
 from sessionscope.core.text import one_line, printable
-from sessionscope.core.transcript import (
-    DiffLine, Display, Item, diff_counts, diff_of, tool_input_text, tool_summary,
+from sessionscope.core.read.transcript import (
+    DiffLine,
+    Display,
+    Item,
+    diff_counts,
+    diff_of,
+    tool_input_text,
+    tool_summary,
 )
 
 GUTTER = 2

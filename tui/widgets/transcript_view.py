@@ -29,9 +29,19 @@ from sessionscope.core.format import day_label
 from sessionscope.core.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.text import clipboard_text, printable
-from sessionscope.core.transcript import (
-    Batch, Display, HeightIndex, Item, Transcript, copy_text, last_offset, live_batch, load_batches,
-    match_subagent, reread, subagent_children,
+from sessionscope.core.read.transcript import (
+    Batch,
+    Display,
+    HeightIndex,
+    Item,
+    Transcript,
+    copy_text,
+    last_offset,
+    live_batch,
+    load_batches,
+    match_subagent,
+    reread,
+    subagent_children,
 )
 from sessionscope.tui.widgets._transcript_render import (
     CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, estimate, highlight,

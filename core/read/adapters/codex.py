@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient, parse_line, reader_error
-from ..model import (
+from ...model import (
     Entry,
     EntryKind,
     Locator,

@@ -87,7 +87,7 @@ def resolve_roots(
 
 def candidate_files(root: Root, registry: Registry, report: WalkReport | None = None) -> Iterator[str]:
     """Files under a root that some adapter might read, each once (by real path); the folders
-    the walk left out (core/walk.py) go into `report` when given."""
+    the walk left out (core/read/walk.py) go into `report` when given."""
     from .adapters.base import walk_files
 
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from .model import Session
+from ..model import Session
 
 _COMMANDS = {
     "claude-code": ("claude", "--resume"),

@@ -44,7 +44,16 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from ..jsonl import ParsedLine
-from ..model import Entry, EntryKind, Locator, Session, SessionKind, TokenUsage, parse_timestamp, truncate
+from ...model import (
+    Entry,
+    EntryKind,
+    Locator,
+    Session,
+    SessionKind,
+    TokenUsage,
+    parse_timestamp,
+    truncate,
+)
 from ..listing import FIELDS, Ends, QuickMeta
 from .base import Adapter, LineAccount, LoadedSession, RecordParser, first_json_lines, walk_files
 from .codex import is_codex_record
@@ -960,7 +969,7 @@ def _agent_type(path: str) -> str | None:
     return _s(value.get("agentType")) if isinstance(value, dict) else None
 
 
-# -- quick listing: the main session of a file from its first and last 64 KB (core/listing.py) ---
+# -- quick listing: the main session of a file from its first and last 64 KB (core/read/listing.py) ---
 _CONV = ("user", "assistant", "system")
 _TITLE_TYPES = ("custom-title", "ai-title", "summary")
 

@@ -54,7 +54,7 @@ from datetime import datetime
 from typing import Any
 
 from ..jsonl import ParsedLine
-from ..model import (
+from ...model import (
     Entry,
     EntryKind,
     Locator,

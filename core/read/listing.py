@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from .adapters.base import Lines, head_lines
 from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
-from .model import SessionKind, iso
+from ..model import SessionKind, iso
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter, Registry

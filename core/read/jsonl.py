@@ -23,7 +23,7 @@ from typing import Any, Iterator, NamedTuple
 
 import orjson
 
-from .config import ZSTD_HINT
+from ..config import ZSTD_HINT
 
 _BOM = b"\xef\xbb\xbf"
 _SCAN_CHUNK = 1 << 20

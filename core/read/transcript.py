@@ -26,12 +26,12 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line
-from .model import Entry, EntryKind, Locator, Session, SessionKind
-from .text import one_line, printable
+from ..model import Entry, EntryKind, Locator, Session, SessionKind
+from ..text import one_line, printable
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter, RecordParser
-    from .library import Library
+    from ..library import Library
 
 #: files at least this big are streamed (and slimmed) instead of loaded whole
 BIG_FILE_BYTES = 8 * 1024 * 1024

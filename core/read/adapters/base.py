@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import orjson
 
 from ..jsonl import ParsedLine, ReaderError, RecordFile
-from ..model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
+from ...model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
 
 if TYPE_CHECKING:
     from ..listing import Ends, QuickMeta
@@ -170,7 +170,7 @@ class Adapter(ABC):
                 rf.close()
 
     def quick(self, ends: Ends) -> QuickMeta:
-        """Listing metadata of one file from its first and last bytes only (core/listing.py):
+        """Listing metadata of one file from its first and last bytes only (core/read/listing.py):
         what those bytes settle of the session the full parse would give, the rest marked unsure.
         Default: agent and format known, every other field unsure."""
         return ends.meta(self)
@@ -214,7 +214,7 @@ def _pending(rf: RecordFile) -> bool:
 
 def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None,
                max_dirs: int | None = None) -> Iterator[str]:
-    """Files under `root` ending in one of `suffixes` (core/walk.py: links followed only inside the
+    """Files under `root` ending in one of `suffixes` (core/read/walk.py: links followed only inside the
     root and once, pseudo file systems skipped, the walk bounded); what was left out goes into
     `report` when given."""
     from ..walk import MAX_DIRS, walk_files as walk
@@ -304,7 +304,7 @@ class Lines:
     with memchr-speed finds, each parsed at most once.
 
     Why: the registry hands the same head to every adapter's `sniff`, and the quick listing
-    (core/listing.py) then reads lines of the same bytes for metadata; only the lines someone
+    (core/read/listing.py) then reads lines of the same bytes for metadata; only the lines someone
     asks for are found and parsed (`bytes.split` would walk all of it byte by byte). A piece is
     `(start, end)` without its newline; the last piece is whatever follows the last newline (cut
     off by a window, or the unterminated end of a file); a leading BOM is not part of line 1."""
