@@ -152,7 +152,7 @@ App.run = run
 if mode == "empty":
     App().run()
 else:
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.tui.widgets.session_list import HEADER_LINES, SessionList
     def timed(cls, name, label):
         orig = getattr(cls, name)
@@ -243,9 +243,9 @@ async def _transcript_phase(phase: str, cache: Path, roots: list[str], target: s
     from textual import events
     from textual.app import App
 
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.widgets.transcript_view import TranscriptView
 
@@ -383,9 +383,9 @@ def _warm_catalog(roots: list[str], cache: Path, index: bool) -> dict[str, Any]:
     code = (
         "import json, sys, time\n"
         "from pathlib import Path\n"
-        "from sessionscope.core.catalog import Catalog\n"
+        "from sessionscope.core.catalog.store import Catalog\n"
         "from sessionscope.core.read.discovery import Root\n"
-        "from sessionscope.core.library import Library\n"
+        "from sessionscope.core.catalog.library import Library\n"
         "cache, index, roots = Path(sys.argv[1]), sys.argv[2] == '1', sys.argv[3:]\n"
         "lib = Library([Root(r, '--root', explicit=True) for r in roots],"
         " catalog=Catalog(cache / 'catalog.sqlite'))\n"

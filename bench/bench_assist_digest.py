@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from sessionscope.core.brief_assist import DIGEST_TOKENS, build_digest
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 
 
 def main() -> int:

@@ -178,10 +178,10 @@ def load_labels(directory: Path) -> list[dict[str, Any]]:
 
 # -- running the product ----------------------------------------------------------------------------
 def open_corpus(corpus: Path, cache: Path) -> tuple[Any, Any]:
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     roots = [Root(str(corpus / sub), "--root", True) for sub in ("claude-code", "codex") if (corpus / sub).is_dir()]
     lib = Library(roots, catalog=Catalog(cache / "catalog.sqlite"))

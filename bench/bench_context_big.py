@@ -74,10 +74,10 @@ def write_session(path: Path, big_bytes: int) -> None:
 
 def measure(mb: float, calls: int) -> dict:
     from sessionscope.core.brief import Task, compose
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     out = {}
     with tempfile.TemporaryDirectory(prefix="bench-context-big-") as tmp:

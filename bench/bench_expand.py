@@ -90,9 +90,9 @@ def write_session(root: Path, mb: float) -> dict[str, str]:
 async def _one_run(root: Path, case: str, tool_id: str) -> dict[str, float]:
     from textual.app import App
 
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.tui.app import STYLES
     from sessionscope.tui.screens import transcript as screen_mod
     from sessionscope.tui.screens.transcript import TranscriptScreen

@@ -160,9 +160,9 @@ def _roots(corpus: Path) -> list[Any]:
 
 
 def _open(corpus: Path, work: Path) -> tuple[Any, Any]:
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     lib = Library(_roots(corpus), catalog=Catalog(work / "catalog.sqlite"))
     return lib, SearchIndex(work / "index")

@@ -179,10 +179,10 @@ def _timed(cls: Any, name: str, sink: Callable[[str, float], None], label: str |
 
 async def _live_phase(args: argparse.Namespace) -> None:
     """The real app over the roots, watching; reports each token's arrivals on stdout."""
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.core.watch import Tracker, Watcher
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.screens.main import MainScreen
@@ -297,7 +297,7 @@ async def _live_phase(args: argparse.Namespace) -> None:
     _timed(SearchIndex, "_ingest", diag)
     _timed(MainScreen, "library_changed", diag)
     _timed(SessionScopeApp, "_show_live", diag)
-    from sessionscope.core.catalog import Catalog as _C
+    from sessionscope.core.catalog.store import Catalog as _C
     _timed(_C, "index_states", diag)
 
     library = Library([Root(r, "--root", explicit=True) for r in args.root],
@@ -347,10 +347,10 @@ async def _live_phase(args: argparse.Namespace) -> None:
 
 async def _pieces_phase(args: argparse.Namespace) -> None:
     """The append path without the app: tracker (library + catalog) and index, piece by piece."""
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.core.watch import Change, Tracker
 
     calls: dict[str, list[float]] = {}

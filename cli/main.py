@@ -17,7 +17,7 @@ from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.library import Library, ScanReport
+    from sessionscope.core.catalog.library import Library, ScanReport
     from sessionscope.core.model import Entry, Session
 
 EXIT_USAGE = 2
@@ -234,9 +234,9 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
 
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
     and indexes in one pass (each changed file parsed once, not once per step)."""
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import usable_cache_dir
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     roots, warnings = cli_roots(args)
     base = cache_or_none(args)
@@ -406,7 +406,7 @@ def _top_level(lib: Library, *, agent: str | None = None, project: str | None = 
     file may have outlived its parent's); plus the ids of those orphans, listed or not.
 
     Why: nesting children under their parents alone would never show an orphan at all."""
-    from sessionscope.core.library import is_child
+    from sessionscope.core.catalog.library import is_child
 
     top: list[Session] = []
     found: set[str] = set()
@@ -464,7 +464,7 @@ def _descendants(lib: Library, s: Session, depth: int) -> list[tuple[int, Sessio
 
 
 def _resolve(lib: Library, ref: str) -> Session:
-    from sessionscope.core.library import LookupFailed
+    from sessionscope.core.catalog.library import LookupFailed
 
     try:
         return lib.find(ref)
@@ -474,7 +474,7 @@ def _resolve(lib: Library, ref: str) -> Session:
 
 def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[Entry]:
     from sessionscope.core.read.jsonl import ReaderError
-    from sessionscope.core.library import conversation
+    from sessionscope.core.catalog.library import conversation
 
     try:
         loaded = lib.load(session)

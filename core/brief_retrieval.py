@@ -48,7 +48,7 @@ from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from .library import is_child, recency
+from .catalog.library import is_child, recency
 from .model import Entry, Session, SessionKind, iso
 from .query import Query, Term
 

@@ -43,10 +43,10 @@ import orjson
 
 from .read.adapters.base import LoadedSession, loads_observed
 from . import index_check
-from .catalog import FileRow, Fingerprint, IndexState
+from .catalog.store import FileRow, Fingerprint, IndexState
 from .config import CacheError
 from .read.jsonl import RecordFile, ReaderError
-from .library import Library
+from .catalog.library import Library
 from .model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
 from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from .library import Library, recency
+from .catalog.library import Library, recency
 from .model import Entry, EntryKind, Locator, Session, iso
 from .secrets import mask_if_on
 

@@ -31,11 +31,11 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterable, Iterator
 
-from .catalog import FileRow, Fingerprint
+from .catalog.store import FileRow, Fingerprint
 from .config import CacheError
 from .read.discovery import candidate_files
 from .read.jsonl import RecordFile, ReaderError
-from .library import Library
+from .catalog.library import Library
 from .model import Entry, EntryKind, Session, iso
 from .read.walk import walk_files
 

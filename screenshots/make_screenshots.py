@@ -53,9 +53,9 @@ async def transcript_diff(pilot: Any) -> None:
 async def transcript_days(pilot: Any) -> None:
     """A session that ran past midnight and on into Monday (the demo's sessions each keep to one
     day): the header names the days, a rule marks each new one."""
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
     from sessionscope.tui.screens.transcript import TranscriptScreen
     from test_transcript import SESSION, write_two_days
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.demo import DemoCorpus, generate_demo
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.tui.app import SessionScopeApp
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import CORPUS, NO_CORPUS, ROOT
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library, conversation
+from sessionscope.core.catalog.library import Library, conversation
 
 EVAL = ROOT / "bench" / "brief_eval"
 LABELS = sorted(EVAL.glob("*.json"))

@@ -16,12 +16,12 @@ import orjson
 import pytest
 
 from sessionscope.cli.main import main
-from sessionscope.core import catalog as catalog_module
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog import store as catalog_module
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.config import CacheError
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import IndexFailed, SearchIndex
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.watch import Change, Tracker
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)

@@ -410,10 +410,10 @@ def test_default_roots_off_and_no_roots_says_so(
 def hold_index_writer(demo: list[str], *, build: bool = True) -> object:
     """What the app does: open the index (built first with `build`) and keep its writer."""
     from sessionscope.cli.main import build_parser, open_index, open_library
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import cache_dir
     from sessionscope.core.index import SearchIndex
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     if build:
         args = build_parser().parse_args(["index", *demo, "--json"])

@@ -64,7 +64,7 @@ def test_an_unreadable_project_folder_is_warned_of(
 
 def test_a_file_made_unreadable_after_indexing_is_reported_not_served(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionscope.core import catalog, library
+    from sessionscope.core.catalog import store as catalog, library
 
     root = projects(tmp_path)
     beta = str(root / "-w-beta" / "beta-0000-0000-0000-000000000000.jsonl")
@@ -252,7 +252,7 @@ def test_a_hostile_query_is_one_line_and_exit_2(
 def test_a_file_that_vanishes_mid_walk_is_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quick: bool) -> None:
     from sessionscope.core.read import discovery
-    from sessionscope.core import library
+    from sessionscope.core.catalog import library
 
     root = projects(tmp_path)
     ghost = str(root / "-w-alpha" / "gone-0000-0000-0000-000000000000.jsonl")

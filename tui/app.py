@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     import argparse
 
     from sessionscope.core.index import Progress, SearchIndex, SearchResult
-    from sessionscope.core.library import Interim, Library, ScanReport
+    from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory import MemoryItem
     from sessionscope.core.watch import SessionEvent, Watcher
 
@@ -499,10 +499,10 @@ _APP_COMMANDS = frozenset(("help", "quit", "command_palette"))
 def build_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots; the demo corpus when asked or when no history exists."""
     from sessionscope.cli.main import demo_caches, demo_dir, demo_roots
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.read.discovery import Root, resolve_roots
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     config = load_config()
     notice = None

@@ -31,7 +31,7 @@ from ..text import one_line, printable
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter, RecordParser
-    from ..library import Library
+    from ..catalog.library import Library
 
 #: files at least this big are streamed (and slimmed) instead of loaded whole
 BIG_FILE_BYTES = 8 * 1024 * 1024

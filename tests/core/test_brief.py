@@ -49,10 +49,10 @@ from sessionscope.core.brief_findings import (
     shell_code,
 )
 from sessionscope.core.brief_retrieval import Exclusion, estimate_tokens, exclusions, find_git_root, task_terms
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Locator
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)

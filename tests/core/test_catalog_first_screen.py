@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sessionscope.core.catalog import SCHEMA_VERSION, Catalog, FileRow, Fingerprint, epoch_ms
+from sessionscope.core.catalog.store import SCHEMA_VERSION, Catalog, FileRow, Fingerprint, epoch_ms
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library, is_child, recency
+from sessionscope.core.catalog.library import Library, is_child, recency
 from sessionscope.core.model import Session, SessionKind, TokenUsage
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -191,8 +191,8 @@ def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
         "import sys\n"
         "from sessionscope.core.config import load_config\n"
         "from sessionscope.core.read.discovery import resolve_roots\n"
-        "from sessionscope.core.catalog import Catalog\n"
-        "from sessionscope.core.library import Library\n"
+        "from sessionscope.core.catalog.store import Catalog\n"
+        "from sessionscope.core.catalog.library import Library\n"
         f"load_config(); roots = resolve_roots([{str(tmp_path / 'r')!r}], (), False)\n"
         f"lib = Library(roots, catalog=Catalog({str(tmp_path / 'c.sqlite')!r}))\n"
         "assert lib.load_cached_newest(10) == 1\n"

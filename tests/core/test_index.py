@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core import index as index_module
 from sessionscope.core import index_check
 from sessionscope.core.index import INDEX_VERSION, SearchIndex
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.scan_search import scan_search
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)

@@ -6,9 +6,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library, LookupFailed
+from sessionscope.core.catalog.library import Library, LookupFailed
 
 
 def claude(uuid: str, parent: str | None, sid: str, ts: int, role: str = "user", text: str = "hi") -> dict:
@@ -93,7 +93,7 @@ def test_missing_default_root_is_a_note_not_an_error(tmp_path: Path) -> None:
 # -- live updates: one file's change relinks only what it touches ------------------------------
 
 def _synthetic_row(rng, path: str, ids: list[str]):  # noqa: ANN001, ANN202
-    from sessionscope.core.catalog import FileRow, Fingerprint
+    from sessionscope.core.catalog.store import FileRow, Fingerprint
     from sessionscope.core.model import Session, SessionKind
 
     sessions = []
@@ -116,7 +116,7 @@ def test_relinking_one_file_matches_linking_every_row(seed: int) -> None:
     order that ties in recency fall back on), and the file errors as a full pass would."""
     import random
 
-    from sessionscope.core.library import _link
+    from sessionscope.core.catalog.library import _link
 
     rng = random.Random(seed)
     lib = Library([], catalog=Catalog(None))
@@ -146,7 +146,7 @@ def test_relinking_one_file_matches_linking_every_row(seed: int) -> None:
 
 
 def test_an_append_relinks_without_visiting_the_other_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sessionscope.core.library as library
+    import sessionscope.core.catalog.library as library
 
     root, lib = make(tmp_path)
     for i in range(30):
@@ -160,7 +160,7 @@ def test_an_append_relinks_without_visiting_the_other_files(tmp_path: Path, monk
     monkeypatch.setattr(library, "_link", lambda sessions: linked.append(len(sessions)) or real(sessions))
     from dataclasses import replace as dc_replace
     grown = dc_replace(row.sessions[0], entry_count=5)
-    from sessionscope.core.catalog import FileRow
+    from sessionscope.core.catalog.store import FileRow
     lib.put_row(FileRow(path, row.fingerprint, row.adapter, [grown], None))
     assert linked == [] and lib.get(grown.id).entry_count == 5 and len(lib.all_sessions()) == 30
 

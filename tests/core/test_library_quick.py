@@ -10,11 +10,11 @@ from typing import Callable
 import orjson
 import pytest
 
-import sessionscope.core.library as library
-from sessionscope.core.catalog import Catalog
+import sessionscope.core.catalog.library as library
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Interim, Library, ListedSession, is_child
+from sessionscope.core.catalog.library import Interim, Library, ListedSession, is_child
 from sessionscope.core.model import SessionKind
 
 NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)

@@ -228,9 +228,9 @@ def test_raw_record_never_holds_control_characters(tmp_path: Path) -> None:
 
 
 def test_small_files_load_whole_with_malformed_lines_shown(tmp_path: Path) -> None:
-    from sessionscope.core.catalog import Catalog
+    from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.library import Library
+    from sessionscope.core.catalog.library import Library
 
     d = tmp_path / "projects" / "p"
     d.mkdir(parents=True)

@@ -11,9 +11,9 @@ import pytest
 
 from sessionscope.core.read import transcript as core
 from sessionscope.core.read.adapters.claude import ClaudeAdapter
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind
 from sessionscope.core.read.transcript import Display, Transcript, stream_batches
 

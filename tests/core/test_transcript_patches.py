@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator
 from sessionscope.core.read.transcript import diff_counts, diff_of, tool_summary
 

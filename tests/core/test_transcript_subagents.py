@@ -13,10 +13,10 @@ import orjson
 import pytest
 from helpers import DATA
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
 from sessionscope.core.read.transcript import (
     Display,

@@ -105,7 +105,7 @@ def test_a_folder_or_file_removed_during_the_walk_is_skipped_quietly(tmp_path: P
 def test_readable_from_the_mode_bits_without_a_system_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm scan asks of every file whether it is still readable: from the stat it has when the
     mode bits say so (os.access doubled a warm scan's system calls), from the system otherwise."""
-    from sessionscope.core import library
+    from sessionscope.core.catalog import library
 
     f = touch(tmp_path / "s.jsonl")
     asked: list[str] = []

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import orjson
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.index import SearchIndex
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.watch import Change, Watcher, _Poller
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)

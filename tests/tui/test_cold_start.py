@@ -13,9 +13,9 @@ import pytest
 from app_factory import NOW, make_app, settle
 from textual.pilot import Pilot
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library, ListedSession
+from sessionscope.core.catalog.library import Library, ListedSession
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.transcript import TranscriptScreen
 from sessionscope.tui.widgets.session_list import HEADER_LINES, SessionList
@@ -217,7 +217,7 @@ async def test_a_listed_session_opens_its_transcript(tmp_path: Path, monkeypatch
         assert screen.view.model.items
         facts = str(screen.query_one("#transcript-facts").render())
         # Not the listed session's unknown count ("0 entries"): the header counts what the view read.
-        from sessionscope.core.library import conversation
+        from sessionscope.core.catalog.library import conversation
 
         assert f" {len(conversation(list(want)))} entries" in facts and " 0 entries" not in facts
 

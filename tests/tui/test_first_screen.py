@@ -9,8 +9,8 @@ from pathlib import Path
 from app_factory import make_app, settle
 from textual.widgets import Input
 
-from sessionscope.core.catalog import Catalog
-from sessionscope.core.library import Library, is_child
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.catalog.library import Library, is_child
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.main import Holder
 from sessionscope.tui.widgets.search_pane import SearchPane

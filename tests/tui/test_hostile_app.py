@@ -9,9 +9,9 @@ from pathlib import Path
 from app_factory import settle
 from hostile import hostile_home, raw_controls
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.memory import discover_memory
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.transcript import TranscriptScreen

@@ -16,9 +16,9 @@ from typing import Callable
 import orjson
 import pytest
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.main import MainScreen
 from sessionscope.tui.screens.transcript import TranscriptScreen

@@ -12,9 +12,9 @@ from app_factory import make_app
 from secrets_corpus import POSITIVES, leaks
 from textual.widgets import Input, TextArea
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.composer import ComposerScreen
 from sessionscope.tui.screens.transcript import TranscriptScreen

@@ -16,10 +16,10 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 import sessionscope
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.demo import DemoCorpus, generate_demo
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.memory import MemoryItem, discover_memory
 from sessionscope.core.model import Session
 from sessionscope.tui.widgets.memory_note_view import body_markdown, card_rows, safe_markdown_parser

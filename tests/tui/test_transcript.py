@@ -12,9 +12,9 @@ import pytest
 from textual.app import App
 from textual.widgets import Input
 
-from sessionscope.core.catalog import Catalog
+from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Session
 from sessionscope.core.read.transcript import Display
 from sessionscope.tui.screens.raw_record import RawRecordScreen
@@ -789,7 +789,7 @@ async def test_a_streamed_file_hides_its_rewound_branch_once_read(tmp_path: Path
         assert not any(REWOUND in line for line in screen_text(view))
         facts = str(pilot.app.screen.query_one("#transcript-facts").render())
         assert "large file" in facts and "all branches" not in facts
-        from sessionscope.core.library import conversation
+        from sessionscope.core.catalog.library import conversation
 
         read_count = len(conversation(library.load(library.find(SESSION)).entries))  # as `read` counts
         assert view.entry_count == read_count and f"{read_count} entries" in facts

@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer
 
-from sessionscope.core.library import ListedSession
+from sessionscope.core.catalog.library import ListedSession
 from sessionscope.core.model import Session
 from sessionscope.core.text import printable
 from sessionscope.tui.widgets.session_list import SessionList
@@ -262,7 +262,7 @@ class MainScreen(Screen[None]):
     def on_search_pane_ref_submitted(self, event: SearchPane.RefSubmitted) -> None:
         """A pasted Source reference opens its entry; a text that only looks like one is searched."""
         from sessionscope.core.brief_findings import parse_ref
-        from sessionscope.core.library import LookupFailed
+        from sessionscope.core.catalog.library import LookupFailed
 
         library = self.ss_app.library
         try:

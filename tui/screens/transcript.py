@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from sessionscope.core.format import count, date_span
-from sessionscope.core.library import Library, ListedSession
+from sessionscope.core.catalog.library import Library, ListedSession
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line, printable

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Callable, NamedTuple
 
 from sessionscope.core.format import child_runs, count, project_name
-from sessionscope.core.library import is_child, recency
+from sessionscope.core.catalog.library import is_child, recency
 from sessionscope.core.model import Session
 
 SORTS: tuple[str, ...] = ("active", "entries", "tokens", "title", "project")

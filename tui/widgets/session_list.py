@@ -37,7 +37,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import human_tokens, project_name, relative_time
-from sessionscope.core.library import ListedSession
+from sessionscope.core.catalog.library import ListedSession
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, Session
 from sessionscope.core.text import printable
 from sessionscope.tui.widgets.transcript_view import TranscriptView

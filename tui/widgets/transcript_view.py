@@ -26,7 +26,7 @@ from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from sessionscope.core.format import day_label
-from sessionscope.core.library import Library
+from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.text import clipboard_text, printable
 from sessionscope.core.read.transcript import (

@@ -19,16 +19,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
-from .catalog import Catalog, FileRow, Fingerprint
-from .read.discovery import Root, candidate_files
-from .model import Entry, EntryKind, Session, SessionKind
-from .read.walk import WalkReport
+from .store import Catalog, FileRow, Fingerprint
+from ..read.discovery import Root, candidate_files
+from ..model import Entry, EntryKind, Session, SessionKind
+from ..read.walk import WalkReport
 
 # The adapters (and the reader) come with the first scan or load, not with this module: the
 # app's first frame needs only the catalog's sessions.
 if TYPE_CHECKING:
-    from .read.adapters import LoadedSession, Registry
-    from .read.listing import QuickMeta
+    from ..read.adapters import LoadedSession, Registry
+    from ..read.listing import QuickMeta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -120,7 +120,7 @@ class Library:
         """The adapters; the default ones are made at first use (the first scan or load), so
         that reading the catalog alone, as the app's first frame does, never imports them."""
         if self._registry is None:
-            from .read.adapters import default_registry
+            from ..read.adapters import default_registry
 
             self._registry = default_registry()
         return self._registry
@@ -150,7 +150,7 @@ class Library:
         Files come newest first; a file holds no session newer than its own recency, so once
         `count` top-level sessions are at least as recent as the last file read, no file still
         unread can hold a newer one."""
-        from .catalog import epoch_ms
+        from .store import epoch_ms
 
         rows: list[FileRow] = []
         tops: list[int] = []  # the recency (epoch ms) of each top-level session read
@@ -290,7 +290,7 @@ class Library:
                     publish: Callable[[], None], every: float) -> None:
         """Quick-list `files` into `listed` (by path), newest first, publishing as the scan's
         docstring says."""
-        from .read.listing import quick_meta
+        from ..read.listing import quick_meta
 
         registry = self.registry
         files = sorted(files, key=lambda item: item[1].st_mtime, reverse=True)
@@ -322,7 +322,7 @@ class Library:
 
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
-        from .read.jsonl import ReaderError
+        from ..read.jsonl import ReaderError
 
         try:
             fp = Fingerprint.of(path, st)
@@ -499,7 +499,7 @@ class Library:
 
     def load(self, session: Session) -> LoadedSession:
         """The session's entries, read from disk now (the catalog keeps only metadata)."""
-        from .read.jsonl import ReaderError
+        from ..read.jsonl import ReaderError
 
         adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
@@ -514,7 +514,7 @@ class Library:
 
     def iter_loaded(self, sessions: Iterable[Session]) -> Iterator[tuple[Session, LoadedSession]]:
         """Load sessions one after another, skipping (not raising on) unreadable ones."""
-        from .read.jsonl import ReaderError
+        from ..read.jsonl import ReaderError
 
         cache: dict[str, list[LoadedSession]] = {}
         for s in sessions:

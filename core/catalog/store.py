@@ -17,8 +17,8 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from .config import ZSTD_HINT, CacheError
-from .model import Session, SessionKind, TokenUsage
+from ..config import ZSTD_HINT, CacheError
+from ..model import Session, SessionKind, TokenUsage
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
 # the app's startup as dicts with ISO strings), and each file has its newest session's time, so
