@@ -392,7 +392,7 @@ def _warm_catalog(roots: list[str], cache: Path, index: bool) -> dict[str, Any]:
         "t = time.perf_counter(); rep = lib.scan(); out = {'scan_s': time.perf_counter() - t,"
         " 'files': rep.files, 'sessions': len(lib.all_sessions()), 'errors': len(rep.errors)}\n"
         "if index:\n"
-        "    from sessionscope.core.index import SearchIndex\n"
+        "    from sessionscope.core.search.index import SearchIndex\n"
         "    idx = SearchIndex(cache / 'index'); t = time.perf_counter()\n"
         "    idx.update(lib, lambda p: None); out['index_s'] = time.perf_counter() - t\n"
         "    idx.close()\n"

@@ -180,7 +180,7 @@ def load_labels(directory: Path) -> list[dict[str, Any]]:
 def open_corpus(corpus: Path, cache: Path) -> tuple[Any, Any]:
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
 
     roots = [Root(str(corpus / sub), "--root", True) for sub in ("claude-code", "codex") if (corpus / sub).is_dir()]

@@ -76,7 +76,7 @@ def measure(mb: float, calls: int) -> dict:
     from sessionscope.core.brief import Task, compose
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
 
     out = {}

@@ -161,7 +161,7 @@ def _roots(corpus: Path) -> list[Any]:
 
 def _open(corpus: Path, work: Path) -> tuple[Any, Any]:
     from sessionscope.core.catalog.store import Catalog
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
 
     lib = Library(_roots(corpus), catalog=Catalog(work / "catalog.sqlite"))
@@ -295,12 +295,12 @@ def _rg_time(rg: str, term: str, corpus: Path, runs: int) -> tuple[float, int]:
 
 def phase_query(corpus: Path, work: Path, out: dict[str, Any], runs: int, rg_runs: int,
                 seed: int, size_mb: float, rg: str | None) -> None:
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
 
     index = SearchIndex(work / "index")
     out["docs"] = index.index.searcher().num_docs
     queries = _choose_queries(index, seed, size_mb)
-    from sessionscope.core.query import parse
+    from sessionscope.core.search.query import parse
 
     searcher = index.index.searcher()
     for q in queries:
@@ -391,7 +391,7 @@ def phase_append(corpus: Path, work: Path, out: dict[str, Any], targets: list[st
 
 
 def phase_main(args: argparse.Namespace) -> dict[str, Any]:
-    import sessionscope.core.index  # noqa: F401  (imports count as idle, not as the phase)
+    import sessionscope.core.search.index  # noqa: F401  (imports count as idle, not as the phase)
 
     gc.collect()
     idle = _status()

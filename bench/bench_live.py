@@ -181,7 +181,7 @@ async def _live_phase(args: argparse.Namespace) -> None:
     """The real app over the roots, watching; reports each token's arrivals on stdout."""
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.watch import Tracker, Watcher
     from sessionscope.tui.app import SessionScopeApp
@@ -349,7 +349,7 @@ async def _pieces_phase(args: argparse.Namespace) -> None:
     """The append path without the app: tracker (library + catalog) and index, piece by piece."""
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.watch import Change, Tracker
 

@@ -583,7 +583,7 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
     with one line on stderr saying so; with `wait` (an explicit update: `index`), it is waited
     for up to that many seconds, then the command fails (exit 2), naming the reason."""
     from sessionscope.core.config import load_config
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
 
     base = cache_or_none(args)
     if base is None:  # (open_library said why, once)
@@ -630,7 +630,7 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from sessionscope.core.query import QueryError, parse
+    from sessionscope.core.search.query import QueryError, parse
 
     try:
         query = parse(args.query)
@@ -700,7 +700,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args, scan=only_status)
     _warn(warnings, args)
     if only_status:
-        from sessionscope.core.index import SearchIndex
+        from sessionscope.core.search.index import SearchIndex
 
         status = SearchIndex(caches(args) / "index").status(lib)
         if args.json:
@@ -730,9 +730,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def _index_check(args: argparse.Namespace) -> int:
-    """`index --check`: every checksum of the index's files (see core/index_check.py)."""
-    from sessionscope.core import index_check
-    from sessionscope.core.index import INDEX_VERSION
+    """`index --check`: every checksum of the index's files (see core/search/index_check.py)."""
+    from sessionscope.core.search import index_check
+    from sessionscope.core.search.index import INDEX_VERSION
 
     directory = caches(args) / "index" / f"tantivy-v{INDEX_VERSION}"
     if not (directory / "meta.json").exists() and not directory.is_dir():

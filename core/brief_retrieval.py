@@ -50,7 +50,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from .catalog.library import is_child, recency
 from .model import Entry, Session, SessionKind, iso
-from .query import Query, Term
+from .search.query import Query, Term
 
 WINDOW_DAYS = 90
 LIVE_SECONDS = 60

@@ -487,7 +487,7 @@ def mask_marked(text: str, open_mark: str = "«", close_mark: str = "»") -> str
 
 # Masking of what a local reader is shown (`read`/`search --mask-secrets`, the app's screen-sharing
 # toggle): off by default, on inside `masking(True)`. A context variable, so a search run in one
-# worker thread masks its previews and snippets (core/index.py calls `mask_if_on` on an entry's
+# worker thread masks its previews and snippets (core/search/index.py calls `mask_if_on` on an entry's
 # text before cutting a preview from it) without another caller's being affected.
 _MASKING: ContextVar[bool] = ContextVar("sessionscope_masking", default=False)
 

@@ -412,7 +412,7 @@ def hold_index_writer(demo: list[str], *, build: bool = True) -> object:
     from sessionscope.cli.main import build_parser, open_index, open_library
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import cache_dir
-    from sessionscope.core.index import SearchIndex
+    from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
 
     if build:

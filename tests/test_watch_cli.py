@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from sessionscope.core.index import SearchIndex
+from sessionscope.core.search.index import SearchIndex
 
 TIMEOUT_S = 20.0
 

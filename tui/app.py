@@ -44,7 +44,7 @@ READING_INTERVAL = 0.2
 if TYPE_CHECKING:
     import argparse
 
-    from sessionscope.core.index import Progress, SearchIndex, SearchResult
+    from sessionscope.core.search.index import Progress, SearchIndex, SearchResult
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory import MemoryItem
     from sessionscope.core.watch import SessionEvent, Watcher
@@ -238,7 +238,7 @@ class SessionScopeApp(App[None]):
         return progress
 
     def _update_index(self) -> None:
-        from sessionscope.core.index import SearchIndex
+        from sessionscope.core.search.index import SearchIndex
 
         with self._library_lock:
             index = SearchIndex(self.index_dir, tool_result_cap=self.tool_result_cap)
@@ -358,8 +358,8 @@ class SessionScopeApp(App[None]):
     def search(self, query: str, limit: int = 200) -> SearchResult:
         """The index's answer (called from the search pane's worker thread)."""
         if self.index is None:
-            from sessionscope.core.index import SearchResult
-            from sessionscope.core.query import parse
+            from sessionscope.core.search.index import SearchResult
+            from sessionscope.core.search.query import parse
 
             return SearchResult([], "pending", parse(query, self.now))
         from sessionscope.core.secrets import masking

@@ -51,7 +51,7 @@ from sessionscope.core.brief_findings import (
 from sessionscope.core.brief_retrieval import Exclusion, estimate_tokens, exclusions, find_git_root, task_terms
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.index import SearchIndex
+from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Locator
 

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core import index as index_module
-from sessionscope.core import index_check
-from sessionscope.core.index import INDEX_VERSION, SearchIndex
+from sessionscope.core.search import index as index_module
+from sessionscope.core.search import index_check
+from sessionscope.core.search.index import INDEX_VERSION, SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.scan_search import scan_search
+from sessionscope.core.search.scan import scan_search
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.query import QueryError, Term, parse
+from sessionscope.core.search.query import QueryError, Term, parse
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 

@@ -13,7 +13,7 @@ import pytest
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.index import SearchIndex
+from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.watch import Change, Tracker, Watcher
 
@@ -284,7 +284,7 @@ def test_the_index_follows_the_changed_paths_alone(setup, monkeypatch: pytest.Mo
 
 
 def test_many_changed_paths_or_an_empty_index_take_the_full_pass(setup) -> None:  # noqa: ANN001
-    import sessionscope.core.index as index_module
+    import sessionscope.core.search.index as index_module
 
     root, lib, tracker, index = setup
     paths = []

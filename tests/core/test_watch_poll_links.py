@@ -11,7 +11,7 @@ import orjson
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.index import SearchIndex
+from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.watch import Change, Watcher, _Poller
 

@@ -18,9 +18,9 @@ from textual.widgets import Input, Static
 import sessionscope
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.index import SearchIndex, SearchResult
+from sessionscope.core.search.index import SearchIndex, SearchResult
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.query import parse
+from sessionscope.core.search.query import parse
 from sessionscope.tui.widgets.search_pane import SearchPane
 from sessionscope.tui.widgets.search_results import SearchResults, snippet_text
 

@@ -49,7 +49,7 @@ from textual.worker import Worker, WorkerState
 from sessionscope.core.brief import FOUND, UNAVAILABLE, BriefResult, Budget, Rendered, Task, compose, render_brief
 from sessionscope.core.brief_assist import ASSISTS, DEFAULT_TIMEOUT, AssistOutcome
 from sessionscope.core.brief_retrieval import WINDOW_DAYS, project_root
-from sessionscope.core.scan_search import Hit
+from sessionscope.core.search.scan import Hit
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 from sessionscope.tui.widgets._draft import entry_text, own_finding

@@ -28,7 +28,7 @@ from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from sessionscope.core.index import Progress
+    from sessionscope.core.search.index import Progress
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.widgets.memory_pane import MemoryPane
     from sessionscope.tui.widgets.search_pane import SearchPane
@@ -347,7 +347,7 @@ def find_text(query: str, preview: str | None) -> str:
     """What the transcript's find highlights for a search hit: the query's first text term found
     in the hit (words, a phrase's words in order, a prefix's stem, a substring), not the raw
     query, which holds operators, filters and quotes the text does not."""
-    from sessionscope.core.query import QueryError, parse
+    from sessionscope.core.search.query import QueryError, parse
 
     try:
         q = parse(query)

@@ -30,9 +30,9 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from sessionscope.core.format import count
-from sessionscope.core.index import SearchResult
-from sessionscope.core.query import QueryError
-from sessionscope.core.scan_search import Hit
+from sessionscope.core.search.index import SearchResult
+from sessionscope.core.search.query import QueryError
+from sessionscope.core.search.scan import Hit
 from sessionscope.core.text import printable
 
 from .search_results import Lookup, SearchResults

@@ -22,11 +22,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import count, project_name, short_time
-from sessionscope.core.index import SearchResult, highlight_spans
+from sessionscope.core.search.index import SearchResult, highlight_spans
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
-from sessionscope.core.query import Query
-from sessionscope.core.scan_search import Hit
+from sessionscope.core.search.query import Query
+from sessionscope.core.search.scan import Hit
 from sessionscope.core.text import one_line, printable
 
 from ._cells import clock_of, fit, foreground

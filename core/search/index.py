@@ -16,7 +16,7 @@ searchable while it is still being built).
 parses from that same parse, so a new or rewritten file is read once, not twice (a cold 1 GB
 build: ~20% less CPU, ~25% less time; bench/bench_index.py measures both ways).
 
-Search: the query language of core/query.py. Words, phrases and prefixes are BM25-ranked
+Search: the query language of core/search/query.py. Words, phrases and prefixes are BM25-ranked
 (recency breaks ties); a phrase of common words starts from the documents holding its word pairs
 (the `pairs` field, see `SearchIndex._phrase`); substring terms are answered from a superset of candidates (the terms that
 contain each fragment's pieces, found in a per-commit list of the term dictionary) confirmed
@@ -41,16 +41,16 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
-from .read.adapters.base import LoadedSession, loads_observed
+from ..read.adapters.base import LoadedSession, loads_observed
 from . import index_check
-from .catalog.store import FileRow, Fingerprint, IndexState
-from .config import CacheError
-from .read.jsonl import RecordFile, ReaderError
-from .catalog.library import Library
-from .model import Entry, EntryKind, Locator, Session, SessionKind
+from ..catalog.store import FileRow, Fingerprint, IndexState
+from ..config import CacheError
+from ..read.jsonl import RecordFile, ReaderError
+from ..catalog.library import Library
+from ..model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
-from .scan_search import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
-from .secrets import mask_if_on
+from .scan import SEARCHABLE, Hit, flat_head, scan_entries, searchable_text, window
+from ..secrets import mask_if_on
 
 INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
@@ -321,7 +321,7 @@ class SearchIndex:
 
     def _damage(self) -> str | None:
         """What is wrong with the index's files (None: nothing, or no index yet); see
-        core/index_check.py. Only files not checked before at their size and mtime are read."""
+        core/search/index_check.py. Only files not checked before at their size and mtime are read."""
         assert self.directory is not None
         if not (self.directory / "meta.json").exists():
             return None

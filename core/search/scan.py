@@ -1,6 +1,6 @@
 """Search hits, snippets, and the streaming substring scan behind `sessionscope search`.
 
-Why a scan at all: it is the ground truth the index (core/index.py) is held against, and it needs
+Why a scan at all: it is the ground truth the index (core/search/index.py) is held against, and it needs
 no index to exist. It reads sessions most recent first and stops as soon as no older session can
 contribute to the top `limit` hits.
 """
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
 
-from .catalog.library import Library, recency
-from .model import Entry, EntryKind, Locator, Session, iso
-from .secrets import mask_if_on
+from ..catalog.library import Library, recency
+from ..model import Entry, EntryKind, Locator, Session, iso
+from ..secrets import mask_if_on
 
 SEARCHABLE = {
     EntryKind.TEXT, EntryKind.THINKING, EntryKind.TOOL_USE, EntryKind.TOOL_RESULT,

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from .model import EntryKind, Role
+from ..model import EntryKind, Role
 
 FILTERS = ("agent", "project", "role", "kind", "tool", "session", "branch", "since", "until")
 #: the filters with a closed set of values: any other value could never match, so it is refused
