@@ -137,7 +137,7 @@ def _raw_phase(args: argparse.Namespace) -> None:
     """Bare watchfiles over the roots, the Watcher's settings: the floor under the app's event."""
     import watchfiles
 
-    from sessionscope.core.watch import DEBOUNCE_MS, RECHECK_MS, STEP_MS
+    from sessionscope.core.live.watch import DEBOUNCE_MS, RECHECK_MS, STEP_MS
 
     stop = threading.Event()
     first = [True]
@@ -183,7 +183,7 @@ async def _live_phase(args: argparse.Namespace) -> None:
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
-    from sessionscope.core.watch import Tracker, Watcher
+    from sessionscope.core.live.watch import Tracker, Watcher
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.screens.main import MainScreen
     from sessionscope.tui.screens.transcript import TranscriptScreen
@@ -351,7 +351,7 @@ async def _pieces_phase(args: argparse.Namespace) -> None:
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
-    from sessionscope.core.watch import Change, Tracker
+    from sessionscope.core.live.watch import Change, Tracker
 
     calls: dict[str, list[float]] = {}
     recording = [False]

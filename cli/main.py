@@ -776,7 +776,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import orjson
 
     from sessionscope.core.config import load_config
-    from sessionscope.core.watch import Watcher
+    from sessionscope.core.live.watch import Watcher
 
     lib, warnings = open_library(args)
     _warn(warnings, args)

@@ -22,7 +22,7 @@ from sessionscope.core.config import CacheError
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import IndexFailed, SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.watch import Change, Tracker
+from sessionscope.core.live.watch import Change, Tracker
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 FULL = "database or disk is full"  # sqlite3.OperationalError's text for SQLITE_FULL

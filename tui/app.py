@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from sessionscope.core.search.index import Progress, SearchIndex, SearchResult
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory import MemoryItem
-    from sessionscope.core.watch import SessionEvent, Watcher
+    from sessionscope.core.live.watch import SessionEvent, Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 #: what the main screen's first frame needs; the other screens' and panes' stylesheets are read
@@ -280,7 +280,7 @@ class SessionScopeApp(App[None]):
     # -- live ----------------------------------------------------------------------------------
     def start_watching(self) -> None:
         """Watch the roots (once; after the first scan, so the watcher knows every file)."""
-        from sessionscope.core.watch import Watcher
+        from sessionscope.core.live.watch import Watcher
 
         if self.watcher is not None or not self.watch_files:
             return
@@ -328,7 +328,7 @@ class SessionScopeApp(App[None]):
             self.call_later(self._show_live)
 
     def _show_live(self) -> None:
-        from sessionscope.core.watch import Change
+        from sessionscope.core.live.watch import Change
         from sessionscope.tui.screens.transcript import TranscriptScreen
 
         events, self._live, self._live_scheduled = self._live, [], False

@@ -13,7 +13,7 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.watch import Change, Watcher, _Poller
+from sessionscope.core.live.watch import Change, Watcher, _Poller
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -86,7 +86,7 @@ def test_inotify_watches_each_real_folder_once_and_nothing_out_of_the_root(tmp_p
     folder of the file system before it was armed (and the watcher missed what came meanwhile)."""
     import pytest
 
-    from sessionscope.core.watch import _Inotify
+    from sessionscope.core.live.watch import _Inotify
 
     inotify = _Inotify.open()
     if inotify is None:

@@ -31,13 +31,13 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterable, Iterator
 
-from .catalog.store import FileRow, Fingerprint
-from .config import CacheError
-from .read.discovery import candidate_files
-from .read.jsonl import RecordFile, ReaderError
-from .catalog.library import Library
-from .model import Entry, EntryKind, Session, iso
-from .read.walk import walk_files
+from ..catalog.store import FileRow, Fingerprint
+from ..config import CacheError
+from ..read.discovery import candidate_files
+from ..read.jsonl import RecordFile, ReaderError
+from ..catalog.library import Library
+from ..model import Entry, EntryKind, Session, iso
+from ..read.walk import walk_files
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
