@@ -782,7 +782,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     _warn(warnings, args)
     # (without a usable cache there is no index to keep: open_library said so)
     index = None if args.no_index or cache_or_none(args) is None else open_index(args, lib)[0]
-    from sessionscope.core.memory import watched_memory_dirs
+    from sessionscope.core.memory.places import watched_memory_dirs
 
     # Besides the agents' roots: the known projects' memory folders (the demo's are in its corpus).
     extra = watched_memory_dirs(s.project for s in lib.all_sessions() if s.project)

@@ -22,7 +22,7 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sessionscope.core.memory import (
+    from sessionscope.core.memory.places import (
         Decision,
         MemoryItem,
         NoteError,
@@ -48,7 +48,7 @@ _CORE = ("Decision", "MemoryItem", "NoteError", "NoteUpdate", "SessionNote", "di
 
 def _import_core() -> None:
     """Bind the memory core's names in this module, on the first memory command."""
-    from sessionscope.core import memory
+    from sessionscope.core.memory import places as memory
 
     globals().update({name: getattr(memory, name) for name in _CORE})
 

@@ -417,7 +417,7 @@ def project_memory(root: str | None, claude_projects_dirs: Iterable[str] = ()) -
     """Statements of the project's memory notes, auto-memory and instruction files."""
     if not root:
         return []
-    from .memory import SESSION_NOTE, discover_memory, read_note
+    from .memory.places import SESSION_NOTE, discover_memory, read_note
 
     out: list[tuple[str, str]] = []
     try:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import orjson
 
 if TYPE_CHECKING:
-    from .agent_memory import MemoryItem
+    from .memory.agent import MemoryItem
 
 __all__ = ["DemoCorpus", "generate_demo", "escape_project_dir", "demo_memory"]
 
@@ -2085,7 +2085,7 @@ def demo_memory(root: Path) -> list[MemoryItem]:
     """Every memory file of the demo corpus written under `root`, newest first, each under the
     demo project it belongs to (`/home/dev/projects/payments-api`, as its sessions say), not under
     the stand-in folder or the escaped Claude folder name it was found in."""
-    from .agent_memory import discover_memory
+    from .memory.agent import discover_memory
 
     root = Path(root)
     checkouts = {os.path.abspath(_workspace(root, p)): p for p in _MEMORY_PROJECTS}

@@ -11,7 +11,7 @@ import pytest
 from helpers import isolate
 
 from sessionscope.cli import main as cli, memory as memory_cli
-from sessionscope.core.memory import claude_dir_name
+from sessionscope.core.memory.places import claude_dir_name
 
 
 @pytest.fixture(autouse=True)
@@ -318,7 +318,7 @@ def test_save_over_a_directory_named_like_the_note_is_a_clean_error(capsys: pyte
 
 def test_the_cli_statuses_are_the_cores() -> None:
     from sessionscope.cli import memory as memory_cli
-    from sessionscope.core.memory_notes import STATUSES
+    from sessionscope.core.memory.notes import STATUSES
 
     assert memory_cli.STATUSES == STATUSES
 
@@ -328,7 +328,7 @@ def test_building_the_command_line_does_not_import_the_memory_core() -> None:
     import sys
 
     code = ("import sys; from sessionscope.cli.main import build_parser; build_parser(); "
-            "print('sessionscope.core.memory' in sys.modules, 'yaml' in sys.modules)")
+            "print('sessionscope.core.memory.places' in sys.modules, 'yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
 
@@ -369,7 +369,7 @@ def test_eight_parallel_save_commands_keep_every_step(tmp_path: Path) -> None:
 def test_save_gives_up_on_a_held_lock_after_the_configured_timeout(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     fcntl = pytest.importorskip("fcntl", reason="the held lock is taken with flock (POSIX)")
-    from sessionscope.core.memory_notes import lock_path
+    from sessionscope.core.memory.notes import lock_path
 
     (tmp_path / "cfg.toml").write_text("memory_lock_timeout = 0\n")
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from sessionscope.core.search.index import Progress, SearchIndex, SearchResult
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
-    from sessionscope.core.memory import MemoryItem
+    from sessionscope.core.memory.places import MemoryItem
     from sessionscope.core.live.watch import SessionEvent, Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -254,7 +254,7 @@ class SessionScopeApp(App[None]):
         """Every memory file of the known projects (called from the memory pane's worker)."""
         if self._memory is not None:
             return self._memory()
-        from sessionscope.core.memory import discover_memory
+        from sessionscope.core.memory.places import discover_memory
 
         projects, roots = self._memory_places()
         return discover_memory(projects, roots, memory_dirs=self.memory_dirs,
@@ -264,7 +264,7 @@ class SessionScopeApp(App[None]):
         """Where `memory_items` looks, in a sentence (the memory pane says it when it finds nothing)."""
         if self._memory is not None:
             return "Looked in the demo's project folders."
-        from sessionscope.core.memory import describe_places
+        from sessionscope.core.memory.places import describe_places
 
         projects, roots = self._memory_places()
         return describe_places(projects, roots, self.memory_dirs, self.cwd)
@@ -272,7 +272,7 @@ class SessionScopeApp(App[None]):
     def _memory_places(self) -> tuple[list[str], list[str]]:
         """Where `sessionscope memory list` looks: the folder the app started in, the sessions'
         projects, the readable roots."""
-        from sessionscope.core.memory import memory_places
+        from sessionscope.core.memory.places import memory_places
 
         return memory_places((s.project for s in self.library.all_sessions() if s.project),
                              (r.path for r in self.library.roots if r.error is None), self.cwd)
@@ -286,7 +286,7 @@ class SessionScopeApp(App[None]):
             return
         extra = list(self.memory_dirs)
         if self._memory is None:  # the known projects' memory folders (the demo names its own)
-            from sessionscope.core.memory import watched_memory_dirs
+            from sessionscope.core.memory.places import watched_memory_dirs
 
             extra += watched_memory_dirs(self._memory_places()[0])
         self.watcher = Watcher(self.library, poll=self.poll, lock=self._library_lock, extra=extra)

@@ -225,7 +225,7 @@ def _notes(demo: DemoCorpus) -> dict[str, list[Path]]:
 
 
 def test_memory_notes_sit_in_stand_in_checkouts(demo: DemoCorpus) -> None:
-    from sessionscope.core.memory_notes import parse_note_name
+    from sessionscope.core.memory.notes import parse_note_name
 
     notes = _notes(demo)
     assert {p: len(n) for p, n in notes.items()} == {PAYMENTS: 3, DASHBOARD: 2, INFRA: 2}
@@ -240,7 +240,7 @@ def test_memory_notes_sit_in_stand_in_checkouts(demo: DemoCorpus) -> None:
 
 
 def test_memory_notes_read_as_intended(demo: DemoCorpus) -> None:
-    from sessionscope.core.memory import read_note
+    from sessionscope.core.memory.places import read_note
 
     notes = [read_note(p) for paths in _notes(demo).values() for p in paths]
     assert sorted(n.schema_version for n in notes) == ["1.0"] + ["1.1"] * 6
@@ -259,7 +259,7 @@ def test_memory_notes_read_as_intended(demo: DemoCorpus) -> None:
 
 
 def test_each_note_follows_a_session_of_its_project(demo: DemoCorpus) -> None:
-    from sessionscope.core.memory import read_note
+    from sessionscope.core.memory.places import read_note
 
     for project, paths in _notes(demo).items():
         starts = []
@@ -298,7 +298,7 @@ def test_memory_items_belong_to_the_demo_projects(demo: DemoCorpus) -> None:
 
 
 def test_load_last_resumes_the_newest_payments_note(demo: DemoCorpus) -> None:
-    from sessionscope.core.memory import load_last
+    from sessionscope.core.memory.places import load_last
 
     result = load_last("payments-api", [demo.memory_dirs[PAYMENTS]], now=NOW)
     assert result.found and not result.warnings

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sessionscope.core.memory import (
+from sessionscope.core.memory.places import (
     AUTO_INDEX,
     AUTO_TOPIC,
     INSTRUCTIONS,

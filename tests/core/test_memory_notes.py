@@ -14,8 +14,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core import memory_notes
-from sessionscope.core.memory import (
+from sessionscope.core.memory import notes as memory_notes
+from sessionscope.core.memory.places import (
     Decision,
     NoteCorrupt,
     NoteError,

@@ -12,7 +12,7 @@ from hostile import hostile_home, raw_controls
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.memory import discover_memory
+from sessionscope.core.memory.places import discover_memory
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.transcript import TranscriptScreen
 from sessionscope.tui.widgets.search_pane import SearchPane

@@ -20,7 +20,7 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.demo import DemoCorpus, generate_demo
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.memory import MemoryItem, discover_memory
+from sessionscope.core.memory.places import MemoryItem, discover_memory
 from sessionscope.core.model import Session
 from sessionscope.tui.widgets.memory_note_view import body_markdown, card_rows, safe_markdown_parser
 from sessionscope.tui.widgets.memory_pane import MemoryPane, resume_lines
@@ -463,7 +463,7 @@ def test_snapshot_warnings_and_sessions_focused(snap_compare, world: World) -> N
 def test_imports_are_shown_resolved_below_the_body(tmp_path: Path) -> None:
     """`@path` imports are shown as the agent reads them: each imported file's text in place,
     nested ones too, and the ones not followed with the reason."""
-    from sessionscope.core.memory import render_note
+    from sessionscope.core.memory.places import render_note
 
     proj = tmp_path / "proj"
     (proj / "docs").mkdir(parents=True)

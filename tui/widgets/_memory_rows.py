@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-from sessionscope.core.memory import SESSION_NOTE, STATUSES, MemoryItem, group_by_project
+from sessionscope.core.memory.places import SESSION_NOTE, STATUSES, MemoryItem, group_by_project
 from sessionscope.core.text import one_line
 
 __all__ = ["STATUS_FILTERS", "Line", "MemoryRows"]

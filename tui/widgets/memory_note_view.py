@@ -20,7 +20,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from sessionscope.core.memory import AUTO_INDEX, AUTO_TOPIC, INSTRUCTIONS, SCHEMA_VERSION, SESSION_NOTE, MemoryItem
+from sessionscope.core.memory.places import (
+    AUTO_INDEX,
+    AUTO_TOPIC,
+    INSTRUCTIONS,
+    SCHEMA_VERSION,
+    SESSION_NOTE,
+    MemoryItem,
+)
 from sessionscope.core.text import printable
 
 from ._cells import clock_of, foreground

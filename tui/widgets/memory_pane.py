@@ -28,7 +28,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from sessionscope.core.format import count
-from sessionscope.core.memory import (
+from sessionscope.core.memory.places import (
     SESSION_NOTE,
     MemoryItem,
     NoteCorrupt,

@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import count, project_name, short_time
-from sessionscope.core.memory import (
+from sessionscope.core.memory.places import (
     AUTO_INDEX,
     AUTO_TOPIC,
     INSTRUCTIONS,

@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import short_time
-from sessionscope.core.memory import claude_dir_name
+from sessionscope.core.memory.places import claude_dir_name
 from sessionscope.core.model import Session
 from sessionscope.core.text import one_line
 

@@ -5,7 +5,7 @@ Why a facade: the CLI and the app's timeline pane should not care that notes (re
 """
 from __future__ import annotations
 
-from .agent_memory import (
+from .agent import (
     AUTO_INDEX,
     AUTO_TOPIC,
     INSTRUCTIONS,
@@ -25,7 +25,7 @@ from .agent_memory import (
     resolve_imports,
     watched_memory_dirs,
 )
-from .memory_notes import (
+from .notes import (
     SCHEMA_VERSION,
     STATUSES,
     Decision,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from .memory_notes import (
+from .notes import (
     NoteCorrupt,
     jsonable,
     parse_markdown,
@@ -37,7 +37,7 @@ from .memory_notes import (
     split_sections,
     stamp_datetime,
 )
-from .model import parse_timestamp
+from ..model import parse_timestamp
 
 SESSION_NOTE = "session-note"
 AUTO_INDEX = "auto-memory-index"

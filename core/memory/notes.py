@@ -61,7 +61,7 @@ import frontmatter
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
-from .model import parse_timestamp
+from ..model import parse_timestamp
 
 SCHEMA_VERSION = "1.1"
 LEGACY_VERSION = "1.0"
