@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sessionscope.core.brief_assist import DIGEST_TOKENS, build_digest
+from sessionscope.core.brief.assist import DIGEST_TOKENS, build_digest
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library

@@ -198,7 +198,7 @@ def fixed_now(lib: Any) -> Any:
 
 def run_task(lib: Any, index: Any, doc: dict[str, Any], task: dict[str, Any], now: Any,
              distractors: set[str]) -> tuple[TaskScore, Any]:
-    from sessionscope.core.brief import Task, compose
+    from sessionscope.core.brief.compose import Task, compose
 
     t = Task(" ".join(task["task"].split()), tuple(task.get("files", [])), tuple(task.get("symbols", [])),
              tuple(task.get("issues", [])))
@@ -222,7 +222,7 @@ def run_task(lib: Any, index: Any, doc: dict[str, Any], task: dict[str, Any], no
 
 def extraction_pairs(lib: Any, doc: dict[str, Any]) -> tuple[list[tuple[str, bool]], list[str]]:
     """(type, recalled) per labelled finding from the extractor alone, and the ids missed."""
-    from sessionscope.core.brief_findings import extract
+    from sessionscope.core.brief.findings import extract
 
     main = lib.get(doc["session_id"])
     if main is None:

@@ -73,7 +73,7 @@ def write_session(path: Path, big_bytes: int) -> None:
 
 
 def measure(mb: float, calls: int) -> dict:
-    from sessionscope.core.brief import Task, compose
+    from sessionscope.core.brief.compose import Task, compose
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex

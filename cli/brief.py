@@ -50,7 +50,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def add_assist_options(p: argparse.ArgumentParser) -> None:
     """`--assist claude|codex` and `--assist-timeout`, shared by `context` and `brief`."""
-    from sessionscope.core.brief_assist import ASSISTS, DEFAULT_TIMEOUT, DIGEST_TOKENS
+    from sessionscope.core.brief.assist import ASSISTS, DEFAULT_TIMEOUT, DIGEST_TOKENS
 
     p.add_argument("--assist", choices=ASSISTS, default=None,
                    help="also ask your own agent CLI (non-interactive, no tools) for findings over a digest of "
@@ -72,7 +72,14 @@ def _seconds(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from sessionscope.cli.main import CliError, open_index, open_library
-    from sessionscope.core.brief import UNAVAILABLE, UNREVIEWED, Budget, Task, compose, render_brief
+    from sessionscope.core.brief.compose import (
+        UNAVAILABLE,
+        UNREVIEWED,
+        Budget,
+        Task,
+        compose,
+        render_brief,
+    )
     from sessionscope.core.secrets import emails_in, mask_data, mask_text
 
     text = " ".join(args.task.split())
@@ -109,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                 index.close()
     outcome = None
     if getattr(args, "assist", None) and result.status != UNAVAILABLE:
-        from sessionscope.core.brief_assist import assist, merge
+        from sessionscope.core.brief.assist import assist, merge
 
         outcome = assist(result, args.assist, timeout=args.assist_timeout)
         merge(result, outcome)
@@ -120,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     keep = emails_in(task.text)
     if args.json:
         from sessionscope.cli.main import _emit
-        from sessionscope.core.brief_assist import PROPOSED, proposed
+        from sessionscope.core.brief.assist import PROPOSED, proposed
 
         data = result.to_dict()
         for d, f in zip(data["findings"], result.findings):
@@ -145,7 +152,7 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
     import os
 
     from sessionscope.cli.main import CliError
-    from sessionscope.core.brief_retrieval import in_scope
+    from sessionscope.core.brief.retrieval import in_scope
 
     if project is None or os.path.isdir(project):
         return
@@ -158,8 +165,8 @@ def _candidates_text(result: Any, rendered: Any) -> str:
     """The candidate findings as text (masked by the caller)."""
     import io
 
-    from sessionscope.core.brief import FOUND
-    from sessionscope.core.brief_assist import PROPOSED, proposed
+    from sessionscope.core.brief.compose import FOUND
+    from sessionscope.core.brief.assist import PROPOSED, proposed
     from sessionscope.core.secrets import masked_line
     from sessionscope.core.text import one_line
 

@@ -61,8 +61,8 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots (as `sessionscope` with no command), opening on the composer
     in exit-with-brief mode: `app.run()` returns the brief, or None."""
-    from sessionscope.core.brief import Budget, Task
-    from sessionscope.core.brief_assist import DEFAULT_TIMEOUT
+    from sessionscope.core.brief.compose import Budget, Task
+    from sessionscope.core.brief.assist import DEFAULT_TIMEOUT
     from sessionscope.tui.app import build_app
     from sessionscope.tui.screens.composer import ComposerScreen
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sessionscope.cli import main as cli
-from sessionscope.core.brief_assist import DIGEST_TOKENS, accept, build_digest, quoted
+from sessionscope.core.brief.assist import DIGEST_TOKENS, accept, build_digest, quoted
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import isolate
 
 from sessionscope.cli import brief as brief_cli, main as cli
-from sessionscope.core.brief import UNREVIEWED
+from sessionscope.core.brief.compose import UNREVIEWED
 from sessionscope.core.demo import generate_demo
 
 PAYMENTS = "/home/dev/projects/payments-api"

@@ -17,8 +17,8 @@ from helpers import isolate
 from secrets_corpus import POSITIVES, leaks
 
 from sessionscope.cli import main as cli
-from sessionscope.core.brief import BriefResult, Budget, Scope, Task, Usage, render_brief
-from sessionscope.core.brief_findings import DECISION, Conflict, Finding, Source
+from sessionscope.core.brief.compose import BriefResult, Budget, Scope, Task, Usage, render_brief
+from sessionscope.core.brief.findings import DECISION, Conflict, Finding, Source
 from sessionscope.core.model import Locator
 
 PROJECT = "/home/dev/projects/shop"

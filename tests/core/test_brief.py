@@ -15,7 +15,7 @@ import pytest
 from helpers import CORPUS, NO_CORPUS
 
 from sessionscope.core.read.adapters import default_registry
-from sessionscope.core.brief import (
+from sessionscope.core.brief.compose import (
     EMPTY,
     FOUND,
     UNAVAILABLE,
@@ -28,7 +28,7 @@ from sessionscope.core.brief import (
     render_brief,
     short_id,
 )
-from sessionscope.core.brief_findings import (
+from sessionscope.core.brief.findings import (
     CHECKED_NOW,
     CONFLICTING,
     CORRECTION,
@@ -48,7 +48,13 @@ from sessionscope.core.brief_findings import (
     sentences,
     shell_code,
 )
-from sessionscope.core.brief_retrieval import Exclusion, estimate_tokens, exclusions, find_git_root, task_terms
+from sessionscope.core.brief.retrieval import (
+    Exclusion,
+    estimate_tokens,
+    exclusions,
+    find_git_root,
+    task_terms,
+)
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
@@ -401,7 +407,7 @@ def test_parse_ref_reads_a_source_as_the_brief_prints_it() -> None:
 
 
 def _lines(f: Any) -> list[str]:
-    from sessionscope.core.brief import finding_lines
+    from sessionscope.core.brief.compose import finding_lines
 
     return finding_lines(f)
 

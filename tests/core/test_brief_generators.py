@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from sessionscope.core.read.adapters import default_registry
-from sessionscope.core.brief import relevant, render_brief, score, stem
-from sessionscope.core.brief_findings import (
+from sessionscope.core.brief.compose import relevant, render_brief, score, stem
+from sessionscope.core.brief.findings import (
     AGENT,
     CONFLICTING,
     CORRECTION,
@@ -36,7 +36,7 @@ from sessionscope.core.brief_findings import (
     normalise,
     scanned,
 )
-from sessionscope.core.brief_retrieval import Task, task_terms
+from sessionscope.core.brief.retrieval import Task, task_terms
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "brief"
 
@@ -230,7 +230,7 @@ def test_a_huge_entry_is_scanned_by_its_head_and_tail() -> None:
 
 def test_only_a_summary_can_be_retold_in_a_brief(run_findings: list[Finding]) -> None:
     """The all-candidates brief renders what `relevant` keeps, in rank order."""
-    from sessionscope.core.brief import BriefResult, Budget, Scope, Usage
+    from sessionscope.core.brief.compose import BriefResult, Budget, Scope, Usage
 
     terms = task_terms(Task("npm run build Blob"))[0]
     scored = sorted((score(f, terms, 1.0) for f in run_findings), key=lambda f: -f.score)

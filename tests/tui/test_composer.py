@@ -24,8 +24,8 @@ import pytest
 from app_factory import make_app
 from textual.widgets import Input, TextArea
 
-from sessionscope.core.brief import FOUND, UNAVAILABLE, render_brief
-from sessionscope.core.brief_findings import CORRECTION, DECISION, OUTCOME, Finding, Source
+from sessionscope.core.brief.compose import FOUND, UNAVAILABLE, render_brief
+from sessionscope.core.brief.findings import CORRECTION, DECISION, OUTCOME, Finding, Source
 from sessionscope.core.model import Locator
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.composer import ComposerScreen
@@ -601,7 +601,7 @@ def test_brief_refuses_a_project_nobody_has(tmp_path: Path, monkeypatch: pytest.
 
 # -- issue 10 item 16: what the budget leaves out, and the scope ------------------------------------
 async def test_an_approved_finding_the_budget_leaves_out_is_marked(tmp_path: Path) -> None:
-    from sessionscope.core.brief import Budget
+    from sessionscope.core.brief.compose import Budget
     from sessionscope.tui.widgets.finding_list import LEFT_OUT
 
     app = make_app(tmp_path)
@@ -673,7 +673,7 @@ async def test_the_model_assist_adds_proposed_findings_or_says_why_not(tmp_path:
 
     from test_brief_assist import FAKE, NEEDLE
 
-    from sessionscope.core.brief_assist import PROPOSED
+    from sessionscope.core.brief.assist import PROPOSED
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

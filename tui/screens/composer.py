@@ -18,7 +18,7 @@ every project some session names (the current one highlighted) and searches agai
 An approved finding the token budget leaves out is marked in the list ("approved, left out by the
 budget") and counted in the status line.
 
-The model assist (core/brief_assist.py) is off unless asked: `m` sends the sessions read to the
+The model assist (core/brief/assist.py) is off unless asked: `m` sends the sessions read to the
 user's agent CLI (the one `sessionscope brief --assist` named, else claude or codex, whichever is
 on PATH) and adds the findings that pass its checks, marked "proposed by the model";
 `brief --assist X` asks after every search. A failure is one notice; the list stays as it was.
@@ -46,9 +46,18 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from sessionscope.core.brief import FOUND, UNAVAILABLE, BriefResult, Budget, Rendered, Task, compose, render_brief
-from sessionscope.core.brief_assist import ASSISTS, DEFAULT_TIMEOUT, AssistOutcome
-from sessionscope.core.brief_retrieval import WINDOW_DAYS, project_root
+from sessionscope.core.brief.compose import (
+    FOUND,
+    UNAVAILABLE,
+    BriefResult,
+    Budget,
+    Rendered,
+    Task,
+    compose,
+    render_brief,
+)
+from sessionscope.core.brief.assist import ASSISTS, DEFAULT_TIMEOUT, AssistOutcome
+from sessionscope.core.brief.retrieval import WINDOW_DAYS, project_root
 from sessionscope.core.search.scan import Hit
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
@@ -395,7 +404,7 @@ class ComposerScreen(Screen[str | None]):
 
     @work(thread=True, exclusive=True, group="composer-assist", exit_on_error=False)
     def _assist_in_thread(self, seq: int, kind: str) -> None:
-        from sessionscope.core.brief_assist import assist
+        from sessionscope.core.brief.assist import assist
 
         result = self.result
         if result is None:
@@ -404,7 +413,7 @@ class ComposerScreen(Screen[str | None]):
 
     @on(_Assisted)
     def _assisted(self, message: _Assisted) -> None:
-        from sessionscope.core.brief_assist import merge
+        from sessionscope.core.brief.assist import merge
 
         if message.seq != self._seq or self.result is None:
             return  # the task was searched again meanwhile

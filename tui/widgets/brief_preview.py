@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from sessionscope.core.brief import Rendered
+from sessionscope.core.brief.compose import Rendered
 from sessionscope.core.text import printable
 
 

@@ -5,7 +5,7 @@ Each finding takes two lines: a state mark and its quoted text, then its evidenc
 said it, when, and its session. Marks: ✓ approved, ✎ edited (and approved), ✗ rejected,
 · undecided; an approved finding that the brief's token budget leaves out keeps its mark in the
 warning colour and its second line starts "approved, left out by the budget". A finding the
-model assist proposed (core/brief_assist.py) says "proposed by the model" there. Approving or rejecting moves the cursor on to the next finding, so a list is
+model assist proposed (core/brief/assist.py) says "proposed by the model" there. Approving or rejecting moves the cursor on to the next finding, so a list is
 reviewed with a run of `a`/`x`; pressing the same key again takes the decision back.
 
 Keys: up/down, k/j move · a approve · x reject · e edit (the screen opens the editor) ·
@@ -25,8 +25,14 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sessionscope.core.brief_assist import PROPOSED, proposed
-from sessionscope.core.brief_findings import CHECKED_NOW, CONFLICTING, LABELS, VERIFIED_THEN, Finding
+from sessionscope.core.brief.assist import PROPOSED, proposed
+from sessionscope.core.brief.findings import (
+    CHECKED_NOW,
+    CONFLICTING,
+    LABELS,
+    VERIFIED_THEN,
+    Finding,
+)
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 

@@ -11,7 +11,7 @@ compaction summaries, subagent reports returned to it; an agent that writes no t
 through its reasoning summaries), tool calls paired with their results (`_Run`: command family,
 failure normalised, rejected calls), silent interventions (rejections, interrupts), edits and
 commits. The sentence rules below give what a message states in words; the generators of
-core/brief_generators.py give what only the sequence of episodes shows (failure chains, silent
+core/brief/generators.py give what only the sequence of episodes shows (failure chains, silent
 interventions, slips, closing summaries, issue-tracker closes, git state, plans left unfinished,
 background jobs, hook feedback, reasoned actions). Every finding's text passes through `clean`
 (secrets masked, one line, control characters visible). Text is normalised (`normalise`: NFKC,
@@ -105,9 +105,9 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from .model import Entry, EntryKind, Locator, Session, SessionKind, iso
-from .secrets import mask_text
-from .text import one_line
+from ..model import Entry, EntryKind, Locator, Session, SessionKind, iso
+from ..secrets import mask_text
+from ..text import one_line
 
 DECISION = "decision"
 CORRECTION = "correction"
@@ -222,7 +222,7 @@ class Finding:
     `also_from` the same finding in other sessions (merged); `episode` the episode it belongs to
     (`session-id#key`: a failure chain, a message, an issue): a default brief takes at most one
     finding per episode; `generator` the rule that made it ("text" for the sentence rules, else a
-    generator's name in core/brief_generators.py). Set when scored for a task: `score`, `terms`,
+    generator's name in core/brief/generators.py). Set when scored for a task: `score`, `terms`,
     `why`; when labelled: `evidence`, `evidence_detail`."""
 
     id: str
@@ -943,8 +943,8 @@ class SessionReader:
 
     def findings(self) -> list[Finding]:
         """Every candidate of the session: the text rules on each message, then the generators
-        over the episodes (see core/brief_generators.py), one finding per (type, source) kept."""
-        from .brief_generators import run_generators
+        over the episodes (see core/brief/generators.py), one finding per (type, source) kept."""
+        from .generators import run_generators
 
         out: list[Finding] = []
         user_idx = [m.index for m in self.msgs if self.is_user(m)]

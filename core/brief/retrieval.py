@@ -48,9 +48,9 @@ from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
-from .catalog.library import is_child, recency
-from .model import Entry, Session, SessionKind, iso
-from .search.query import Query, Term
+from ..catalog.library import is_child, recency
+from ..model import Entry, Session, SessionKind, iso
+from ..search.query import Query, Term
 
 WINDOW_DAYS = 90
 LIVE_SECONDS = 60

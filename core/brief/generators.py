@@ -1,6 +1,6 @@
 """Generators of candidate findings that work on a session's episodes rather than on sentences.
 
-`SessionReader` (core/brief_findings.py) reads a session once into episodes: its messages (user,
+`SessionReader` (core/brief/findings.py) reads a session once into episodes: its messages (user,
 agent, compaction summaries, subagent reports returned to it), its tool calls paired with their
 results (`_Run`, with the command family and the failure normalised), its edits and commits, and
 its silent interventions (rejected calls, interrupts). The sentence rules there give the findings
@@ -45,7 +45,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .brief_findings import (
+from .findings import (
     AGENT,
     CORRECTION,
     DECISION,
@@ -64,10 +64,10 @@ from .brief_findings import (
     quotable,
     success_line,
 )
-from .model import Entry, EntryKind
+from ..model import Entry, EntryKind
 
 if TYPE_CHECKING:
-    from .brief_findings import SessionReader, _Msg, _Run
+    from .findings import SessionReader, _Msg, _Run
 
 _I = re.IGNORECASE
 _QUESTION = re.compile(r"[?？]\s*$")
@@ -202,7 +202,7 @@ def _turn_start(reader: SessionReader, turn: int) -> int:
 
 
 def _failure_shown(r: _Run) -> str:
-    from .brief_findings import error_key
+    from .findings import error_key
 
     return error_key(r.text)[1]
 
@@ -319,7 +319,7 @@ def _substance(sents: list[str]) -> str:
 def closing_summaries(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     """Each turn's closing message is an Outcome (what the turn ended on), checked against the
     last run of each check family of the turn; its edits and commits back it."""
-    from .brief_findings import _OUTCOME
+    from .findings import _OUTCOME
 
     have = {f.source.entry_id for f in found if f.type == OUTCOME}
     out: list[Finding] = []
@@ -386,7 +386,7 @@ def work_items(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     Outcome: the reason given, backed by the item's description as shown earlier, the commits
     since and the last check runs. When the description names files the session never wrote,
     that is an Open question: closed, yet those files were not written."""
-    from .brief_findings import named_paths
+    from .findings import named_paths
 
     shown: dict[str, Entry] = {}
     out: list[Finding] = []

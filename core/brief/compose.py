@@ -4,7 +4,7 @@ The API the composer pane and `sessionscope context` share:
 
     result = compose(library, index, Task("make the retry policy per-endpoint"), project="/repo")
     result.status            "found" | "empty" | "unavailable"
-    result.findings          [Finding], ranked (see core/brief_findings.py for the dataclass)
+    result.findings          [Finding], ranked (see core/brief/findings.py for the dataclass)
     result.usage, .scope     what the budget allowed and what was searched
     render_brief(result, approved_findings) -> Rendered(text, tokens, included, omitted)
 
@@ -59,7 +59,7 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
-from .brief_findings import (
+from .findings import (
     AGENT,
     CHECKED_NOW,
     CONFLICTING,
@@ -83,7 +83,7 @@ from .brief_findings import (
     merge_duplicates,
     parse_ref,
 )
-from .brief_retrieval import (
+from .retrieval import (
     Budget,
     Candidate,
     Exclusion,
@@ -95,9 +95,9 @@ from .brief_retrieval import (
     read_candidates,
     retrieve,
 )
-from .model import iso
-from .secrets import emails_in, mask_data, mask_text, masked_line
-from .text import one_line
+from ..model import iso
+from ..secrets import emails_in, mask_data, mask_text, masked_line
+from ..text import one_line
 
 FOUND, EMPTY, UNAVAILABLE = "found", "empty", "unavailable"
 TOKEN_ESTIMATE = "ceil(characters / 4) of the rendered brief"
@@ -178,7 +178,7 @@ class BriefResult:
     candidates: list[Candidate] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     terms: list[SearchTerm] = field(default_factory=list)
-    # the sessions read and their entries (for the model assist, core/brief_assist.py); not output
+    # the sessions read and their entries (for the model assist, core/brief/assist.py); not output
     loaded: list[tuple[Any, list[Any]]] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -417,7 +417,7 @@ def project_memory(root: str | None, claude_projects_dirs: Iterable[str] = ()) -
     """Statements of the project's memory notes, auto-memory and instruction files."""
     if not root:
         return []
-    from .memory.places import SESSION_NOTE, discover_memory, read_note
+    from ..memory.places import SESSION_NOTE, discover_memory, read_note
 
     out: list[tuple[str, str]] = []
     try:

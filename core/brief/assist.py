@@ -54,7 +54,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .brief_findings import (
+from .findings import (
     AGENT,
     FAILED,
     LABELS,
@@ -73,10 +73,10 @@ from .brief_findings import (
     scanned,
     success_line,
 )
-from .brief_retrieval import estimate_tokens
-from .model import Entry, EntryKind, Session, SessionKind
-from .secrets import mask_text
-from .text import one_line
+from .retrieval import estimate_tokens
+from ..model import Entry, EntryKind, Session, SessionKind
+from ..secrets import mask_text
+from ..text import one_line
 
 ASSISTS = ("claude", "codex")
 GENERATOR = "model"
@@ -488,7 +488,7 @@ def _finding(type_: str, text: str, items: Sequence[Item], verified: str = "") -
 def assist(result: Any, kind: str, *, timeout: float = DEFAULT_TIMEOUT, tokens: int = DIGEST_TOKENS) -> AssistOutcome:
     """Ask `kind` for findings over the sessions `result` (a BriefResult) read, keep those that pass,
     scored and labelled as the rule-based ones are. Never raises for the CLI's failures."""
-    from .brief import TreeChecker, label, score
+    from .compose import TreeChecker, label, score
 
     out = AssistOutcome(kind)
     loaded = getattr(result, "loaded", None) or []
@@ -513,7 +513,7 @@ def assist(result: Any, kind: str, *, timeout: float = DEFAULT_TIMEOUT, tokens: 
 def merge(result: Any, outcome: AssistOutcome) -> None:
     """Add the accepted findings to `result` in rank order (as `build_findings` sorts); a result that
     had no finding naming the task becomes "found" when one of them does."""
-    from .brief import EMPTY, FOUND, relevant, render_brief
+    from .compose import EMPTY, FOUND, relevant, render_brief
 
     if not outcome.findings:
         return
