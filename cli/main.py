@@ -264,7 +264,8 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
     if args.demo:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
-        roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders)
+        roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
+                              dict(config.agent_homes))
     missing = [r.error for r in roots if r.explicit and r.error]
     if any(r.error is None for r in roots):
         return roots, warnings + missing
@@ -761,7 +762,8 @@ def cmd_roots(args: argparse.Namespace) -> int:
 
     config = load_config()
     roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
-             else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders))
+             else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
+                              dict(config.agent_homes)))
     data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
     if args.json:
         _emit({"roots": data, "config": config.path})

@@ -12,6 +12,9 @@ tool_result_cap = 4000              # characters of each tool result that go int
 memory_lock_timeout = 5             # seconds `memory save` waits for another save of the same note
 max_folders = 20000                 # folders a walk of one root goes through before it stops, saying so
 memory_dirs = ["~/notes/memory"]    # more memory folders for the app and `memory list`
+copilot_home = "~/.copilot"         # another home of an agent, read beside its default one
+pi_home = "~/.pi/agent"             #   (also: $XDG_CONFIG_HOME, $PI_CODING_AGENT_DIR,
+opencode_home = "~/.local/share/opencode"  #   $XDG_DATA_HOME)
 ```
 """
 from __future__ import annotations
@@ -36,6 +39,8 @@ class Config:
     memory_lock_timeout: float = 5.0
     max_folders: int = 20_000
     memory_dirs: tuple[str, ...] = ()
+    #: (agent, folder) from `<agent>_home` keys: another home of that agent, read as its default roots
+    agent_homes: tuple[tuple[str, str], ...] = ()
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -83,8 +88,9 @@ MAX_TOOL_RESULT_CAP = 1 << 30
 MAX_LOCK_TIMEOUT = 600.0
 #: the most folders `max_folders` may let one walk go through
 MAX_FOLDERS = 10_000_000
+HOME_KEYS = ("copilot_home", "pi_home", "opencode_home")
 KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders",
-              "memory_dirs")
+              "memory_dirs", *HOME_KEYS)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -150,6 +156,15 @@ def load_config(path: Path | None = None) -> Config:
             refuse(key, f"must be true or false (unquoted), not {value!r}", str(default).lower())
             value = default
         flags[key] = value
+    homes = []
+    for key in HOME_KEYS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or "\0" in value or not value.strip():
+            warnings.append(f"config {p}: '{key}' must be a folder path (a string), not {value!r}; ignored")
+        else:
+            homes.append((key[: -len("_home")], os.path.expanduser(value)))
     unknown = sorted(k for k in data if k not in KNOWN_KEYS)
     if unknown:
         warnings.append(f"config {p}: unknown key(s) {', '.join(map(repr, unknown))} ignored "
@@ -162,6 +177,7 @@ def load_config(path: Path | None = None) -> Config:
         memory_lock_timeout=float(timeout),
         max_folders=folders,
         memory_dirs=tuple(os.path.expanduser(d) for d in memory_dirs),
+        agent_homes=tuple(homes),
         path=str(p),
         warnings=tuple(warnings),
     )

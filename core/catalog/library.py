@@ -504,7 +504,7 @@ class Library:
         adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
             raise ReaderError(f"no adapter reads {session.path}")
-        loaded = adapter.load(session.path)
+        loaded = adapter.load_session(session.path, session.id)
         for ls in loaded:
             if ls.session.id == session.id:
                 return ls
@@ -595,7 +595,7 @@ def _stat_matches(fp: Fingerprint, st: os.stat_result) -> bool:
 
 
 def _under_any(path: str, roots: list[Root]) -> bool:
-    return any(path.startswith(r.path.rstrip(os.sep) + os.sep) for r in roots)
+    return any(path == r.path or path.startswith(r.path.rstrip(os.sep) + os.sep) for r in roots)
 
 
 def _link(sessions: list[Session]) -> dict[str, Session]:

@@ -174,7 +174,9 @@ class Tracker:
         fp = row.fingerprint
         if (st.st_size, st.st_mtime_ns, st.st_ino) == (fp.size, fp.mtime_ns, fp.ino):
             return None
-        if row.adapter and st.st_ino == fp.ino and st.st_size >= fp.size and _head_unchanged(path, fp):
+        adapter = lib.registry.by_name(row.adapter or "")
+        if (adapter is not None and adapter.grows(path) and st.st_ino == fp.ino and st.st_size >= fp.size
+                and _head_unchanged(path, fp)):
             return self._grew(row, st)
         self._tails.pop(path, None)
         new = lib.read_file(path)
@@ -531,7 +533,8 @@ class Watcher:
         self.tracker = Tracker(library)
         self.poll = poll
         self.debounce_ms = debounce_ms
-        self.paths = [r.path for r in library.roots if r.error is None] + [p for p in extra if os.path.isdir(p)]
+        self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)]
+                      + [p for p in extra if os.path.isdir(p)])
         self.stop = _WakingEvent()
         self.armed = threading.Event()
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()

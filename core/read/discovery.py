@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots nee
 @dataclass(frozen=True)
 class Root:
     path: str
-    origin: str  # "claude-code", "codex", "--root", "config", "demo"
+    origin: str  # "claude-code", "codex", "copilot-cli", "pi", "opencode", "--root", "config", "demo"
     explicit: bool = False  # given by the user: a missing one is an error, not a note
     max_folders: int = MAX_DIRS  # a walk of it stops after this many folders (config `max_folders`)
 
@@ -32,16 +32,33 @@ class Root:
             return f"root is not a usable path: {self.path!r}"
         if not p.exists():
             return f"root not found: {self.path}"
-        if not p.is_dir():
+        if not p.is_dir() and not is_database_file(self.path):
             return f"root is not a directory: {self.path}"
-        if not os.access(p, os.R_OK | os.X_OK):
+        if not os.access(p, os.R_OK | (os.X_OK if p.is_dir() else 0)):
             return f"root not readable: {self.path}"
         return None
 
 
-def default_roots(env: dict[str, str] | None = None, home: Path | None = None) -> list[Root]:
+#: the agents whose home a config key (`<agent>_home`) or an environment variable moves
+AGENT_HOMES = ("copilot", "pi", "opencode")
+
+
+def is_database_file(path: str) -> bool:
+    """A root may also be one database file (OpenCode's `opencode.db`: its sessions are rows)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def default_roots(env: dict[str, str] | None = None, home: Path | None = None,
+                  homes: dict[str, str] | None = None) -> list[Root]:
+    """Each agent's documented locations, the folders its environment variables name, and the
+    homes the config gives (`homes`: agent -> folder, see AGENT_HOMES)."""
     env = dict(os.environ) if env is None else env
     home = home or Path.home()
+    homes = homes or {}
     roots: list[Root] = []
     claude_dirs = [home / ".claude", home / ".config" / "claude"]
     for d in (env.get("CLAUDE_CONFIG_DIR") or "").split(","):
@@ -55,7 +72,29 @@ def default_roots(env: dict[str, str] | None = None, home: Path | None = None) -
     for d in codex_homes:
         roots.append(Root(str(d / "sessions"), "codex"))
         roots.append(Root(str(d / "archived_sessions"), "codex"))
+    roots += _more_agents(env, home, homes)
     return _dedupe(roots)
+
+
+def _more_agents(env: dict[str, str], home: Path, homes: dict[str, str]) -> list[Root]:
+    """GitHub Copilot CLI (`~/.copilot`, or under `$XDG_CONFIG_HOME`), pi (`~/.pi/agent`,
+    `$PI_CODING_AGENT_DIR`) and OpenCode (`~/.local/share/opencode`, `$XDG_DATA_HOME/opencode`):
+    their session folders, and OpenCode's database file."""
+    def dirs(default: Path, *more: str | None) -> list[Path]:
+        return [default, *(Path(m).expanduser() for m in more if m and m.strip())]
+
+    roots: list[Root] = []
+    xdg_config, xdg_data = env.get("XDG_CONFIG_HOME"), env.get("XDG_DATA_HOME")
+    for d in dirs(home / ".copilot", xdg_config and str(Path(xdg_config) / ".copilot"), homes.get("copilot")):
+        roots.append(Root(str(d / "session-state"), "copilot-cli"))
+        roots.append(Root(str(d / "history-session-state"), "copilot-cli"))
+    for d in dirs(home / ".pi" / "agent", env.get("PI_CODING_AGENT_DIR"), homes.get("pi")):
+        roots.append(Root(str(d / "sessions"), "pi"))
+    for d in dirs(home / ".local" / "share" / "opencode", xdg_data and str(Path(xdg_data) / "opencode"),
+                  homes.get("opencode")):
+        roots.append(Root(str(d / "storage" / "session"), "opencode"))
+        roots.append(Root(str(d / "opencode.db"), "opencode"))
+    return roots
 
 
 def _dedupe(roots: list[Root]) -> list[Root]:
@@ -74,12 +113,14 @@ def resolve_roots(
     config_roots: tuple[str, ...] = (),
     use_defaults: bool = True,
     max_folders: int = MAX_DIRS,
+    homes: dict[str, str] | None = None,
 ) -> list[Root]:
-    """Explicit `--root`s first, then config roots, then the agents' defaults (if enabled)."""
+    """Explicit `--root`s first, then config roots, then the agents' defaults (if enabled; with
+    the agent homes of the config, `homes`)."""
     roots = [Root(str(Path(p).expanduser()), "--root", explicit=True) for p in explicit]
     roots += [Root(str(Path(p).expanduser()), "config", explicit=True) for p in config_roots]
     if use_defaults and not explicit:
-        roots += default_roots()
+        roots += default_roots(homes=homes)
     if max_folders != MAX_DIRS:
         roots = [replace(r, max_folders=max_folders) for r in roots]
     return _dedupe(roots)
@@ -90,6 +131,9 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
     the walk left out (core/read/walk.py) go into `report` when given."""
     from .adapters.base import walk_files
 
+    if os.path.isfile(root.path):  # a database root: the file itself
+        yield root.path
+        return
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
     seen: set[str] = set()
     for path in walk_files(root.path, suffixes, report, max_dirs=root.max_folders):

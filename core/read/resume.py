@@ -14,6 +14,9 @@ from ..model import Session
 _COMMANDS = {
     "claude-code": ("claude", "--resume"),
     "codex": ("codex", "resume"),
+    "copilot-cli": ("copilot", "--resume"),
+    "pi": ("pi", "--session"),
+    "opencode": ("opencode", "--session"),
 }
 
 

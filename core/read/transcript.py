@@ -675,17 +675,42 @@ class RawRecord:
 
 
 def raw_record(locator: Locator, max_bytes: int = 2 * 1024 * 1024) -> RawRecord:
-    """The record at a locator, read from disk now and pretty-printed."""
+    """The record at a locator, read from disk now and pretty-printed.
+
+    A JSONL record is its line. In a JSON document (or a file holding one record) the locator
+    points at where the record's value starts: when that line alone is not JSON, the one value
+    starting there is read. A database row (OpenCode's SQLite) is read by its adapter."""
+    from .adapters.opencode import db_record, is_database
+
+    if is_database(locator.path):
+        value = db_record(locator)
+        if value is None:
+            return RawRecord("", "the row is no longer in the database")
+        return RawRecord(printable(json.dumps(value, indent=2, ensure_ascii=False, default=str)))
     with RecordFile(locator.path) as rf:
         raw = rf.line_at_offset(locator.offset, locator.line)
-    if len(raw.data) > max_bytes:
+        parsed = parse_line(raw) if len(raw.data) <= max_bytes else None
+        if parsed is not None and (not parsed.ok or not parsed.values):
+            value = _value_at(rf, locator.offset, max_bytes)
+            if value is not None:
+                parsed = ParsedLine(raw, (value,))
+    if parsed is None:
         head = raw.data[:max_bytes].decode("utf-8", "replace")
         return RawRecord(printable(head), f"line is {len(raw.data):,} bytes; the first {max_bytes:,} shown raw")
-    parsed = parse_line(raw)
     if not parsed.ok or not parsed.values:
         return RawRecord(printable(raw.data.decode("utf-8", "replace")), parsed.error or "empty line")
     pretty = "\n".join(json.dumps(v, indent=2, ensure_ascii=False, default=str) for v in parsed.values)
     return RawRecord(printable(pretty))
+
+
+def _value_at(rf: RecordFile, offset: int, max_bytes: int) -> Any:
+    """The one JSON value starting at `offset` (within `max_bytes`), or None."""
+    data = rf.read_bytes(offset, min(max_bytes, max(0, rf.size - offset)))
+    try:
+        value, _end = json.JSONDecoder().raw_decode(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return value
 
 
 def reread(adapter: Adapter, entry: Entry) -> Entry | None:
@@ -743,6 +768,9 @@ def load_batches(
     adapter = library.registry.by_name(session.source_format) or library.registry.sniff(session.path)
     if adapter is None:
         raise ReaderError(f"no adapter reads {session.path}")
+    if not adapter.grows(session.path):  # a document or database: read whole (no lines to stream)
+        yield Batch(library.load(session).entries, True, 1.0)
+        return
     yield from stream_batches(adapter, session.path, interval=interval, first_batch=first_batch,
                               skip_sidechains=session.kind is SessionKind.MAIN)
 

@@ -173,6 +173,13 @@ def _key(row: FileRow, head_len: int, head_hash: str) -> str:
     return f"{fp.dev}:{fp.ino}:{head_len}:{head_hash}:{fp.size}:{fp.mtime_ns}"
 
 
+def _appends(library: Library, row: FileRow) -> bool:
+    """Whether the file's format appends lines (a grown file is read on from where it stopped);
+    a document or database rewritten in place is read whole again."""
+    adapter = library.registry.by_name(row.adapter or "")
+    return adapter is None or adapter.grows(row.path)
+
+
 def _unchanged(key: str, row: FileRow) -> bool:
     fp = row.fingerprint
     return key.endswith(f":{fp.size}:{fp.mtime_ns}") and key.startswith(f"{fp.dev}:{fp.ino}:")
@@ -601,7 +608,8 @@ class SearchIndex:
             st = states.get(path)
             if st is not None and _unchanged(st.key, row):
                 continue
-            if st is not None and _same_file(st.key, row) and row.fingerprint.size >= st.offset:
+            if (st is not None and _same_file(st.key, row) and row.fingerprint.size >= st.offset
+                    and _appends(library, row)):
                 plan.append((row, st.offset, st.line))
             else:
                 plan.append((row, 0, 1))
@@ -753,7 +761,7 @@ class SearchIndex:
             end, end_line = _resume_point(rf, offset, line)
             head_len = min(4096, end)
             key = _key(row, head_len, hashlib.sha1(rf.buffer[:head_len]).hexdigest())
-            if offset == 0 and rf.size <= STREAM_OVER:
+            if (offset == 0 and rf.size <= STREAM_OVER) or not adapter.grows(row.path):
                 loaded = adapter.load(row.path, rf)
                 for ls in loaded:
                     meta = sessions.get(ls.session.id, ls.session)

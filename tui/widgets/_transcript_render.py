@@ -138,7 +138,8 @@ class Painter:
         self.console = console
         self.p = palette
         self.code_theme = code_theme
-        self.assistant_label = {"claude-code": "Claude", "codex": "Codex"}.get(agent, "Assistant")
+        self.assistant_label = {"claude-code": "Claude", "codex": "Codex", "copilot-cli": "Copilot", "pi": "pi",
+                                "opencode": "OpenCode"}.get(agent, "Assistant")
         self.project = project
 
     # -- entry points --------------------------------------------------------------------------

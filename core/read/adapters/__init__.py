@@ -8,9 +8,13 @@ def default_registry() -> Registry:
     """Every built-in adapter, most specific sniffers first."""
     from .claude import ClaudeAdapter
     from .codex import CodexAdapter
+    from .copilot import CopilotAdapter
+    from .opencode import OpenCodeAdapter
+    from .pi import PiAdapter
     from .sessionlogs import SessionLogsAdapter
 
-    return Registry([SessionLogsAdapter(), CodexAdapter(), ClaudeAdapter()])
+    return Registry([SessionLogsAdapter(), CopilotAdapter(), PiAdapter(), OpenCodeAdapter(), CodexAdapter(),
+                     ClaudeAdapter()])
 
 
 __all__ = ["Adapter", "LoadedSession", "Registry", "default_registry"]

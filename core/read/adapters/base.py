@@ -12,6 +12,7 @@ one entry), noise (kept out of the conversation, still available raw) or malform
 from __future__ import annotations
 
 import os
+import re
 import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
@@ -139,6 +140,16 @@ class Adapter(ABC):
     agent: str = ""
     #: file name suffixes this adapter may read (cheap pre-filter before sniffing)
     suffixes: tuple[str, ...] = (".jsonl",)
+    #: records are appended as lines (JSONL): a file that grew is read on from where it stopped
+    #: (index updates, live tails, streamed loading). False for a format rewritten in place (one
+    #: JSON document, a database, a session spread over several files): any change of such a
+    #: file re-reads it whole, and it is never streamed line by line.
+    appends: bool = True
+
+    def grows(self, path: str) -> bool:
+        """Whether `path` is read on from where it stopped when it grew (`appends`, per file for
+        an adapter reading both kinds)."""
+        return self.appends
 
     def accepts_name(self, path: str) -> bool:
         return path.endswith(self.suffixes)
@@ -168,6 +179,11 @@ class Adapter(ABC):
         finally:
             if own:
                 rf.close()
+
+    def load_session(self, path: str, session_id: str) -> list[LoadedSession]:
+        """The sessions of `path` holding session `session_id` (default: all of the file's; a
+        database reads only that one)."""
+        return self.load(path)
 
     def quick(self, ends: Ends) -> QuickMeta:
         """Listing metadata of one file from its first and last bytes only (core/read/listing.py):
@@ -402,6 +418,46 @@ def head_lines(head: bytes, share: Lines | None = None) -> Lines:
         else:
             memo = _memo = Lines(head, None if share is None else share._values)
     return memo
+
+
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
+
+
+def array_spans(buf: bytes, key: bytes) -> list[tuple[int, int]] | None:
+    """Byte spans of the object/array elements of the root object's array named `key` (given
+    quoted, `b'"items"'`), for the locators of a pretty-printed JSON document: each element's
+    record points at where it starts in the file. A structural scan (strings skipped whole,
+    brackets counted); None when the array is not found. Scalar elements get no span."""
+    depth = 0
+    last_key: bytes | None = None
+    inside = found = False
+    start = 0
+    spans: list[tuple[int, int]] = []
+    n = len(buf)
+    for m in _JSON_TOKEN.finditer(buf):
+        tok = m.group()
+        c = tok[:1]
+        if c == b'"':
+            if depth == 1:
+                j = m.end()
+                while j < n and buf[j] in b" \t\r\n":
+                    j += 1
+                if buf[j : j + 1] == b":":
+                    last_key = tok
+            continue
+        if c in b"[{":
+            depth += 1
+            if depth == 2 and c == b"[" and last_key == key:
+                inside = found = True
+            elif depth == 3 and inside:
+                start = m.start()
+        else:
+            if depth == 3 and inside:
+                spans.append((start, m.end()))
+            elif depth == 2 and inside:
+                return spans
+            depth -= 1
+    return spans if found else None
 
 
 def first_json_lines(head: bytes, n: int = 5) -> list[dict]:

@@ -69,7 +69,8 @@ from ...model import (
     truncate,
 )
 from ..listing import Ends, QuickMeta, last_stamp
-from .base import Adapter, Lines, LoadedSession, RecordParser, first_json_lines, walk_files
+from .base import (Adapter, Lines, LoadedSession, RecordParser, array_spans, first_json_lines,
+                   walk_files)
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _WRAPPED_HEAD = re.compile(
@@ -275,7 +276,7 @@ class CodexAdapter(Adapter):
         shift = len(buf) - len(body)
         items = doc.get("items")
         items = items if isinstance(items, list) else []
-        spans = _item_spans(body)
+        spans = array_spans(body, b'"items"')
         aligned = spans is not None and len(spans) == len(items) and all(isinstance(i, dict) for i in items)
         header = {k: v for k, v in doc.items() if k != "items"}
         parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(header)), (header,)))
@@ -1143,47 +1144,6 @@ def _system_event_text(t: Any, p: dict[str, Any]) -> tuple[str, bool] | None:
 
 
 # -- the TypeScript-era document -------------------------------------------------------------
-_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
-
-
-def _item_spans(buf: bytes) -> list[tuple[int, int]] | None:
-    """Byte spans of the object/array elements of the root object's `"items"` array.
-
-    A structural scan (strings skipped whole, brackets counted), so an item's locator can point at
-    where it starts in the pretty-printed file. None when the array is not found."""
-    depth = 0
-    key: bytes | None = None
-    in_items = False
-    found = False
-    start = 0
-    spans: list[tuple[int, int]] = []
-    n = len(buf)
-    for m in _JSON_TOKEN.finditer(buf):
-        tok = m.group()
-        c = tok[:1]
-        if c == b'"':
-            if depth == 1:
-                j = m.end()
-                while j < n and buf[j] in b" \t\r\n":
-                    j += 1
-                if buf[j : j + 1] == b":":
-                    key = tok
-            continue
-        if c in b"[{":
-            depth += 1
-            if depth == 2 and c == b"[" and key == b'"items"':
-                in_items = found = True
-            elif depth == 3 and in_items:
-                start = m.start()
-        else:
-            if depth == 3 and in_items:
-                spans.append((start, m.end()))
-            elif depth == 2 and in_items:
-                return spans
-            depth -= 1
-    return spans if found else None
-
-
 def _unique_ids(entries: list[Entry]) -> list[Entry]:
     """Several items starting on one line (a minified document) would share an `L{line}` id."""
     seen: dict[str, int] = {}

@@ -1,0 +1,363 @@
+"""GitHub Copilot CLI sessions: `~/.copilot/session-state/<id>/events.jsonl` (and the older
+`session-state/<id>.jsonl`), and the legacy `~/.copilot/history-session-state/*.json`.
+
+Why: Copilot CLI writes an event log (the same events its SDK streams: a turn, each tool's start
+and completion, model changes, the session's shutdown with its token use) in which every tool
+call is recorded twice; the 2025 builds wrote one JSON document per session instead, holding the
+model-facing chat messages and the UI's timeline side by side. This adapter reads both and shows
+each message and tool call once.
+
+Events (FORMATS.md §8; seen in Copilot CLI 1.0.34, names also in the Copilot SDK's event schema):
+`{"type", "data", "id", "timestamp", "parentId"}` per line.
+  * `session.start` (`data.sessionId`, `data.context.{cwd, gitRoot, branch}`, `copilotVersion`) is
+    noise that names the session; `session.model_change` (noise) adds `newModel` to the models;
+    `session.shutdown` (noise) gives the tokens: the sum over `modelMetrics[*].usage` of
+    `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (input is taken as
+    including the cached reads, as OpenAI-style usage reports it: input = inputTokens - cacheRead);
+  * `user.message`: the user's `content` is a user TEXT entry; one with no `content` (the prompts
+    autopilot injects, "You have not yet marked the task as complete…") is META with its
+    `transformedContent`;
+  * `assistant.message`: its `content` (TEXT), `reasoningText` (THINKING) and one TOOL_USE per
+    `toolRequests[]` (`toolCallId`, `name`, `arguments`); `assistant.reasoning` is THINKING;
+  * `tool.execution_start` repeats a tool request: noise, unless its `toolCallId` was never
+    requested (then it is the TOOL_USE); `tool.execution_complete` is the TOOL_RESULT
+    (`result.content`, or `error.message`; `success: false` marks it an error);
+  * `system.message` (the system prompt) is META; `session.info`, `session.warning`,
+    `session.error`, `abort`, `subagent.*` and `session.compaction_*` are SYSTEM (compaction:
+    COMPACTION); turn starts/ends, mode changes, `session.task_complete` (the summary the
+    `task_complete` tool call already holds), usage and idle events are noise;
+  * entry ids are the event `id` (`id.1`, … for an assistant message's later parts).
+
+Legacy document (Oct 2025): `{"sessionId", "startTime", "chatMessages": [...], "timeline": [...]}`.
+The `timeline` is what the user saw, with times: `user`, `copilot` (assistant text), `info`
+(SYSTEM), `tool_call_completed` (a TOOL_USE `name`/`arguments` and its TOOL_RESULT `result.log`,
+an error unless `result.type` is "success"). The `chatMessages` (OpenAI chat messages, no times)
+say the same to the model and are noise, unless the document has no timeline: then they are read
+(`user`, `assistant` text and `tool_calls`, `tool` results). Records are counted, not lines: the
+header plus each element of both arrays, each located at the byte where it starts in the file.
+The document has no project folder.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import orjson
+
+from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
+from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp
+from ..listing import Ends, QuickMeta, last_stamp
+from .base import Adapter, LoadedSession, array_spans, first_json_lines
+from .collect import CollectingParser, s, stem, text_of
+
+_LEGACY_HEAD = re.compile(rb'^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"(?:startTime|chatMessages|timeline)"\s*:')
+_EVENT_PREFIXES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.")
+_NOISE_EVENTS = frozenset({
+    "assistant.turn_start", "assistant.turn_end", "session.mode_changed", "session.task_complete",
+    "assistant.usage", "session.usage_info", "session.idle", "assistant.intent", "session.truncation",
+    "assistant.message_delta", "assistant.reasoning_delta", "tool.execution_partial_result",
+    "session.resume",
+})
+_SYSTEM_EVENTS = frozenset({"session.info", "session.warning", "session.error", "abort", "session.handoff"})
+
+
+def is_event(value: Any) -> bool:
+    """A Copilot CLI event line: a dotted `type` of one of its families, a `data` object, an id."""
+    return (isinstance(value, dict) and isinstance(value.get("type"), str)
+            and value["type"].startswith(_EVENT_PREFIXES) and isinstance(value.get("data"), dict)
+            and "id" in value and "timestamp" in value)
+
+
+class CopilotAdapter(Adapter):
+    name = "copilot-cli"
+    agent = "copilot-cli"
+    suffixes = (".jsonl", ".json")
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        if path.endswith(".json"):
+            return bool(_LEGACY_HEAD.match(head[3:] if head.startswith(b"\xef\xbb\xbf") else head))
+        objs = first_json_lines(head, 1)
+        return bool(objs) and is_event(objs[0])
+
+    def parser(self, path: str) -> CopilotParser:
+        return CopilotParser(path)
+
+    def grows(self, path: str) -> bool:
+        return not path.endswith(".json")  # a legacy document is rewritten whole
+
+    def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        if path.endswith(".json"):
+            return _load_legacy(self, path)
+        return super().load(path, record_file)
+
+    def quick(self, ends: Ends) -> QuickMeta:
+        if ends.path.endswith(".json") or ends.whole:
+            if not ends.whole:  # a big legacy document: its id and start are in its first bytes
+                head = ends.head.buf[:4096]
+                m = re.search(rb'"sessionId"\s*:\s*"([^"]*)"', head)
+                t = re.search(rb'"startTime"\s*:\s*"([^"]*)"', head)
+                first = parse_timestamp(t.group(1).decode("ascii", "replace")) if t else None
+                unsure = {"project", "title", "last_timestamp"} | ({"session_id"} if m is None else set()) \
+                    | ({"first_timestamp"} if first is None else set())
+                return ends.meta(self, unsure, session_id=m.group(1).decode("utf-8", "replace") if m else None,
+                                 first_timestamp=first, last_timestamp=first, kind=SessionKind.MAIN)
+            session = self.load(ends.path)[0].session
+            return ends.meta(self, (), session_id=session.id, kind=session.kind, project=session.project,
+                             title=session.title, first_timestamp=session.first_timestamp,
+                             last_timestamp=session.last_timestamp)
+        parser = self.parser(ends.path)
+        for piece in ends.head_pieces():
+            parser.feed(ParsedLine(RawLine(piece[0], 0, b""), ends.head.values(piece) or ()))
+            if parser.session_id and parser.prompt_title:
+                break
+        unsure = set()
+        if not parser.prompt_title:
+            unsure.add("title")
+        if not parser.session_id:
+            unsure.add("session_id")
+        if parser.project is None:
+            unsure.add("project")
+        last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if is_event(v) else None)
+        if last is None:
+            unsure.add("last_timestamp")
+        session = parser.session()
+        return ends.meta(self, unsure, session_id=session.id, kind=session.kind, project=session.project,
+                         title=session.title,
+                         first_timestamp=session.first_timestamp, last_timestamp=last)
+
+
+class CopilotParser(CollectingParser):
+    agent = "copilot-cli"
+    source_format = "copilot-cli"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self._requested: set[str] = set()
+        self._tools: dict[str, str] = {}
+        self._shutdown_usage = False
+        self._legacy_timeline = True  # (legacy documents: which array is the conversation)
+
+    def session(self, **over: Any) -> Any:
+        if self.session_id is None and os.path.basename(self.path) == "events.jsonl":
+            self.session_id = os.path.basename(os.path.dirname(self.path)) or None
+        return super().session(**over)
+
+    def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
+        if isinstance(value, dict) and "_legacy" in value:
+            return self._legacy(value, parsed)
+        if not is_event(value):
+            return None
+        etype, data, ident = value["type"], value["data"], s(value.get("id"))
+        ts = self.note_time(value.get("timestamp"))
+        kw = dict(ident=ident, timestamp=ts, parent_id=s(value.get("parentId")), raw_type=etype)
+
+        if etype == "session.start":
+            self.session_id = self.session_id or s(data.get("sessionId"))
+            ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+            self.project = self.project or s(ctx.get("cwd")) or s(ctx.get("gitRoot"))
+            self.git_branch = self.git_branch or s(ctx.get("branch"))
+            return []
+        if etype == "session.model_change":
+            self.note_model(data.get("newModel"))
+            return []
+        if etype == "session.shutdown":
+            self._shutdown(data)
+            return []
+        if etype in _NOISE_EVENTS:
+            return []
+        if etype == "user.message":
+            content = s(data.get("content"))
+            if content is not None:
+                return [self.entry(parsed, Role.USER.value, EntryKind.TEXT, content, **kw)]
+            return [self.entry(parsed, Role.USER.value, EntryKind.META,
+                               str(data.get("transformedContent") or ""), **kw)]
+        if etype == "system.message":
+            return [self.entry(parsed, Role.SYSTEM.value, EntryKind.META, str(data.get("content") or ""), **kw)]
+        if etype == "assistant.message":
+            return self._assistant(data, parsed, kw)
+        if etype == "assistant.reasoning":
+            return [self.entry(parsed, Role.ASSISTANT.value, EntryKind.THINKING, str(data.get("content") or ""), **kw)]
+        if etype == "tool.execution_start":
+            call = s(data.get("toolCallId"))
+            if call is not None and call in self._requested:
+                return []
+            name = s(data.get("toolName")) or "tool"
+            if call:
+                self._requested.add(call)
+                self._tools[call] = name
+            return [self.entry(parsed, Role.ASSISTANT.value, EntryKind.TOOL_USE, name, tool_name=name,
+                               tool_input=data.get("arguments"), tool_use_id=call, **kw)]
+        if etype == "tool.execution_complete":
+            call = s(data.get("toolCallId"))
+            result = data.get("result") if isinstance(data.get("result"), dict) else {}
+            error = data.get("error")
+            text = result.get("content")
+            if text is None and isinstance(error, dict):
+                text = error.get("message")
+            text = text if isinstance(text, str) else ("" if text is None else orjson.dumps(text).decode())
+            self.note_model(data.get("model"))
+            return [self.entry(parsed, Role.TOOL.value, EntryKind.TOOL_RESULT, text,
+                               tool_name=self._tools.get(call or ""), tool_use_id=call,
+                               is_error=data.get("success") is False or error is not None, **kw)]
+        if etype.startswith("session.compaction"):
+            summary = s(data.get("summaryContent")) or s(data.get("summary")) or etype
+            kind = EntryKind.COMPACTION if etype.endswith("complete") else EntryKind.SYSTEM
+            return [self.entry(parsed, Role.SYSTEM.value, kind, summary, **kw)]
+        if etype in _SYSTEM_EVENTS or etype.startswith("subagent."):
+            text = s(data.get("message")) or s(data.get("agentDisplayName")) or s(data.get("agentName")) or etype
+            return [self.entry(parsed, Role.SYSTEM.value, EntryKind.SYSTEM, text,
+                               is_error=etype in ("session.error", "subagent.failed"), **kw)]
+        return None
+
+    def _assistant(self, data: dict, parsed: ParsedLine, kw: dict) -> list[Entry]:
+        out: list[Entry] = []
+        if s(data.get("reasoningText")):
+            out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.THINKING, data["reasoningText"], n=len(out),
+                                  **kw))
+        if s(data.get("content")):
+            out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.TEXT, data["content"], n=len(out), **kw))
+        requests = data.get("toolRequests")
+        for req in requests if isinstance(requests, list) else ():
+            if not isinstance(req, dict):
+                continue
+            name = s(req.get("name")) or "tool"
+            call = s(req.get("toolCallId"))
+            if call:
+                self._requested.add(call)
+                self._tools[call] = name
+            out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.TOOL_USE, name, n=len(out), tool_name=name,
+                                  tool_input=req.get("arguments"), tool_use_id=call, **kw))
+        if not self._shutdown_usage:
+            self.add_usage(output=data.get("outputTokens"))
+        if not out:
+            out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.TEXT, "", **kw))
+        return out
+
+    def _shutdown(self, data: dict) -> None:
+        metrics = data.get("modelMetrics")
+        if not isinstance(metrics, dict):
+            return
+        from ...model import TokenUsage
+
+        self.usage, self._shutdown_usage = TokenUsage(), True
+        for model, m in metrics.items():
+            self.note_model(model)
+            usage = m.get("usage") if isinstance(m, dict) else None
+            if not isinstance(usage, dict):
+                continue
+            read = usage.get("cacheReadTokens")
+            inp = usage.get("inputTokens")
+            if isinstance(inp, int) and isinstance(read, int) and inp >= read:
+                inp -= read
+            self.add_usage(inp, usage.get("outputTokens"), read, usage.get("cacheWriteTokens"))
+
+    # -- the legacy document ---------------------------------------------------------------------
+    def _legacy(self, value: dict, parsed: ParsedLine) -> list[Entry] | None:
+        which, item = value["_legacy"], value["item"]
+        if which == "header":
+            self.session_id = s(item.get("sessionId"))
+            self.note_time(item.get("startTime"))
+            self._legacy_timeline = bool(value.get("timeline"))
+            return []
+        if not isinstance(item, dict):
+            return None
+        if which == "chatMessages":
+            return [] if self._legacy_timeline else self._chat(item, parsed)
+        ts = self.note_time(item.get("timestamp"))
+        kw = dict(ident=s(item.get("id")), timestamp=ts, raw_type=f"timeline/{item.get('type')}")
+        itype = item.get("type")
+        text = str(item.get("text") or "")
+        if itype == "user":
+            return [self.entry(parsed, Role.USER.value, EntryKind.TEXT, text, **kw)]
+        if itype == "copilot":
+            return [self.entry(parsed, Role.ASSISTANT.value, EntryKind.TEXT, text, **kw)]
+        if itype in ("info", "warning", "error"):
+            return [self.entry(parsed, Role.SYSTEM.value, EntryKind.SYSTEM, text, is_error=itype == "error", **kw)]
+        if itype == "tool_call_completed":
+            name = s(item.get("name")) or "tool"
+            call = s(item.get("callId"))
+            result = item.get("result") if isinstance(item.get("result"), dict) else {}
+            log = result.get("log")
+            return [
+                self.entry(parsed, Role.ASSISTANT.value, EntryKind.TOOL_USE, name, tool_name=name,
+                           tool_input=item.get("arguments"), tool_use_id=call, **kw),
+                self.entry(parsed, Role.TOOL.value, EntryKind.TOOL_RESULT, log if isinstance(log, str) else "",
+                           n=1, tool_name=name, tool_use_id=call, is_error=result.get("type") != "success", **kw),
+            ]
+        return None
+
+    def _chat(self, msg: dict, parsed: ParsedLine) -> list[Entry] | None:
+        role = msg.get("role")
+        out: list[Entry] = []
+        if role == "user":
+            out.append(self.entry(parsed, Role.USER.value, EntryKind.TEXT, text_of(msg.get("content"))))
+        elif role == "assistant":
+            if text_of(msg.get("content")):
+                out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.TEXT, text_of(msg.get("content"))))
+            calls = msg.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
+                fn = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(fn, dict):
+                    continue
+                name = s(fn.get("name")) or "tool"
+                args = fn.get("arguments")
+                if isinstance(args, str):
+                    try:
+                        args = orjson.loads(args)
+                    except orjson.JSONDecodeError:
+                        pass
+                out.append(self.entry(parsed, Role.ASSISTANT.value, EntryKind.TOOL_USE, name, n=len(out),
+                                      tool_name=name, tool_input=args, tool_use_id=s(call.get("id"))))
+                self._tools[s(call.get("id")) or ""] = name
+        elif role == "tool":
+            call = s(msg.get("tool_call_id"))
+            out.append(self.entry(parsed, Role.TOOL.value, EntryKind.TOOL_RESULT, text_of(msg.get("content")),
+                                  tool_use_id=call, tool_name=self._tools.get(call or "")))
+        elif role == "system":
+            out.append(self.entry(parsed, Role.SYSTEM.value, EntryKind.META, text_of(msg.get("content"))))
+        else:
+            return None
+        return out or [self.entry(parsed, Role.ASSISTANT.value, EntryKind.TEXT, "")]
+
+
+def _load_legacy(adapter: CopilotAdapter, path: str) -> list[LoadedSession]:
+    """A legacy session document: the header, then each element of `chatMessages` and `timeline`
+    fed as one record located where it starts in the file."""
+    try:
+        with open(path, "rb") as fh:
+            buf = fh.read()
+    except OSError as exc:
+        raise reader_error(path, exc) from exc
+    parser = adapter.parser(path)
+    body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf
+    shift = len(buf) - len(body)
+    try:
+        doc = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:  # rewritten whole on each change: caught half-written
+        parser.feed(ParsedLine(RawLine(0, 1, buf[:65536]), (), f"not a complete JSON document ({exc})"))
+        return parser.finish()
+    if not isinstance(doc, dict):
+        parser.feed(parse_line(RawLine(0, 1, buf[:65536])))
+        return parser.finish()
+    timeline = doc.get("timeline")
+    header = {k: v for k, v in doc.items() if k not in ("chatMessages", "timeline")}
+    parser.feed(ParsedLine(RawLine(shift, 1, b""), ({"_legacy": "header", "item": header,
+                                                     "timeline": isinstance(timeline, list) and timeline},)))
+    for key in ("chatMessages", "timeline"):
+        items = doc.get(key)
+        if not isinstance(items, list):
+            continue
+        spans = array_spans(body, f'"{key}"'.encode())
+        aligned = spans is not None and len(spans) == len(items)
+        line, pos = 1, 0
+        for index, item in enumerate(items):
+            start = spans[index][0] if aligned else 0  # type: ignore[index]
+            line += body.count(b"\n", pos, start)
+            pos = max(pos, start)
+            raw = RawLine(start + shift, line, orjson.dumps(item))
+            parser.feed(ParsedLine(raw, ({"_legacy": key, "item": item},)))
+    return parser.finish()
+
+
+__all__ = ["CopilotAdapter", "CopilotParser"]

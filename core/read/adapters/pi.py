@@ -1,0 +1,229 @@
+"""pi coding agent sessions (`~/.pi/agent/sessions/--<escaped-cwd>--/<time>_<uuid>.jsonl`).
+
+Why: pi keeps a whole conversation tree in one append-only JSONL file (`/tree` continues from any
+earlier point, so abandoned branches stay in the file); this adapter shows each record once and
+marks the entries off the branch the session was left on.
+
+Format (pi-mono `packages/coding-agent/src/core/session-manager.ts`, FORMATS.md §9), versions read:
+  * v3 (current): line 1 the header `{"type": "session", "version": 3, "id", "timestamp", "cwd",
+    "parentSession"?}`; then entries `{"type", "id" (8 hex), "parentId", "timestamp"}` of types
+    `message`, `model_change`, `thinking_level_change`, `compaction`, `branch_summary`, `custom`,
+    `custom_message`, `label`, `session_info` (`name`: the user's title for the session);
+  * v2: the same, an extension message has role `hookMessage` (v3: `custom`);
+  * v1: no `version`, no entry ids (each entry then gets `L{line}`; no branches).
+A `message` holds `{role, content, timestamp (ms)}`: `user` (text or text/image parts),
+`assistant` (parts `text`, `thinking`, `toolCall {id, name, arguments}`, plus `model`, `usage
+{input, output, cacheRead, cacheWrite}`, `stopReason`, `errorMessage`), `toolResult`
+(`toolCallId`, `toolName`, `content`, `isError`), `bashExecution` (a command the user ran with
+`!`: `command`, `output`, `exitCode`), `custom`/`hookMessage` (injected by an extension),
+`branchSummary`, `compactionSummary`.
+
+Rules:
+  * the header, `model_change`, `thinking_level_change`, `label`, `custom` (extension state, never
+    shown to the model) and `session_info` are noise; the last `session_info` name is the title,
+    else the first user text;
+  * an assistant message gives one entry per part (thinking parts without text are skipped), and
+    a SYSTEM entry for an `errorMessage`; tokens are the sum of every assistant message's usage;
+  * `bashExecution` gives a user TOOL_USE (`bash`) and its TOOL_RESULT (error when the exit code is
+    not 0); extension messages and `custom_message` are META; compaction -> COMPACTION, branch
+    summaries -> SUMMARY;
+  * entry ids are the record's `id` (`id.1`, `id.2` for its later parts), else `L{line}`;
+  * the active branch is the chain of `parentId`s from the file's last record (where pi continues
+    when the session is resumed); entries of other records are marked off it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..jsonl import ParsedLine
+from ...model import Entry, EntryKind, Role, parse_timestamp, truncate
+from ..listing import Ends, QuickMeta, last_stamp
+from .base import Adapter, LoadedSession, first_json_lines
+from .collect import CollectingParser, off_branch, s, text_of
+
+NOISE_TYPES = frozenset({"session", "model_change", "thinking_level_change", "label", "custom", "session_info"})
+
+
+def is_header(value: Any) -> bool:
+    return (isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
+            and "timestamp" in value and "message" not in value)
+
+
+class PiAdapter(Adapter):
+    name = "pi"
+    agent = "pi"
+    suffixes = (".jsonl",)
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        objs = first_json_lines(head, 1)
+        return bool(objs) and is_header(objs[0])
+
+    def parser(self, path: str) -> PiParser:
+        return PiParser(path)
+
+    def quick(self, ends: Ends) -> QuickMeta:
+        """The header gives id, project and first time; the tail the last time. The title is a
+        guess unless the file is read whole: a `session_info` naming it can come anywhere."""
+        if ends.whole:
+            session = self.load(ends.path)[0].session
+            return ends.meta(self, (), session_id=session.id, kind=session.kind, project=session.project,
+                             title=session.title, first_timestamp=session.first_timestamp,
+                             last_timestamp=session.last_timestamp)
+        parser = self.parser(ends.path)
+        header = None
+        for values in ends.head_values():
+            for value in values or ():
+                if header is None and is_header(value):
+                    header = value
+                if isinstance(value, dict):
+                    if value.get("type") == "session_info" and s(value.get("name")):
+                        parser.named_title = value["name"]
+                    elif parser.prompt_title is None and value.get("type") == "message":
+                        msg = value.get("message")
+                        if isinstance(msg, dict) and msg.get("role") == "user":
+                            text = text_of(msg.get("content"))
+                            parser.prompt_title = " ".join(text.split()) or None
+        if header is None:
+            return ends.meta(self)
+        unsure = {"title"}
+        last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if isinstance(v, dict) else None)
+        if last is None:
+            unsure.add("last_timestamp")
+        title = parser.named_title or parser.prompt_title
+        return ends.meta(self, unsure, session_id=header["id"], project=s(header.get("cwd")),
+                         title=truncate(title, 200) if title else None,
+                         first_timestamp=parse_timestamp(header.get("timestamp")), last_timestamp=last)
+
+
+class PiParser(CollectingParser):
+    agent = "pi"
+    source_format = "pi"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self._header_seen = False
+        self._parents: dict[str, str | None] = {}
+        self._record_of: dict[str, str] = {}
+        self._leaf: str | None = None
+
+    def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+            return None
+        rtype = value["type"]
+        rec_id = s(value.get("id")) if rtype != "session" else None
+        if rec_id is not None:
+            parent = value.get("parentId")
+            self._parents[rec_id] = parent if isinstance(parent, str) else None
+            self._leaf = rec_id
+        ts = self.note_time(value.get("timestamp"))
+        if rtype == "session":
+            if not self._header_seen:
+                self._header_seen = True
+                self.session_id = s(value.get("id"))
+                self.project = s(value.get("cwd"))
+            return []
+        if rtype == "session_info":
+            if s(value.get("name")):
+                self.named_title = value["name"]
+            return []
+        if rtype == "model_change":
+            self.note_model(value.get("modelId"))
+            return []
+        if rtype in NOISE_TYPES:
+            return []
+        if rtype == "message":
+            entries = self._message(value.get("message"), parsed, rec_id, ts)
+        elif rtype == "compaction":
+            entries = [self.entry(parsed, Role.SYSTEM.value, EntryKind.COMPACTION, str(value.get("summary") or ""),
+                                  ident=rec_id, timestamp=ts, raw_type=rtype)]
+        elif rtype == "branch_summary":
+            entries = [self.entry(parsed, Role.SYSTEM.value, EntryKind.SUMMARY, str(value.get("summary") or ""),
+                                  ident=rec_id, timestamp=ts, raw_type=rtype)]
+        elif rtype == "custom_message":
+            entries = [self.entry(parsed, Role.USER.value, EntryKind.META, text_of(value.get("content")),
+                                  ident=rec_id, timestamp=ts, raw_type=rtype)]
+        else:
+            return None
+        if entries is None:
+            return None
+        if rec_id is not None:
+            for e in entries:
+                self._record_of[e.id] = rec_id
+        return entries
+
+    def _message(self, msg: Any, parsed: ParsedLine, rec_id: str | None, ts: Any) -> list[Entry] | None:
+        if not isinstance(msg, dict):
+            return None
+        role = msg.get("role")
+        ts = ts or self.note_time(msg.get("timestamp"))
+        out: list[Entry] = []
+
+        def add(role_: str, kind: EntryKind, text: str, **fields: Any) -> None:
+            out.append(self.entry(parsed, role_, kind, text, ident=rec_id, n=len(out), timestamp=ts,
+                                  raw_type=f"message/{role}", **fields))
+
+        if role == "user":
+            add(Role.USER.value, EntryKind.TEXT, text_of(msg.get("content")))
+        elif role == "assistant":
+            model = s(msg.get("model"))
+            self.note_model(model)
+            usage = msg.get("usage")
+            if isinstance(usage, dict):
+                self.add_usage(usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
+            content = msg.get("content")
+            for part in content if isinstance(content, list) else [content]:
+                if isinstance(part, str):
+                    add(Role.ASSISTANT.value, EntryKind.TEXT, part, model=model)
+                elif not isinstance(part, dict):
+                    continue
+                elif part.get("type") == "text":
+                    add(Role.ASSISTANT.value, EntryKind.TEXT, str(part.get("text") or ""), model=model)
+                elif part.get("type") == "thinking":
+                    if s(part.get("thinking")):
+                        add(Role.ASSISTANT.value, EntryKind.THINKING, part["thinking"], model=model)
+                elif part.get("type") == "toolCall":
+                    name = s(part.get("name")) or "tool"
+                    args = part.get("arguments")
+                    add(Role.ASSISTANT.value, EntryKind.TOOL_USE, name, tool_name=name, tool_input=args,
+                        tool_use_id=s(part.get("id")), model=model)
+            if s(msg.get("errorMessage")):
+                add(Role.SYSTEM.value, EntryKind.SYSTEM, f"error ({msg.get('stopReason') or 'error'}): "
+                    f"{msg['errorMessage']}", is_error=True)
+            if not out:  # an empty reply (aborted at once): still a message of the conversation
+                add(Role.ASSISTANT.value, EntryKind.TEXT, "", model=model)
+        elif role == "toolResult":
+            add(Role.TOOL.value, EntryKind.TOOL_RESULT, text_of(msg.get("content")),
+                tool_name=s(msg.get("toolName")), tool_use_id=s(msg.get("toolCallId")),
+                is_error=msg.get("isError") is True)
+        elif role == "bashExecution":
+            command = str(msg.get("command") or "")
+            call = f"{rec_id or 'L' + str(parsed.raw.line)}.bash"
+            add(Role.USER.value, EntryKind.TOOL_USE, command, tool_name="bash", tool_input={"command": command},
+                tool_use_id=call)
+            code = msg.get("exitCode")
+            add(Role.TOOL.value, EntryKind.TOOL_RESULT, str(msg.get("output") or ""), tool_name="bash",
+                tool_use_id=call, is_error=(isinstance(code, int) and code != 0) or msg.get("cancelled") is True)
+        elif role in ("custom", "hookMessage"):
+            add(Role.USER.value, EntryKind.META, text_of(msg.get("content")))
+        elif role == "compactionSummary":
+            add(Role.SYSTEM.value, EntryKind.COMPACTION, str(msg.get("summary") or ""))
+        elif role == "branchSummary":
+            add(Role.SYSTEM.value, EntryKind.SUMMARY, str(msg.get("summary") or ""))
+        else:
+            return None
+        return out
+
+    def off_branch_ids(self, sidechains: bool = False) -> list[str]:
+        """Ids of the entries on an abandoned branch (for a streamed transcript)."""
+        marked = off_branch(self.entries, self._parents, self._leaf, self._record_of)
+        return [e.id for e in marked if not e.on_active_branch]
+
+    def finish(self) -> list[LoadedSession]:
+        if not self._header_seen:
+            self.warnings.append("no pi session header: session id taken from the file name")
+        entries = off_branch(self.entries, self._parents, self._leaf, self._record_of)
+        self.entries = entries
+        return super().finish()
+
+
+__all__ = ["PiAdapter", "PiParser"]

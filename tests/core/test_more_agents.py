@@ -1,0 +1,313 @@
+"""GitHub Copilot CLI, pi and OpenCode: their adapters on the real files (../shared/corpus) and on
+the fixtures under tests/data (OpenCode: none real exists; the fixtures follow its source)."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, DATA, NO_CORPUS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.config import load_config
+from sessionscope.core.model import EntryKind, Locator, SessionKind
+from sessionscope.core.read.adapters import default_registry
+from sessionscope.core.read.discovery import candidate_files, default_roots, resolve_roots
+from sessionscope.core.read.listing import quick_meta
+from sessionscope.core.read.resume import resume_command
+from sessionscope.core.read.transcript import raw_record
+
+REG = default_registry()
+COPILOT_JSONL = CORPUS / "copilot-cli" / "VibeCodingTracker__test_conversation_copilot.jsonl"
+COPILOT_JSON = CORPUS / "copilot-cli" / "VibeCodingTracker__test_conversation_copilot.json"
+PI_REAL = CORPUS / "pi" / "agent-history__pi__session-01.jsonl"
+PI = DATA / "pi" / "--home-dev-projects-payments-api--" / "2025-12-02T09-00-00-000Z_0199f3a2-7c41-7d10-9a55-2b8e1f0c4d21.jsonl"
+PI_V1 = DATA / "pi" / "2025-06-01T10-00-00-000Z_0a1b2c3d-0000-4000-8000-000000000001.jsonl"
+CP_EVENTS = DATA / "copilot" / "session-state" / "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11" / "events.jsonl"
+CP_LEGACY = DATA / "copilot" / "history-session-state" / "session_7e6f5a4b.json"
+OC = DATA / "opencode"
+OC_MAIN = OC / "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750/ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
+OC_SUB = OC / "storage/session/4b0ea68d7af9a6031a7ffda7ad66e0cb83315750/ses_4f2a9b70dffeK1pLw9XyZ3eFgH.json"
+corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
+
+
+def load(path: Path):
+    adapter = REG.sniff(str(path))
+    assert adapter is not None, path
+    return adapter, adapter.load(str(path))
+
+
+def make_db(folder: Path, wal: bool = True) -> Path:
+    db = folder / "opencode.db"
+    con = sqlite3.connect(db)
+    if wal:
+        con.execute("PRAGMA journal_mode=WAL")
+    con.executescript((OC / "opencode.sql").read_text())
+    con.commit()
+    con.close()
+    return db
+
+
+# -- Copilot CLI ------------------------------------------------------------------------------------
+
+@corpus
+def test_copilot_events_real_each_tool_call_once_and_tokens_from_shutdown() -> None:
+    adapter, [ls] = load(COPILOT_JSONL)
+    assert adapter.name == "copilot-cli"
+    s = ls.session
+    assert s.id == "96ef38f0-9d09-45c3-8124-6448c36090ed"
+    assert (s.project, s.git_branch, s.models) == ("/home/wei/repo/VibeCodingTracker",
+                                                   "refactor/gemini-copilot-new-formats", ("claude-sonnet-4.6",))
+    uses = [e for e in ls.entries if e.kind is EntryKind.TOOL_USE]
+    results = [e for e in ls.entries if e.kind is EntryKind.TOOL_RESULT]
+    assert len(uses) == len(results) == 11  # requests and execution_start name each call: shown once
+    assert {e.tool_use_id for e in uses} == {e.tool_use_id for e in results}
+    # shutdown's modelMetrics: 186809 input of which 151738 cached reads
+    assert (s.usage.input, s.usage.output, s.usage.cache_read) == (186809 - 151738, 2848, 151738)
+    # the autopilot nudge (no content, only transformedContent) is not the user's prompt
+    user = [e for e in ls.entries if e.role == "user"]
+    assert [e.kind for e in user] == [EntryKind.TEXT, EntryKind.META]
+    assert ls.account.holds() and ls.account.lines == 51 and ls.account.malformed == 0
+
+
+@corpus
+def test_copilot_legacy_real_timeline_read_chat_messages_noise() -> None:
+    _, [ls] = load(COPILOT_JSON)
+    assert ls.session.id == "06141331-92e8-4e9e-8bbb-9b7a729eb01a"
+    # header + 148 chatMessages + 99 timeline records; the chat messages repeat the timeline
+    assert (ls.account.lines, ls.account.noise, ls.account.malformed) == (248, 149, 0)
+    assert sum(e.kind is EntryKind.TOOL_USE for e in ls.entries) == 59
+    first_user = next(e for e in ls.entries if e.role == "user")
+    assert "<current_datetime>" not in first_user.text  # the timeline's text, not the model's copy
+    # each record's locator is where it starts in the pretty-printed file: the raw view reads it
+    rec = raw_record(first_user.locator)
+    assert rec.note is None and '"type": "user"' in rec.text
+
+
+def test_copilot_events_fixture_quirks() -> None:
+    _, [ls] = load(CP_EVENTS)
+    kinds = [(e.role, e.kind.value) for e in ls.entries]
+    assert ("assistant", "tool_use") in kinds  # an execution_start no request named
+    result = next(e for e in ls.entries if e.kind is EntryKind.TOOL_RESULT)
+    assert result.is_error and result.text == "exit code 1: 2 failed" and result.tool_name == "bash"
+    assert any(e.kind is EntryKind.COMPACTION and "duplicate schedule" in e.text for e in ls.entries)
+    assert any(e.is_error and e.kind is EntryKind.SYSTEM for e in ls.entries)
+    assert ls.entries[-1].kind is EntryKind.UNKNOWN  # a future event type is kept, shown raw
+    assert ls.session.id == "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11" and ls.session.git_branch == "fix/refunds"
+
+
+def test_copilot_legacy_without_timeline_reads_chat_messages() -> None:
+    _, [ls] = load(CP_LEGACY)
+    assert [(e.role, e.kind.value) for e in ls.entries] == [
+        ("user", "text"), ("assistant", "text"), ("assistant", "tool_use"), ("tool", "tool_result"),
+        ("assistant", "text"), ("system", "unknown")]
+    assert ls.entries[2].tool_input == {"command": "ls migrations"} and ls.entries[3].tool_name == "bash"
+    assert ls.account.holds() and ls.account.lines == 6
+
+
+# -- pi ---------------------------------------------------------------------------------------------
+
+@corpus
+def test_pi_real_session() -> None:
+    adapter, [ls] = load(PI_REAL)
+    assert adapter.name == "pi"
+    s = ls.session
+    assert (s.title, s.project, s.models) == ("agent-history pi smoke", "/tmp/agent-history-real-agent/pi/workspace",
+                                              ("gpt-5.5",))
+    assert [e.role for e in ls.entries] == ["user", "assistant"] and s.usage.input == 433
+    assert (ls.account.lines, ls.account.noise) == (6, 4)
+
+
+def test_pi_branches_tools_and_accounting() -> None:
+    _, [ls] = load(PI)
+    s = ls.session
+    assert s.title == "Refund job runs twice"  # session_info wins over the first prompt
+    by_id = {e.id: e for e in ls.entries}
+    # the reply after the tool call is on the branch the user rewound from (/tree)
+    assert not by_id["a1000005"].on_active_branch and not by_id["a1000004"].on_active_branch
+    assert by_id["a1000002"].on_active_branch and by_id["a1000007"].on_active_branch
+    assert by_id["a1000003.2"].kind is EntryKind.TOOL_USE and by_id["a1000003"].kind is EntryKind.THINKING
+    bash = by_id["a1000007.1"]
+    assert bash.kind is EntryKind.TOOL_RESULT and bash.tool_use_id == by_id["a1000007"].tool_use_id
+    assert by_id["a1000008"].kind is EntryKind.COMPACTION and by_id["a1000006"].kind is EntryKind.SUMMARY
+    assert by_id["a100000a"].is_error
+    assert s.usage.input == 1210 and s.usage.cache_read == 8900
+    assert ls.account.holds() and ls.account.malformed == 1
+
+
+def test_pi_v1_without_ids() -> None:
+    _, [ls] = load(PI_V1)
+    assert [e.id for e in ls.entries] == ["L2", "L3", "L4"]
+    assert ls.entries[1].kind is EntryKind.META  # v2's hookMessage (v3: custom)
+
+
+# -- OpenCode -----------------------------------------------------------------------------------------
+
+def test_opencode_tree_reads_messages_and_parts_beside_the_session() -> None:
+    adapter, [ls] = load(OC_MAIN)
+    assert adapter.name == "opencode" and not adapter.grows(str(OC_MAIN))
+    s = ls.session
+    assert (s.title, s.project, s.kind) == ("Fix the flaky webhook retry test", "/home/dev/projects/payments-api",
+                                           SessionKind.MAIN)
+    assert ls.account.holds() and (ls.account.lines, ls.account.noise, ls.account.malformed) == (16, 6, 1)
+    kinds = [e.kind for e in ls.entries]
+    assert kinds.count(EntryKind.TOOL_USE) == 3 and kinds.count(EntryKind.TOOL_RESULT) == 3
+    failed = next(e for e in ls.entries if e.kind is EntryKind.TOOL_RESULT and e.is_error)
+    assert failed.tool_name == "bash" and "1 failed" in failed.text
+    assert s.usage.output == 340 + 60 + 120  # reasoning counted as output
+    # each entry's locator is its part file; the raw view shows that record
+    part = next(e for e in ls.entries if e.kind is EntryKind.THINKING)
+    assert part.locator.path.endswith("prt_b0d5a6c2e003Bc2.json")
+    assert '"reasoning"' in raw_record(part.locator).text
+    _, [sub] = load(OC_SUB)
+    assert sub.session.kind is SessionKind.SUBAGENT and sub.session.parent_id == s.id
+
+
+def test_opencode_database_read_only_never_writes(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    before = (hashlib.sha1(db.read_bytes()).hexdigest(), db.stat().st_mtime_ns, sorted(os.listdir(tmp_path)))
+    adapter, loaded = load(db)
+    assert {ls.session.id for ls in loaded} == {"ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "ses_4f2a9b70dffeK1pLw9XyZ3eFgH"}
+    main = next(ls for ls in loaded if ls.session.kind is SessionKind.MAIN)
+    assert main.account.holds() and main.account.malformed == 1  # a row whose data is cut off
+    [one] = adapter.load_session(str(db), "ses_4f2a9b70dffeK1pLw9XyZ3eFgH")
+    assert one.session.parent_id == main.session.id
+    err = next(e for e in one.entries if e.is_error)
+    assert err.text == "The operation was aborted." and raw_record(err.locator).text.count("MessageAbortedError") == 1
+    quick = quick_meta(db, REG)
+    assert quick.error is None and quick.session_id == "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD"
+    after = (hashlib.sha1(db.read_bytes()).hexdigest(), db.stat().st_mtime_ns, sorted(os.listdir(tmp_path)))
+    assert after == before  # no -wal/-shm created, not a byte written
+
+
+def test_opencode_database_while_the_agent_holds_it_open(tmp_path: Path) -> None:
+    """OpenCode running: its WAL holds rows not yet checkpointed; they are read."""
+    db = make_db(tmp_path)
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("UPDATE session SET title = 'renamed while open' WHERE id = 'ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD'")
+    writer.commit()
+    try:
+        assert (tmp_path / "opencode.db-wal").exists()
+        _, loaded = load(db)
+        assert "renamed while open" in {ls.session.title for ls in loaded}
+    finally:
+        writer.close()
+
+
+def test_opencode_database_is_a_root(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    [root] = resolve_roots([str(db)])
+    assert root.error is None and list(candidate_files(root, REG)) == [str(db)]
+    (tmp_path / "other.db").write_bytes(b"not sqlite")
+    [bad] = resolve_roots([str(tmp_path / "other.db")])
+    assert bad.error and "not a directory" in bad.error
+
+
+# -- quick listing, resume, roots -------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [PI, PI_V1, CP_EVENTS, CP_LEGACY, OC_MAIN], ids=lambda p: p.name[:30])
+def test_quick_listing_agrees_with_the_full_parse(path: Path) -> None:
+    q = quick_meta(path, REG)
+    _, loaded = load(path)
+    s = loaded[0].session
+    assert q.error is None and q.agent == s.agent
+    for field in ("session_id", "kind", "project", "title", "first_timestamp", "last_timestamp"):
+        if field not in q.unsure:
+            assert getattr(q, field) == getattr(s, "id" if field == "session_id" else field), field
+
+
+@corpus
+@pytest.mark.parametrize("path", [COPILOT_JSONL, COPILOT_JSON, PI_REAL], ids=lambda p: p.suffix)
+def test_quick_listing_real(path: Path) -> None:
+    q = quick_meta(path, REG)
+    s = load(path)[1][0].session
+    assert q.error is None
+    for field in ("session_id", "kind", "project", "title", "first_timestamp"):
+        if field not in q.unsure:
+            assert getattr(q, field) == getattr(s, "id" if field == "session_id" else field), field
+
+
+def test_resume_commands() -> None:
+    cmds = {}
+    for path in (PI, CP_EVENTS, OC_MAIN):
+        s = load(path)[1][0].session
+        cmds[s.agent] = resume_command(s).argv
+    assert cmds == {"pi": ("pi", "--session", "0199f3a2-7c41-7d10-9a55-2b8e1f0c4d21"),
+                    "copilot-cli": ("copilot", "--resume", "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11"),
+                    "opencode": ("opencode", "--session", "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD")}
+    main = load(OC_MAIN)[1][0].session
+    sub = load(OC_SUB)[1][0].session
+    assert resume_command(sub, main).argv[-1] == main.id  # a subagent run resumes its parent
+
+
+def test_default_roots_env_and_config_homes(tmp_path: Path) -> None:
+    env = {"PI_CODING_AGENT_DIR": "/x/pi", "XDG_DATA_HOME": "/x/data", "XDG_CONFIG_HOME": "/x/conf"}
+    roots = {(r.origin, r.path) for r in default_roots(env, tmp_path, {"copilot": "/y/cop", "opencode": "/y/oc"})}
+    for want in [("pi", str(tmp_path / ".pi/agent/sessions")), ("pi", "/x/pi/sessions"),
+                 ("copilot-cli", str(tmp_path / ".copilot/session-state")), ("copilot-cli", "/x/conf/.copilot/session-state"),
+                 ("copilot-cli", "/y/cop/history-session-state"), ("opencode", "/x/data/opencode/opencode.db"),
+                 ("opencode", "/y/oc/storage/session"), ("opencode", str(tmp_path / ".local/share/opencode/opencode.db"))]:
+        assert want in roots, want
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('pi_home = "~/pi-elsewhere"\ncopilot_home = 5\n')
+    config = load_config(cfg)
+    assert config.agent_homes == (("pi", os.path.expanduser("~/pi-elsewhere")),)
+    assert any("copilot_home" in w for w in config.warnings) and not any("unknown" in w for w in config.warnings)
+
+
+# -- junk: counted, shown, never a crash ------------------------------------------------------------
+
+junk = st.one_of(
+    st.binary(max_size=60).map(lambda b: b.replace(b"\n", b" ")),
+    st.sampled_from([b"{", b"[]", b"null", b'{"type": 5}', b'{"type":"message","message":7}',
+                     b'{"type":"message","id":"z","message":{"role":"assistant","content":[1,{"type":null}]}}',
+                     b'{"type":"tool.execution_complete","data":{"result":[]},"id":1,"timestamp":"x"}',
+                     b'{"type":"assistant.message","data":{"toolRequests":{}},"id":"q","timestamp":3}',
+                     b'{"type":"session","id":"other"}', b"\xef\xbb\xbf{}", b"\xff\xfe"]),
+)
+
+
+@pytest.mark.parametrize("path", [PI, PI_V1, CP_EVENTS], ids=lambda p: p.name[:30])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(inserts=st.lists(st.tuples(st.integers(1, 20), junk), max_size=5))
+def test_junk_lines_are_counted_never_raise(path: Path, tmp_path: Path, inserts: list) -> None:
+    lines = path.read_bytes().rstrip(b"\n").split(b"\n")
+    for pos, garbage in sorted(inserts, reverse=True):
+        lines.insert(min(pos, len(lines)), garbage)
+    target = tmp_path / "s.jsonl"
+    target.write_bytes(b"\n".join(lines) + b"\n")
+    adapter = REG.by_name(REG.sniff(str(path)).name)
+    [ls] = adapter.load(str(target))
+    assert ls.account.holds() and ls.account.lines == len(lines)
+    assert quick_meta(target, REG).error is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blobs=st.lists(junk, min_size=1, max_size=4), as_rows=st.booleans())
+def test_opencode_junk_records_are_counted(tmp_path_factory: pytest.TempPathFactory, blobs: list, as_rows: bool) -> None:
+    tmp = tmp_path_factory.mktemp("oc")
+    if as_rows:
+        db = make_db(tmp, wal=False)
+        con = sqlite3.connect(db)
+        for i, blob in enumerate(blobs):
+            con.execute("INSERT INTO part VALUES (?, 'msg_b0d5a6c3f001Zs3', 'ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD', 1, 1, ?)",
+                        (f"prt_zz{i}", blob.decode("utf-8", "replace")))
+        con.commit()
+        con.close()
+        loaded = REG.by_name("opencode").load(str(db))
+        main = next(ls for ls in loaded if ls.session.id.startswith("ses_4f2a9c"))
+        extra = len(blobs)
+    else:
+        shutil.copytree(OC / "storage", tmp / "storage")
+        folder = tmp / "storage/part/msg_b0d5a6c3f001Zs3"
+        for i, blob in enumerate(blobs):
+            (folder / f"prt_zz{i}.json").write_bytes(blob)
+        [main] = REG.by_name("opencode").load(str(tmp / OC_MAIN.relative_to(OC)))
+        extra = len(blobs)
+    assert main.account.holds() and main.account.lines == 16 + extra
