@@ -34,7 +34,7 @@ import os
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
-from .adapters.base import Lines, head_lines
+from .ends import Lines, head_lines
 from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
 from ..model import SessionKind, iso
 

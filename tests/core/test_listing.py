@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters import default_registry
-from sessionscope.core.read.adapters.base import Lines
+from sessionscope.core.read.ends import Lines
 from sessionscope.core.read.adapters.claude import one_line
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.jsonl import ReaderError, read_head_tail

@@ -55,7 +55,8 @@ from ...model import (
     truncate,
 )
 from ..listing import FIELDS, Ends, QuickMeta
-from .base import Adapter, LineAccount, LoadedSession, RecordParser, first_json_lines, walk_files
+from ..ends import first_json_lines
+from .base import Adapter, LineAccount, LoadedSession, RecordParser, walk_files
 from .codex import is_codex_record
 
 log = logging.getLogger(__name__)

@@ -69,8 +69,8 @@ from ...model import (
     truncate,
 )
 from ..listing import Ends, QuickMeta, last_stamp
-from .base import (Adapter, Lines, LoadedSession, RecordParser, array_spans, first_json_lines,
-                   walk_files)
+from ..ends import Lines, first_json_lines
+from .base import Adapter, LoadedSession, RecordParser, array_spans, walk_files
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _WRAPPED_HEAD = re.compile(

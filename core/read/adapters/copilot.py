@@ -48,7 +48,8 @@ import orjson
 from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp
 from ..listing import Ends, QuickMeta, last_stamp
-from .base import Adapter, LoadedSession, array_spans, first_json_lines
+from ..ends import first_json_lines
+from .base import Adapter, LoadedSession, array_spans
 from .collect import CollectingParser, s, stem, text_of
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"(?:startTime|chatMessages|timeline)"\s*:')

@@ -38,7 +38,8 @@ from typing import Any
 from ..jsonl import ParsedLine
 from ...model import Entry, EntryKind, Role, parse_timestamp, truncate
 from ..listing import Ends, QuickMeta, last_stamp
-from .base import Adapter, LoadedSession, first_json_lines
+from ..ends import first_json_lines
+from .base import Adapter, LoadedSession
 from .collect import CollectingParser, off_branch, s, text_of
 
 NOISE_TYPES = frozenset({"session", "model_change", "thinking_level_change", "label", "custom", "session_info"})

@@ -66,7 +66,8 @@ from ...model import (
     truncate,
 )
 from ..listing import FIELDS, Ends, QuickMeta, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, first_json_lines
+from ..ends import first_json_lines
+from .base import Adapter, LoadedSession, RecordParser
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
