@@ -52,7 +52,8 @@ sys.path.insert(0, str(HERE))
 import gen_corpus  # noqa: E402  (bench/ is not a package)
 
 from sessionscope.core.read.jsonl import RecordFile, parse_line, read_head_tail  # noqa: E402
-from sessionscope.core.read.listing import FIELDS, HEAD_TAIL, quick_meta  # noqa: E402
+from sessionscope.core.read.ends import FIELDS  # noqa: E402
+from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
 
 MB = 1024 * 1024
 

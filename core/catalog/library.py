@@ -28,7 +28,7 @@ from ..read.walk import WalkReport
 # app's first frame needs only the catalog's sessions.
 if TYPE_CHECKING:
     from ..read.adapters import LoadedSession, Registry
-    from ..read.listing import QuickMeta
+    from ..read.ends import QuickMeta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 

@@ -1,14 +1,157 @@
-"""A file's two ends as lines: the head and tail buffers of a transcript, its lines found and parsed
-on demand. The registry's sniffers (`first_json_lines`) and the quick listing read through these.
+"""A file's two ends as lines, and what a quick listing reads from them.
 
-Lowest of core/read's transcript modules beside `jsonl`: the adapters and the listing import it,
-it imports neither.
+`Lines`: a head or tail buffer of a transcript, its lines found and parsed on demand (the
+registry's sniffers read the head through `first_json_lines`). `Ends`: the complete lines of both
+windows, handed to an adapter's `quick` hook, which answers with a `QuickMeta`
+(core/read/listing.py reads the windows and says what a `QuickMeta` promises).
+
+Why a module of its own: the adapters and the listing both need these; here, below both, the
+imports go one way (listing -> adapters -> ends -> jsonl). It imports neither the adapters nor
+the listing (tests/core/test_layering.py checks).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 import orjson
+
+from .jsonl import HeadTail
+from ..model import SessionKind, iso
+
+
+class Format(Protocol):
+    """What `Ends.meta` needs of an adapter (core/read/adapters/base.py), named here so this
+    module does not import the adapters that import it."""
+
+    agent: str
+    name: str
+
+
+#: the fields a quick listing reports on (agent and format are known whenever `error` is None)
+FIELDS = ("session_id", "kind", "project", "title", "first_timestamp", "last_timestamp")
+ALL_UNSURE = frozenset(FIELDS)
+
+
+class QuickMeta(NamedTuple):
+    """One file's listing metadata. See core/read/listing.py's docstring for what `unsure` promises.
+    (A NamedTuple: a listing builds thousands, and a frozen dataclass costs 6x as much.)"""
+
+    path: str
+    size: int = 0
+    mtime: float = 0.0
+    agent: str | None = None
+    format: str | None = None
+    session_id: str | None = None
+    kind: SessionKind | None = None
+    project: str | None = None
+    title: str | None = None
+    first_timestamp: datetime | None = None
+    last_timestamp: datetime | None = None
+    unsure: frozenset[str] = ALL_UNSURE
+    whole: bool = False
+    error: str | None = None
+
+    def knows(self, name: str) -> bool:
+        """True when field `name` is what the full parse gives (times: within CLOCK_SKEW)."""
+        return self.error is None and name not in self.unsure
+
+    @property
+    def sort_time(self) -> datetime:
+        """The last timestamp, else the file's mtime: what "most recent first" orders by."""
+        return self.last_timestamp or datetime.fromtimestamp(self.mtime, timezone.utc)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "agent_id": self.agent,
+            "source_plugin": self.format,
+            "kind": self.kind.value if self.kind else None,
+            "project": self.project,
+            "title": self.title,
+            "first_timestamp": iso(self.first_timestamp),
+            "last_timestamp": iso(self.last_timestamp),
+            "paths": [self.path],
+            "size": self.size,
+            "unsure": [f for f in FIELDS if f in self.unsure],
+            "error": self.error,
+        }
+
+
+class Ends:
+    """The bytes a quick listing may look at, as lines found and parsed on demand.
+
+    Only complete lines are given: lines cut by the 64 KB windows are skipped, and an
+    unterminated last line of the file counts only when it parses (as in a full load of a growing
+    file). For a whole file, head and tail are one buffer read from either end."""
+
+    __slots__ = ("path", "size", "mtime", "whole", "head", "tail")
+
+    def __init__(self, path: str, ht: HeadTail, head: Lines | None = None) -> None:
+        self.path = path
+        self.size = ht.size
+        self.mtime = ht.mtime
+        self.whole = ht.whole
+        self.head = head if head is not None and head.buf is ht.head else Lines(ht.head)
+        self.tail = self.head if self.whole else Lines(ht.tail)
+
+    def _last_counts(self, lines: Lines, piece: tuple[int, int]) -> bool:
+        """Whether what follows the last newline is a line: not when cut by the head window,
+        else the file's unterminated end, when it parses (a writer mid-line has not finished)."""
+        if not self.whole and lines is self.head:
+            return False
+        return piece[0] < piece[1] and lines.values(piece) is not None
+
+    def head_pieces(self) -> Iterator[tuple[int, int]]:
+        """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`."""
+        lines = self.head
+        piece_at, n, i = lines.piece, len(lines.buf), 0
+        while (piece := piece_at(i)) is not None:
+            if piece[1] < n or self._last_counts(lines, piece):
+                yield piece
+            i += 1
+
+    def tail_pieces(self) -> Iterator[tuple[int, int]]:
+        """The complete lines of the tail, from the end backward (a tail window's first piece
+        starts mid-line and is left out)."""
+        lines = self.tail
+        back, first = lines.back, -1 if self.whole else lines.first
+        piece = back(0)
+        if piece is not None and piece[0] > first and self._last_counts(lines, piece):
+            yield piece
+        j = 1
+        while (piece := back(j)) is not None and piece[0] > first:
+            yield piece
+            j += 1
+
+    def head_values(self) -> Iterator[tuple[Any, ...] | None]:
+        """The values of each complete head line from the top (None: not JSON)."""
+        return map(self.head.values, self.head_pieces())
+
+    def tail_values_backward(self) -> Iterator[tuple[Any, ...] | None]:
+        """The values of each complete tail line from the end backward (None: not JSON)."""
+        return map(self.tail.values, self.tail_pieces())
+
+    def meta(self, adapter: Format, unsure: Iterable[str] = FIELDS, *, agent: str | None = None,
+             format: str | None = None, session_id: str | None = None,
+             kind: SessionKind | None = None, project: str | None = None, title: str | None = None,
+             first_timestamp: datetime | None = None, last_timestamp: datetime | None = None,
+             error: str | None = None) -> QuickMeta:
+        """The result for this file, read by `adapter` (its agent and format unless given)."""
+        return QuickMeta(self.path, self.size, self.mtime, agent or adapter.agent,
+                         format or adapter.name, session_id, kind, project, title, first_timestamp,
+                         last_timestamp, frozenset(unsure), self.whole, error)
+
+
+def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
+    """The time of the last record that has one (`stamp(value)`; None: the value has none that
+    counts), read from the end backward; None when the tail shows none."""
+    for values in ends.tail_values_backward():
+        for value in reversed(values or ()):
+            ts = stamp(value)
+            if ts is not None:
+                return ts
+    return None
 
 
 _BOM = b"\xef\xbb\xbf"

@@ -31,12 +31,11 @@ from __future__ import annotations
 
 import logging
 import os
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
+from datetime import timedelta
+from typing import TYPE_CHECKING, Iterable
 
-from .ends import Lines, head_lines
+from .ends import Ends, Lines, QuickMeta, head_lines
 from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
-from ..model import SessionKind, iso
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter, Registry
@@ -46,130 +45,6 @@ log = logging.getLogger(__name__)
 HEAD_TAIL = 65536
 SNIFF_LINES = 3
 CLOCK_SKEW = timedelta(seconds=10)
-#: the fields a quick listing reports on (agent and format are known whenever `error` is None)
-FIELDS = ("session_id", "kind", "project", "title", "first_timestamp", "last_timestamp")
-ALL_UNSURE = frozenset(FIELDS)
-
-
-class QuickMeta(NamedTuple):
-    """One file's listing metadata. See the module docstring for what `unsure` promises.
-    (A NamedTuple: a listing builds thousands, and a frozen dataclass costs 6x as much.)"""
-
-    path: str
-    size: int = 0
-    mtime: float = 0.0
-    agent: str | None = None
-    format: str | None = None
-    session_id: str | None = None
-    kind: SessionKind | None = None
-    project: str | None = None
-    title: str | None = None
-    first_timestamp: datetime | None = None
-    last_timestamp: datetime | None = None
-    unsure: frozenset[str] = ALL_UNSURE
-    whole: bool = False
-    error: str | None = None
-
-    def knows(self, name: str) -> bool:
-        """True when field `name` is what the full parse gives (times: within CLOCK_SKEW)."""
-        return self.error is None and name not in self.unsure
-
-    @property
-    def sort_time(self) -> datetime:
-        """The last timestamp, else the file's mtime: what "most recent first" orders by."""
-        return self.last_timestamp or datetime.fromtimestamp(self.mtime, timezone.utc)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "agent_id": self.agent,
-            "source_plugin": self.format,
-            "kind": self.kind.value if self.kind else None,
-            "project": self.project,
-            "title": self.title,
-            "first_timestamp": iso(self.first_timestamp),
-            "last_timestamp": iso(self.last_timestamp),
-            "paths": [self.path],
-            "size": self.size,
-            "unsure": [f for f in FIELDS if f in self.unsure],
-            "error": self.error,
-        }
-
-
-class Ends:
-    """The bytes a quick listing may look at, as lines found and parsed on demand.
-
-    Only complete lines are given: lines cut by the 64 KB windows are skipped, and an
-    unterminated last line of the file counts only when it parses (as in a full load of a growing
-    file). For a whole file, head and tail are one buffer read from either end."""
-
-    __slots__ = ("path", "size", "mtime", "whole", "head", "tail")
-
-    def __init__(self, path: str, ht: HeadTail, head: Lines | None = None) -> None:
-        self.path = path
-        self.size = ht.size
-        self.mtime = ht.mtime
-        self.whole = ht.whole
-        self.head = head if head is not None and head.buf is ht.head else Lines(ht.head)
-        self.tail = self.head if self.whole else Lines(ht.tail)
-
-    def _last_counts(self, lines: Lines, piece: tuple[int, int]) -> bool:
-        """Whether what follows the last newline is a line: not when cut by the head window,
-        else the file's unterminated end, when it parses (a writer mid-line has not finished)."""
-        if not self.whole and lines is self.head:
-            return False
-        return piece[0] < piece[1] and lines.values(piece) is not None
-
-    def head_pieces(self) -> Iterator[tuple[int, int]]:
-        """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`."""
-        lines = self.head
-        piece_at, n, i = lines.piece, len(lines.buf), 0
-        while (piece := piece_at(i)) is not None:
-            if piece[1] < n or self._last_counts(lines, piece):
-                yield piece
-            i += 1
-
-    def tail_pieces(self) -> Iterator[tuple[int, int]]:
-        """The complete lines of the tail, from the end backward (a tail window's first piece
-        starts mid-line and is left out)."""
-        lines = self.tail
-        back, first = lines.back, -1 if self.whole else lines.first
-        piece = back(0)
-        if piece is not None and piece[0] > first and self._last_counts(lines, piece):
-            yield piece
-        j = 1
-        while (piece := back(j)) is not None and piece[0] > first:
-            yield piece
-            j += 1
-
-    def head_values(self) -> Iterator[tuple[Any, ...] | None]:
-        """The values of each complete head line from the top (None: not JSON)."""
-        return map(self.head.values, self.head_pieces())
-
-    def tail_values_backward(self) -> Iterator[tuple[Any, ...] | None]:
-        """The values of each complete tail line from the end backward (None: not JSON)."""
-        return map(self.tail.values, self.tail_pieces())
-
-    def meta(self, adapter: Adapter, unsure: Iterable[str] = FIELDS, *, agent: str | None = None,
-             format: str | None = None, session_id: str | None = None,
-             kind: SessionKind | None = None, project: str | None = None, title: str | None = None,
-             first_timestamp: datetime | None = None, last_timestamp: datetime | None = None,
-             error: str | None = None) -> QuickMeta:
-        """The result for this file, read by `adapter` (its agent and format unless given)."""
-        return QuickMeta(self.path, self.size, self.mtime, agent or adapter.agent,
-                         format or adapter.name, session_id, kind, project, title, first_timestamp,
-                         last_timestamp, frozenset(unsure), self.whole, error)
-
-
-def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
-    """The time of the last record that has one (`stamp(value)`; None: the value has none that
-    counts), read from the end backward; None when the tail shows none."""
-    for values in ends.tail_values_backward():
-        for value in reversed(values or ()):
-            ts = stamp(value)
-            if ts is not None:
-                return ts
-    return None
 
 
 def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
@@ -253,5 +128,4 @@ def _registry() -> Registry:
     return _REGISTRY
 
 
-__all__ = ["CLOCK_SKEW", "FIELDS", "HEAD_TAIL", "Ends", "QuickMeta", "last_stamp", "quick_listing",
-           "quick_meta"]
+__all__ = ["CLOCK_SKEW", "HEAD_TAIL", "quick_listing", "quick_meta"]

@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters import default_registry
-from sessionscope.core.read.ends import Lines
+from sessionscope.core.read.ends import FIELDS, Lines, QuickMeta
 from sessionscope.core.read.adapters.claude import one_line
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.jsonl import ReaderError, read_head_tail
-from sessionscope.core.read.listing import CLOCK_SKEW, FIELDS, QuickMeta, quick_listing, quick_meta
+from sessionscope.core.read.listing import CLOCK_SKEW, quick_listing, quick_meta
 from sessionscope.core.model import SessionKind, truncate
 
 REGISTRY = default_registry()

@@ -23,7 +23,7 @@ from ..jsonl import ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
 
 if TYPE_CHECKING:
-    from ..listing import Ends, QuickMeta
+    from ..ends import Ends, QuickMeta
     from ..walk import WalkReport
 
 

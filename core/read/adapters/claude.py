@@ -54,8 +54,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..listing import FIELDS, Ends, QuickMeta
-from ..ends import first_json_lines
+from ..ends import FIELDS, Ends, QuickMeta, first_json_lines
 from .base import Adapter, LineAccount, LoadedSession, RecordParser, walk_files
 from .codex import is_codex_record
 

@@ -68,8 +68,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..listing import Ends, QuickMeta, last_stamp
-from ..ends import Lines, first_json_lines
+from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, LoadedSession, RecordParser, array_spans, walk_files
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})

@@ -47,8 +47,7 @@ import orjson
 
 from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp
-from ..listing import Ends, QuickMeta, last_stamp
-from ..ends import first_json_lines
+from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, LoadedSession, array_spans
 from .collect import CollectingParser, s, stem, text_of
 

@@ -54,7 +54,7 @@ import orjson
 
 from ..jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line, reader_error
 from ...model import Entry, EntryKind, Locator, Role, SessionKind, parse_timestamp
-from ..listing import Ends, QuickMeta
+from ..ends import Ends, QuickMeta
 from .base import Adapter, LoadedSession, walk_files
 from .collect import CollectingParser, s
 

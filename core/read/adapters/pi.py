@@ -37,8 +37,7 @@ from typing import Any
 
 from ..jsonl import ParsedLine
 from ...model import Entry, EntryKind, Role, parse_timestamp, truncate
-from ..listing import Ends, QuickMeta, last_stamp
-from ..ends import first_json_lines
+from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, LoadedSession
 from .collect import CollectingParser, off_branch, s, text_of
 

@@ -65,8 +65,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..listing import FIELDS, Ends, QuickMeta, last_stamp
-from ..ends import first_json_lines
+from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, LoadedSession, RecordParser
 
 DEFAULT_SOURCE = "session-logs"
