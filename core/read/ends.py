@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 import orjson
 
-from .jsonl import HeadTail
+from .jsonl import HeadTail, RawLine, parse_line
 from ..model import SessionKind, iso
 
 
@@ -241,8 +241,6 @@ def loads_values(line: bytes) -> tuple[Any, ...] | None:
     try:
         return (orjson.loads(line),)
     except orjson.JSONDecodeError:
-        from .jsonl import RawLine, parse_line
-
         parsed = parse_line(RawLine(0, 2, line))
         return parsed.values if parsed.ok else None
 

@@ -32,13 +32,11 @@ from __future__ import annotations
 import logging
 import os
 from datetime import timedelta
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
+from .adapters import Adapter, Registry, default_registry
 from .ends import Ends, Lines, QuickMeta, head_lines
 from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
-
-if TYPE_CHECKING:
-    from .adapters.base import Adapter, Registry
 
 log = logging.getLogger(__name__)
 
@@ -111,8 +109,6 @@ def _suffixes(registry: Registry) -> tuple[str, ...] | None:
     adapter decides by more than its `suffixes`."""
     global _SUFFIXES
     if _SUFFIXES[0] is not registry:
-        from .adapters.base import Adapter
-
         plain = all(type(a).accepts_name is Adapter.accepts_name for a in registry.adapters)
         _SUFFIXES = (registry, tuple(s for a in registry.adapters for s in a.suffixes) if plain
                      else None)
@@ -122,8 +118,6 @@ def _suffixes(registry: Registry) -> tuple[str, ...] | None:
 def _registry() -> Registry:
     global _REGISTRY
     if _REGISTRY is None:
-        from .adapters import default_registry
-
         _REGISTRY = default_registry()
     return _REGISTRY
 
