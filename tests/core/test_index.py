@@ -18,6 +18,7 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search import index as index_module
 from sessionscope.core.search import index_check
+from sessionscope.core.search import terms as terms_module
 from sessionscope.core.search.index import INDEX_VERSION, SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.search.scan import scan_search
@@ -314,7 +315,7 @@ def test_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
     terms = index._words(text)  # the `text` field's analyzer
     common = index_module.COMMON_WORDS
     expected = [f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common]
-    assert index_module._common_pairs(text, index._words).split() == expected
+    assert terms_module._common_pairs(text, index._words).split() == expected
 
 
 def test_common_word_phrases_in_a_larger_query(world: World) -> None:
@@ -500,8 +501,8 @@ def test_stems_are_those_of_the_text_fields_own_terms(text: str) -> None:
     """The `stems` terms are the first three characters of exactly the terms tantivy indexes for
     the text (a difference would make a prefix query miss documents or find extra ones)."""
     index = SearchIndex(None)
-    expected = {t[: index_module.STEM] for t in index._words(text) if len(t) >= index_module.STEM}
-    assert set(index_module._pairs_and_stems(text, index._words)[1].split()) == expected
+    expected = {t[: terms_module.STEM] for t in index._words(text) if len(t) >= terms_module.STEM}
+    assert set(terms_module._pairs_and_stems(text, index._words)[1].split()) == expected
 
 
 STEM_WORDS = ["kemhol", "kemmi", "kem", "ke", "Kemal", "KEMX9", "alpha", "alp", "kémo", "ünkem", "über", "x_kemz"]
