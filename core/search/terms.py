@@ -13,6 +13,36 @@ from itertools import compress
 from operator import and_, itemgetter
 from typing import Any, Callable
 
+from ..model import Entry, EntryKind
+
+SEARCHABLE = {
+    EntryKind.TEXT, EntryKind.THINKING, EntryKind.TOOL_USE, EntryKind.TOOL_RESULT,
+    EntryKind.SUMMARY, EntryKind.COMPACTION, EntryKind.SYSTEM, EntryKind.META, EntryKind.UNKNOWN,
+}
+
+
+def searchable_text(e: Entry, tool_result_cap: int | None = None) -> str:
+    """What of an entry is searched: its text; for a tool call its name and the raw values of
+    its input (not their JSON, so quotes and backslashes match as typed); a tool result only up to
+    `tool_result_cap` characters (tool output dominates transcripts)."""
+    if e.kind is EntryKind.TOOL_USE:
+        body = _flatten(e.tool_input) if e.tool_input is not None else e.text
+        return "\n".join(p for p in (e.tool_name or "", body) if p)
+    if e.kind is EntryKind.TOOL_RESULT and tool_result_cap is not None:
+        return e.text[:tool_result_cap]
+    return e.text
+
+
+def _flatten(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(_flatten(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_flatten(v) for v in value)
+    return "" if value is None else str(value)
+
+
 _ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphanumeric runs)
 # Common words, whose pairs the `pairs` field holds (see `SearchIndex._phrase`): English function
 # words and the commonest words of code and of agent transcripts. A phrase of two such words is
