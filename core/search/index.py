@@ -48,7 +48,8 @@ from ..catalog.library import Library
 from ..model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
 from .terms import COMMON_WORDS, SEARCHABLE, STEM, _ALNUM, _pairs_and_stems, _stemming_analyzer, searchable_text, stem
-from .scan import Hit, flat_head, scan_entries, window
+from .hits import Hit, flat_head, window
+from .scan import scan_entries
 from ..secrets import mask_if_on
 
 INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)

@@ -58,7 +58,7 @@ from sessionscope.core.brief.compose import (
 )
 from sessionscope.core.brief.assist import ASSISTS, DEFAULT_TIMEOUT, AssistOutcome
 from sessionscope.core.brief.retrieval import WINDOW_DAYS, project_root
-from sessionscope.core.search.scan import Hit
+from sessionscope.core.search.hits import Hit
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 from sessionscope.tui.widgets._draft import entry_text, own_finding

@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from sessionscope.core.search.scan import Hit
+from sessionscope.core.search.hits import Hit
 from sessionscope.tui.widgets.search_pane import SearchPane
 
 if TYPE_CHECKING:

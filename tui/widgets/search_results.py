@@ -26,7 +26,7 @@ from sessionscope.core.search.index import SearchResult, highlight_spans
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.search.query import Query
-from sessionscope.core.search.scan import Hit
+from sessionscope.core.search.hits import Hit
 from sessionscope.core.text import one_line, printable
 
 from ._cells import clock_of, fit, foreground
