@@ -44,7 +44,8 @@ READING_INTERVAL = 0.2
 if TYPE_CHECKING:
     import argparse
 
-    from sessionscope.core.search.index import Progress, SearchIndex, SearchResult
+    from sessionscope.core.search.hits import SearchResult
+    from sessionscope.core.search.index import Progress, SearchIndex
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory.places import MemoryItem
     from sessionscope.core.live.watch import SessionEvent, Watcher
@@ -358,7 +359,7 @@ class SessionScopeApp(App[None]):
     def search(self, query: str, limit: int = 200) -> SearchResult:
         """The index's answer (called from the search pane's worker thread)."""
         if self.index is None:
-            from sessionscope.core.search.index import SearchResult
+            from sessionscope.core.search.hits import SearchResult
             from sessionscope.core.search.query import parse
 
             return SearchResult([], "pending", parse(query, self.now))

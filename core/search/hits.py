@@ -6,11 +6,16 @@ Both engines make their hits here: the index (core/search/index.py) and the scan
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 from ..model import Locator, iso
+from ..secrets import mask_if_on
+from .query import Query, Term
+from .terms import _ALNUM, stem
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,13 @@ class Hit:
         if self.snippet is not None:
             d["snippet"] = self.snippet
         return d
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    mode: str  # "ranked", "recent", "substring"
+    query: Query
 
 
 def window(text: str, start: int, length: int, max_chars: int) -> str:
@@ -102,3 +114,82 @@ def flat_tail(text: str, end: int, max_words: int, chars: int) -> str:
         if len(flat) >= chars:
             return flat
         span *= 4
+
+
+def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
+            kind: str, locator: Locator, project: str | None, ts: int, rank: int, score: float | None) -> Hit:
+    """A hit on an entry's searchable `text`: its preview around the first match, and the
+    snippet marking the query's terms. Masked first when masking is on (mask first, cut after)."""
+    text = mask_if_on(text)
+    start, length = _first_match(text, q)
+    preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
+    return Hit(
+        session_id=session,
+        entry_id=entry,
+        agent=agent,
+        source_plugin=fmt,
+        role=role,
+        kind=kind,
+        timestamp=datetime.fromtimestamp(ts / 1000, tz=timezone.utc) if ts else None,
+        preview=preview,
+        locator=locator,
+        project=project or None,
+        rank=rank,
+        score=round(score, 4) if score is not None else None,
+        snippet=_mark(preview, q),
+    )
+
+
+def _patterns(q: Query) -> re.Pattern[str] | None:
+    """A regex finding the query's terms in text: words and phrases on word boundaries,
+    prefixes as word starts, substrings anywhere."""
+    return _patterns_of(tuple(tuple(alts) for alts in q.must))
+
+
+@lru_cache(maxsize=64)  # asked once or twice per hit shown
+def _patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
+    # Each word start is checked after its first run matched (`run(?<![^\W_]run)`), not before
+    # every character (`(?<![^\W_])run`): the same matches, ~5x faster on kilobytes of text.
+    parts: list[tuple[int, str]] = []  # (length of the plain form, which orders them), pattern
+    for alts in must:
+        for t in alts:
+            runs = _ALNUM.findall(t.text.lower())
+            if t.kind == "substring":
+                pat = re.escape(t.text)
+                parts.append((len(pat), pat))
+            elif t.kind == "prefix" and runs:
+                head = re.escape(runs[0])
+                parts.append((len(r"(?<![^\W_])" + head + r"[^\W_]*"),
+                              head + r"(?<![^\W_]" + head + r")[^\W_]*"))
+            elif t.kind == "word" and len(runs) == 1 and len(stem(runs[0])) >= 3:
+                # the word or its inflections (shown by their common start: "balanc" + ...)
+                root = re.escape(stem(runs[0]) if runs[0].startswith(stem(runs[0])) else runs[0])
+                parts.append((len(r"(?<![^\W_])" + root + r"[^\W_]*"),
+                              root + r"(?<![^\W_]" + root + r")[^\W_]*"))
+            elif runs:
+                head = re.escape(runs[0])
+                rest = "".join(r"[\W_]+" + re.escape(r) for r in runs[1:])
+                parts.append((len(r"(?<![^\W_])" + head + rest + r"(?![^\W_])"),
+                              head + r"(?<![^\W_]" + head + ")" + rest + r"(?![^\W_])"))
+    if not parts:
+        return None
+    parts.sort(key=lambda p: p[0], reverse=True)
+    return re.compile("|".join(p for _, p in parts), re.IGNORECASE)
+
+
+def _first_match(text: str, q: Query) -> tuple[int, int]:
+    pattern = _patterns(q)
+    m = pattern.search(text) if pattern else None
+    return (m.start(), m.end() - m.start()) if m else (0, 0)
+
+
+def _mark(preview: str, q: Query) -> str:
+    """The preview with «» around every occurrence of the query's terms (for humans)."""
+    pattern = _patterns(q)
+    return pattern.sub(lambda m: f"«{m.group(0)}»", preview) if pattern else preview
+
+
+def highlight_spans(preview: str, q: Query) -> list[tuple[int, int]]:
+    """Character spans of the query's terms in a preview (for the app's highlighting)."""
+    pattern = _patterns(q)
+    return [(m.start(), m.end()) for m in pattern.finditer(preview)] if pattern else []

@@ -18,7 +18,8 @@ from textual.widgets import Input, Static
 import sessionscope
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.search.index import SearchIndex, SearchResult
+from sessionscope.core.search.hits import SearchResult
+from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.search.query import parse
 from sessionscope.tui.widgets.search_pane import SearchPane

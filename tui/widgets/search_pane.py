@@ -30,7 +30,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from sessionscope.core.format import count
-from sessionscope.core.search.index import SearchResult
+from sessionscope.core.search.hits import SearchResult
 from sessionscope.core.search.query import QueryError
 from sessionscope.core.search.hits import Hit
 from sessionscope.core.text import printable

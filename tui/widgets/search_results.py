@@ -3,7 +3,7 @@
 The cursor moves over hits only (headers and gaps are skipped); enter or a click on the
 highlighted hit posts `HitSelected`. Snippets are transcript text: they are never parsed as
 markup, control characters are made visible, and the query's terms are highlighted from the
-spans `core.index.highlight_spans` finds.
+spans `core.search.hits.highlight_spans` finds.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import count, project_name, short_time
-from sessionscope.core.search.index import SearchResult, highlight_spans
+from sessionscope.core.search.hits import SearchResult, highlight_spans
 from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.search.query import Query
