@@ -311,3 +311,44 @@ def test_opencode_junk_records_are_counted(tmp_path_factory: pytest.TempPathFact
         [main] = REG.by_name("opencode").load(str(tmp / OC_MAIN.relative_to(OC)))
         extra = len(blobs)
     assert main.account.holds() and main.account.lines == 16 + extra
+
+
+# -- formats rewritten in place: re-read whole, never continued from an old offset ----------------
+
+def _legacy_doc(texts: list[str]) -> bytes:
+    import json
+
+    timeline = [{"id": f"t{i}", "timestamp": f"2025-10-11T11:4{i}:00.000Z", "type": "user" if i == 0 else "copilot",
+                 "text": t} for i, t in enumerate(texts)]
+    return json.dumps({"sessionId": "0b0b0b0b-1111-4222-8333-444444444444", "startTime": "2025-10-11T11:40:00.000Z",
+                       "chatMessages": [{"role": "user", "content": "x" * 5000}], "timeline": timeline},
+                      indent=4).encode()
+
+
+def test_a_rewritten_document_is_read_whole_by_the_watcher_and_the_index(tmp_path: Path) -> None:
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.catalog.store import Catalog
+    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.read.discovery import Root
+    from sessionscope.core.search.index import SearchIndex
+
+    root = tmp_path / "root"
+    root.mkdir()
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    tracker, index = Tracker(lib), SearchIndex(tmp_path / "index")
+    doc = root / "session.json"
+    doc.write_bytes(_legacy_doc(["look at the refunds", "refunds run twice"]))
+    (ev,) = tracker.apply([str(doc)])
+    assert ev.kind is Change.CREATED
+    index.update(lib)
+    # Copilot rewrites the whole document: same first bytes, longer file
+    doc.write_bytes(_legacy_doc(["look at the refunds", "refunds run twice", "fixed the scheduler"]))
+    (ev,) = tracker.apply([str(doc)])
+    assert ev.kind is Change.REWRITTEN
+    s = lib.get("0b0b0b0b-1111-4222-8333-444444444444")
+    assert (s.entry_count, s.malformed_count) == (3, 0)
+    index.update(lib)
+    hits = index.search("scheduler").hits
+    assert [(h.kind, h.entry_id) for h in hits] == [("text", "t2")]  # not lines of the JSON as malformed records
+    assert len(index.search("refunds").hits) == 2
