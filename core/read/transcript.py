@@ -55,7 +55,7 @@ class Display(str, Enum):
 
 
 COLLAPSIBLE = frozenset({Display.TOOL, Display.RESULT, Display.SUMMARY, Display.NOTE, Display.RAW})
-SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+SUBAGENT_TOOLS = frozenset({"Task", "Agent", "task"})  # (task: OpenCode's)
 
 
 @dataclass(slots=True, eq=False)

@@ -352,3 +352,22 @@ def test_a_rewritten_document_is_read_whole_by_the_watcher_and_the_index(tmp_pat
     hits = index.search("scheduler").hits
     assert [(h.kind, h.entry_id) for h in hits] == [("text", "t2")]  # not lines of the JSON as malformed records
     assert len(index.search("refunds").hits) == 2
+
+
+def test_opencode_task_call_opens_its_subagent_session_and_unknown_parts_say_their_type(tmp_path: Path) -> None:
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.catalog.store import Catalog
+    from sessionscope.core.read.discovery import Root
+    from sessionscope.core.read.transcript import Transcript, match_subagent, subagent_children
+
+    db = make_db(tmp_path)
+    lib = Library([Root(str(db), "--root", explicit=True)], catalog=Catalog(None))
+    lib.scan()
+    main = lib.get("ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD")
+    assert main.child_ids == ("ses_4f2a9b70dffeK1pLw9XyZ3eFgH",)
+    t = Transcript(main.project)
+    entries = lib.load(main).entries
+    t.add(entries)
+    [call] = [i for i in t.items if i.is_subagent_call]
+    assert match_subagent(call, subagent_children(lib, main)).id == "ses_4f2a9b70dffeK1pLw9XyZ3eFgH"
+    assert next(e for e in entries if e.kind is EntryKind.UNKNOWN).raw_type == "hologram"

@@ -98,7 +98,7 @@ class CollectingParser(RecordParser):
             except Exception:  # noqa: BLE001 - a record of an unexpected shape must not stop a load
                 got = None
             if got is None:  # not understood: kept raw
-                out.append(self.unknown_entry(parsed))
+                out.append(self.unknown_entry(parsed, self.type_of(value)))
             else:
                 out.extend(got)
         return out, True
@@ -106,6 +106,15 @@ class CollectingParser(RecordParser):
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
         """The entries of one record ([] for noise), None when it is not understood."""
         raise NotImplementedError
+
+    def type_of(self, value: Any) -> str:
+        """The type an unknown record is shown with ("" : its `type`, as for any format)."""
+        if isinstance(value, dict) and len(value) <= 3:
+            for key in ("_part", "_message", "item"):  # records handed over wrapped
+                inner = value.get(key)
+                if isinstance(inner, dict) and isinstance(inner.get("type"), str):
+                    return inner["type"]
+        return ""
 
     # -- helpers for subclasses ----------------------------------------------------------------
     def note_time(self, value: Any) -> datetime | None:
