@@ -1,0 +1,283 @@
+"""`sessionscope sessions | read | recent`: the session list (full, or `--quick` from each file's
+two ends) and a session's entries, as tables or `--json`."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Iterable
+
+from sessionscope.cli.common import CliError, _emit, _warn, cli_roots, open_library, unread_warnings
+from sessionscope.core.format import human_tokens, relative_time
+
+if TYPE_CHECKING:
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.model import Entry, Session
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    if args.quick:
+        return _sessions_quick(args)
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    top, orphans = _top_level(lib, agent=args.agent, project=args.project, orphans=args.all)
+    hidden = 0 if args.all else len(orphans)
+    rows: list[tuple[int, Session]] = []
+    for s in top[: args.limit]:
+        rows.append((0, s))
+        if args.all:
+            rows.extend(_descendants(lib, s, 1))
+    if args.json:
+        out = []
+        for depth, s in rows:
+            d = s.to_dict()
+            d["depth"] = depth
+            d["orphan"] = s.id in orphans
+            out.append(d)
+        _emit({"sessions": out, "hidden": hidden})
+        return 0
+    _print_sessions(rows, orphans=orphans, known=[s.id for s in lib.all_sessions()])
+    if hidden:
+        from collections import Counter
+
+        from sessionscope.core.format import child_runs
+
+        kinds = Counter(s.kind.value for o in orphans if (s := lib.get(o)) is not None)
+        print(f"not listed: {child_runs(kinds)} without a parent here (--all lists them)")
+    return 0
+
+
+def _top_level(lib: Library, *, agent: str | None = None, project: str | None = None,
+               orphans: bool = True) -> tuple[list[Session], set[str]]:
+    """The sessions a listing starts from, most recent first: the main sessions, and (with
+    `orphans`) the children whose parent is not known (a `codex exec` run has none, a subagent
+    file may have outlived its parent's); plus the ids of those orphans, listed or not.
+
+    Why: nesting children under their parents alone would never show an orphan at all."""
+    from sessionscope.core.catalog.library import is_child
+
+    top: list[Session] = []
+    found: set[str] = set()
+    for s in lib.sessions(agent=agent, project=project, include_children=True):
+        if not is_child(s):
+            top.append(s)
+        elif s.parent_id is None or lib.get(s.parent_id) is None:
+            found.add(s.id)
+            if orphans:
+                top.append(s)
+    return top, found
+
+
+def _sessions_quick(args: argparse.Namespace) -> int:
+    """`sessions --quick`: core/read/listing.py on every candidate file, no full parse, no catalog."""
+    from sessionscope.core.read.adapters import default_registry
+    from sessionscope.core.read.discovery import candidate_files
+    from sessionscope.core.read.listing import quick_meta
+    from sessionscope.core.model import Session, SessionKind
+
+    from sessionscope.core.read.walk import WalkReport
+
+    roots, warnings = cli_roots(args)
+    registry = default_registry()
+    agent, project = (args.agent or "").lower(), (args.project or "").lower()
+    walk = WalkReport()
+    every = [quick_meta(path, registry) for root in roots if root.error is None
+             for path in candidate_files(root, registry, walk)]
+    _warn(warnings + walk.errors() + walk.notes()
+          + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
+    metas = [m for m in every if m.error is None
+             and (args.all or m.kind in (None, SessionKind.MAIN))
+             and (not agent or agent in ((m.agent or "").lower(), (m.format or "").lower()))
+             and project in (m.project or "").lower()]
+    metas = sorted(metas, key=lambda m: m.sort_time, reverse=True)[: args.limit]
+    if args.json:
+        _emit({"sessions": [dict(m.to_dict(), depth=0) for m in metas]})
+        return 0
+    _print_sessions([(0, Session(id=m.session_id or m.path, agent=m.agent or "?",
+                                 source_format=m.format or "?", paths=(m.path,),
+                                 kind=m.kind or SessionKind.MAIN, project=m.project, title=m.title,
+                                 last_timestamp=m.sort_time)) for m in metas], counts=False,
+                    known=[m.session_id or m.path for m in every if m.error is None])
+    return 0
+
+
+def _descendants(lib: Library, s: Session, depth: int) -> list[tuple[int, Session]]:
+    out: list[tuple[int, Session]] = []
+    for cid in s.child_ids:
+        child = lib.get(cid)
+        if child is not None:
+            out.append((depth, child))
+            out.extend(_descendants(lib, child, depth + 1))
+    return out
+
+
+def _resolve(lib: Library, ref: str) -> Session:
+    from sessionscope.core.catalog.library import LookupFailed
+
+    try:
+        return lib.find(ref)
+    except LookupFailed as exc:
+        raise CliError(str(exc)) from None
+
+
+def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[Entry]:
+    from sessionscope.core.read.jsonl import ReaderError
+    from sessionscope.core.catalog.library import conversation
+
+    try:
+        loaded = lib.load(session)
+    except (ReaderError, OSError) as exc:
+        raise CliError(f"cannot read session {session.id}: {exc}") from None
+    return loaded.entries if all_branches else conversation(loaded.entries)
+
+
+def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
+    """The session and entry id of a `read` argument: `SESSION-ID[#ENTRY-ID]` (an id or unique
+    prefix), or a brief's `Source:` ref as printed, `AGENT:SESSION-ID#ENTRY-ID`, whose agent must
+    be the session's."""
+    from sessionscope.core.brief.findings import parse_ref
+
+    try:
+        ref = parse_ref(text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if ref.agent is not None:
+        whole = lib.get(f"{ref.agent}:{ref.session_id}")
+        if whole is not None:  # a session whose own id holds the colon
+            return whole, ref.entry_id
+    session = _resolve(lib, ref.session_id)
+    if ref.agent is not None and ref.agent != session.agent:
+        raise CliError(f"session {session.id} is a {session.agent} session, not {ref.agent}")
+    return session, ref.entry_id
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    session, entry_id = _resolve_ref(lib, args.session_id)
+    entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
+    start = 0
+    if entry_id:
+        start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
+        if start < 0:
+            raise CliError(f"session {session.id} has no entry {entry_id!r}")
+    chosen = entries[start : start + args.limit]
+    return _print_entries(args, session, entries, chosen, start)
+
+
+def cmd_recent(args: argparse.Namespace) -> int:
+    lib, warnings = open_library(args)
+    _warn(warnings, args)
+    if args.session_id:
+        session = _resolve(lib, args.session_id)
+    else:
+        # The most recently active main session or orphan (an exec run, a subagent whose
+        # parent is gone): a child with its parent here is part of that parent's session.
+        top, _ = _top_level(lib)
+        if not top:
+            raise CliError("no sessions found")
+        session = top[0]
+    entries = _load_entries(lib, session, False)
+    start = max(0, len(entries) - args.limit)
+    return _print_entries(args, session, entries, entries[start:], start)
+
+
+def _print_entries(
+    args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int
+) -> int:
+    if getattr(args, "mask_secrets", False):  # masked whole, then cut: no part of a secret is left
+        from dataclasses import replace
+
+        from sessionscope.core.secrets import mask_data, mask_text
+
+        session = replace(session, title=mask_text(session.title) if session.title else session.title)
+        chosen = [replace(e, text=mask_text(e.text), tool_input=mask_data(e.tool_input)) for e in chosen]
+    if args.json:
+        _emit({
+            "header": session.to_dict(),
+            "total_entries": len(entries),
+            "start": start,
+            "returned": len(chosen),
+            "truncated": len(chosen) < len(entries),
+            "entries": [e.to_dict(args.max_chars) for e in chosen],
+        })
+        return 0
+    from sessionscope.core.text import one_line
+
+    out = sys.stdout
+    out.write(f"{session.id}  {session.agent}  {one_line(session.project or '-')}\n")
+    out.write(f"{one_line(session.title or '(untitled)', 100)}\n")
+    out.write(f"entries {start + 1}-{start + len(chosen)} of {len(entries)}\n\n")
+    for e in chosen:
+        ts = e.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.timestamp else "-"
+        label = e.role if e.kind.value == "text" else f"{e.role}/{e.kind.value}"
+        if e.kind.value == "unknown" and e.raw_type:
+            label += f" {e.raw_type}"  # which record it is: the reader shows it so too
+        if e.tool_name:
+            label += f" {e.tool_name}"
+        if e.is_error:
+            label += " ERROR"
+        out.write(f"[{ts}] {one_line(label)} #{e.id}\n  {one_line(e.text, args.max_chars)}\n")
+    return 0
+
+
+# -- tables ---------------------------------------------------------------------------------
+def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
+                    orphans: set[str] | frozenset[str] = frozenset(), known: Iterable[str] = ()) -> None:
+    """The sessions table. ID, agent and the time and number columns keep their full width;
+    TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8).
+    A top-level ID is the shortest prefix (8 or more characters) that no other id of `known`
+    (the sessions the listing is from) starts with: what is printed pastes into `read`."""
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from sessionscope.core.format import short_ids
+    from sessionscope.core.text import one_line, unwrapped
+
+    prefixes = short_ids([*known, *(s.id for _, s in rows)])
+    cells: list[tuple[str, ...]] = []
+    for depth, s in rows:
+        indent = "  " * depth + ("└ " if depth else "")
+        project = os.path.basename((s.project or "").rstrip("/")) or "-"
+        title = one_line(s.title or "(untitled)", 200)
+        if s.kind.value != "main" or s.parent_id is not None:
+            missing = s.id in orphans and s.parent_id is not None
+            title = f"[{s.kind.value}{', parent not found' if missing else ''}] {title}"
+        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else prefixes[s.id]
+        cells.append((indent + one_line(short), one_line(s.agent, 16), one_line(project, 24),
+                      relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
+                      human_tokens(s.usage.total) if counts else "-", title))
+    heads = ("ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS", "TITLE")
+    fits = [max([cell_len(h)] + [cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
+    tty = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    # Past the sanitiser (the cells went through one_line): the header's bold is rich's own.
+    console = Console(file=unwrapped(sys.stdout), markup=False, highlight=False, emoji=False,
+                      width=None if tty else 160)
+    widths = _session_widths(fits, console.width)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for head, width in zip(heads, widths):
+        table.add_column(head, no_wrap=True, overflow="ellipsis", width=width,
+                         justify="right" if head in ("ENTRIES", "TOKENS") else "left")
+    for row in cells:
+        table.add_row(*(Text(c) for c in row))
+    console.print(table)
+    if not rows:
+        console.print("no sessions")
+
+
+def _session_widths(fits: list[int], total: int) -> list[int]:
+    """Column widths for the sessions table (its columns as in `_print_sessions`): each as wide
+    as its widest cell, except that TITLE (the last, down to 24), then PROJECT (index 2, down to
+    8), then ID (index 0, down to 14: only the nested children's ids are longer, and they are
+    no prefix to look a session up by), then TITLE again (down to 10) give way when the row is
+    wider than `total`; the others are never cut."""
+    widths = list(fits)
+    spare = total - (sum(widths) + 2 * (len(widths) - 1))  # two spaces between columns
+    for col, floor in ((-1, 24), (2, 8), (0, 14), (-1, 10)):
+        if spare < 0:
+            give = min(-spare, max(0, widths[col] - floor))
+            widths[col] -= give
+            spare += give
+    return widths
