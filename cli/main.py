@@ -14,16 +14,15 @@ from typing import Any, Callable, NoReturn, Sequence
 
 from sessionscope.cli.common import (
     CliError,
-    _emit,
     _fail,
     _warn,
     bounded,
     cache_or_none,
     demo_dir,
-    demo_roots,
     open_index,
     open_library,
 )
+from sessionscope.cli.roots import cmd_roots
 from sessionscope.cli.search import cmd_index, cmd_search
 from sessionscope.cli.sessions import cmd_read, cmd_recent, cmd_sessions
 from sessionscope.core.config import CacheError
@@ -199,24 +198,6 @@ def _main(argv: list[str], want_json: bool) -> int:
 
 
 # -- commands -----------------------------------------------------------------------------
-
-
-def cmd_roots(args: argparse.Namespace) -> int:
-    from sessionscope.core.config import load_config
-    from sessionscope.core.read.discovery import Root, resolve_roots
-
-    config = load_config()
-    roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
-             else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes)))
-    data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
-    if args.json:
-        _emit({"roots": data, "config": config.path})
-        return 0
-    for d in data:
-        state = "ok" if d["ok"] else d["error"]
-        print(f"{d['origin']:<12} {d['path']}  ({state})")
-    return 0
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -1,0 +1,25 @@
+"""`sessionscope roots`: the roots that are read (given, from the config, the defaults or the demo's)
+and the state of each."""
+from __future__ import annotations
+
+import argparse
+
+from sessionscope.cli.common import _emit, demo_roots
+
+
+def cmd_roots(args: argparse.Namespace) -> int:
+    from sessionscope.core.config import load_config
+    from sessionscope.core.read.discovery import Root, resolve_roots
+
+    config = load_config()
+    roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
+             else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
+                              dict(config.agent_homes)))
+    data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
+    if args.json:
+        _emit({"roots": data, "config": config.path})
+        return 0
+    for d in data:
+        state = "ok" if d["ok"] else d["error"]
+        print(f"{d['origin']:<12} {d['path']}  ({state})")
+    return 0
