@@ -19,7 +19,7 @@ from typing import Any
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli.main import bounded  # lazily: cli/main.py imports this module
+    from sessionscope.cli.common import bounded
 
     c = sub.add_parser(
         "context", parents=[common],
@@ -71,7 +71,7 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli.main import CliError, open_index, open_library
+    from sessionscope.cli.common import CliError, open_index, open_library
     from sessionscope.core.brief.compose import (
         UNAVAILABLE,
         UNREVIEWED,
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     # Every output is masked once more as a whole at this boundary: mask first, then print.
     keep = emails_in(task.text)
     if args.json:
-        from sessionscope.cli.main import _emit
+        from sessionscope.cli.common import _emit
         from sessionscope.core.brief.assist import PROPOSED, proposed
 
         data = result.to_dict()
@@ -151,7 +151,7 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
     sessions of a machine you copied them from): a typo is refused, not searched in silence."""
     import os
 
-    from sessionscope.cli.main import CliError
+    from sessionscope.cli.common import CliError
     from sessionscope.core.brief.retrieval import in_scope
 
     if project is None or os.path.isdir(project):

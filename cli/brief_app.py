@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli.main import bounded  # lazily: cli/main.py imports this module
+    from sessionscope.cli.common import bounded
 
     b = sub.add_parser(
         "brief", parents=[common],
@@ -91,7 +91,7 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli.main import CliError
+    from sessionscope.cli.common import CliError
 
     if getattr(args, "json", False):
         raise CliError("brief: the composer has no --json output; 'sessionscope context TASK --json' "
@@ -135,7 +135,7 @@ def on_terminal() -> Iterator[None]:
 def _open_terminal() -> int:
     """The terminal the other standard streams are on (stderr first: Textual draws there), else
     the controlling terminal."""
-    from sessionscope.cli.main import CliError
+    from sessionscope.cli.common import CliError
 
     for fd in (2, 0, 1):
         if os.isatty(fd):

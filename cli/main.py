@@ -12,19 +12,11 @@ import os
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
-from sessionscope.cli.common import (
-    CliError,
-    _fail,
-    _warn,
-    bounded,
-    cache_or_none,
-    demo_dir,
-    open_index,
-    open_library,
-)
+from sessionscope.cli.common import CliError, _fail, bounded
 from sessionscope.cli.roots import cmd_roots
 from sessionscope.cli.search import cmd_index, cmd_search
 from sessionscope.cli.sessions import cmd_read, cmd_recent, cmd_sessions
+from sessionscope.cli.watch import cmd_watch
 from sessionscope.core.config import CacheError
 
 
@@ -198,64 +190,6 @@ def _main(argv: list[str], want_json: bool) -> int:
 
 
 # -- commands -----------------------------------------------------------------------------
-
-
-def cmd_watch(args: argparse.Namespace) -> int:
-    import orjson
-
-    from sessionscope.core.config import load_config
-    from sessionscope.core.live.watch import Watcher
-
-    lib, warnings = open_library(args)
-    _warn(warnings, args)
-    # (without a usable cache there is no index to keep: open_library said so)
-    index = None if args.no_index or cache_or_none(args) is None else open_index(args, lib)[0]
-    from sessionscope.core.memory.places import watched_memory_dirs
-
-    # Besides the agents' roots: the known projects' memory folders (the demo's are in its corpus).
-    extra = watched_memory_dirs(s.project for s in lib.all_sessions() if s.project)
-    if args.demo:
-        extra.append(str(demo_dir() / "workspace"))
-    watcher = Watcher(lib, poll=args.poll or load_config().poll, extra=extra)
-    # On stderr in both modes (stdout stays pure JSON lines): a script can wait for it before
-    # writing, and anything written between the scan and the watch being armed is caught up.
-    folders = sum(1 for p in extra if p in watcher.paths)
-    print(f"watching {len(watcher.paths) - folders} root(s)" + (f" and {folders} memory folder(s)" if folders else "")
-          + "; ctrl+c to stop", file=sys.stderr, flush=True)
-    said: set[str] = set()
-
-    def trouble(message: str) -> None:  # each reason once while it lasts: watch goes on and retries
-        if message not in said:
-            said.add(message)
-            print(f"sessionscope: warning: {message} (retrying with the next change)", file=sys.stderr, flush=True)
-
-    try:
-        for batch in watcher.batches():
-            for failure in watcher.tracker.failures:
-                trouble(failure)
-            watcher.tracker.failures.clear()
-            if index is not None:  # only the files this batch touched: no stat pass over every root
-                try:
-                    index.update(lib, paths=watcher.take_changed())
-                except CacheError as exc:
-                    trouble(str(exc))
-                else:
-                    said.clear()
-            for event in batch:
-                if args.json:
-                    sys.stdout.write(orjson.dumps(event.to_dict()).decode() + "\n")
-                else:
-                    from sessionscope.core.text import printable
-
-                    sys.stdout.write(printable(event.line()) + "\n")
-            sys.stdout.flush()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        watcher.stop.set()
-        if index is not None:
-            index.close()
-    return 0
 
 
 def cmd_memory(args: argparse.Namespace) -> int:

@@ -109,13 +109,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _error(message: str) -> Exception:
-    from sessionscope.cli.main import CliError  # lazily: cli/main.py imports this module
+    from sessionscope.cli.common import CliError
 
     return CliError(message)
 
 
 def _emit(obj: Any) -> None:
-    from sessionscope.cli.main import _emit as emit
+    from sessionscope.cli.common import _emit as emit
 
     emit(obj)
 
@@ -186,14 +186,14 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     if getattr(args, "demo", False):
         # The demo's projects live at paths that do not exist here (/home/dev/projects/...): their
         # checkouts, memory folders included, are stand-ins inside the demo corpus.
-        from sessionscope.cli.main import demo_dir
+        from sessionscope.cli.common import demo_dir
 
         base = demo_dir()
         workspace = base / "workspace"
         checkouts = sorted(str(p) for p in workspace.iterdir() if p.is_dir()) if workspace.is_dir() else []
         return checkouts, [str(base / "claude" / "projects")]
     try:
-        from sessionscope.cli.main import CliError, open_library
+        from sessionscope.cli.common import CliError, open_library
 
         try:
             lib, _ = open_library(args)
@@ -253,7 +253,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         items = discover_memory([], [], memory_dirs=args.dir)
     else:
         if args.demo:  # listed under the demo's project paths, as the app shows them
-            from sessionscope.cli.main import demo_dir
+            from sessionscope.cli.common import demo_dir
             from sessionscope.core.demo import demo_memory
 
             items = demo_memory(demo_dir())

@@ -499,7 +499,7 @@ _APP_COMMANDS = frozenset(("help", "quit", "command_palette"))
 
 def build_app(args: argparse.Namespace) -> SessionScopeApp:
     """The app over the CLI's roots; the demo corpus when asked or when no history exists."""
-    from sessionscope.cli.main import demo_caches, demo_dir, demo_roots
+    from sessionscope.cli.common import demo_caches, demo_dir, demo_roots
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import cache_dir, load_config
     from sessionscope.core.read.discovery import Root, resolve_roots
@@ -516,7 +516,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     base = cache_dir()
     if args.root and not args.demo and not any(r.error is None for r in roots):
         # A mistyped --root is an error, as for the commands, not a reason to show the demo.
-        from sessionscope.cli.main import CliError
+        from sessionscope.cli.common import CliError
 
         raise CliError("; ".join(r.error or r.path for r in roots if r.explicit))
     if args.demo or not any(r.error is None for r in roots):
