@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
+from sessionscope.cli.app import _run_app
 from sessionscope.cli.common import CliError, _fail, bounded
 from sessionscope.cli.roots import cmd_roots
 from sessionscope.cli.search import cmd_index, cmd_search
@@ -190,8 +191,6 @@ def _main(argv: list[str], want_json: bool) -> int:
 
 
 # -- commands -----------------------------------------------------------------------------
-
-
 def cmd_memory(args: argparse.Namespace) -> int:
     from sessionscope.cli import memory as memory_cli
 
@@ -208,17 +207,6 @@ def cmd_brief(args: argparse.Namespace) -> int:
     from sessionscope.cli import brief_app
 
     return brief_app.run(args)
-
-
-def _run_app(args: argparse.Namespace) -> int:
-    if args.json:
-        raise CliError("the app has no --json output; use a command (sessionscope --help)")
-    try:
-        from sessionscope.tui.app import run_app
-    except ImportError:
-        build_parser().print_help()
-        return 0
-    return run_app(args)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
