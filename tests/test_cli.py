@@ -409,7 +409,8 @@ def test_default_roots_off_and_no_roots_says_so(
 # -- the index while another process holds its writer; settings that shape it (issue 3) --------------
 def hold_index_writer(demo: list[str], *, build: bool = True) -> object:
     """What the app does: open the index (built first with `build`) and keep its writer."""
-    from sessionscope.cli.main import build_parser, open_index, open_library
+    from sessionscope.cli.common import open_index, open_library
+    from sessionscope.cli.main import build_parser
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.config import cache_dir
     from sessionscope.core.search.index import SearchIndex
