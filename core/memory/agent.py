@@ -15,8 +15,11 @@ Kinds and where they are found (see `discover_memory`):
   auto-memory-topic  the other `.md` files of an auto-memory folder (`name`, `description`,
                      `type` or `metadata.type` frontmatter)
   instructions       `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`,
-                     `AGENTS.override.md`, `GEMINI.md`, `.claude/rules/*.md`, nested ones, and
-                     the user-level ones under the home directory
+                     `AGENTS.override.md`, `GEMINI.md`, `.claude/rules/*.md`, Copilot's
+                     `.github/copilot-instructions.md` and `.github/instructions/*.instructions.md`,
+                     nested ones, and the user-level ones under the home directory (also
+                     `~/.copilot/copilot-instructions.md`, `~/.pi/agent/AGENTS.md`,
+                     `~/.config/opencode/AGENTS.md`)
   summary            a user-made `SUMMARY.md` in a Claude projects folder (e.g. claude-summaries)
 """
 from __future__ import annotations
@@ -464,6 +467,7 @@ def instruction_files(project: str) -> list[str]:
         out += [os.path.join(rules, n) for n in sorted(os.listdir(rules)) if n.endswith(".md")]
     except OSError:
         pass
+    out += _copilot_files(project)
     visited = 0
     stack: list[tuple[str, int]] = [(project, 0)]
     while stack and visited < NESTED_MAX_DIRS:
@@ -486,8 +490,27 @@ def instruction_files(project: str) -> list[str]:
     return out
 
 
-def user_instruction_files(home: str) -> list[str]:
+def _copilot_files(project: str) -> list[str]:
+    """GitHub Copilot's instructions in a repository: `.github/copilot-instructions.md` and the
+    path-specific `.github/instructions/*.instructions.md`."""
     out = []
+    p = os.path.join(project, ".github", "copilot-instructions.md")
+    if os.path.isfile(p) or os.path.islink(p):
+        out.append(p)
+    folder = os.path.join(project, ".github", "instructions")
+    try:
+        out += [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".instructions.md")]
+    except OSError:
+        pass
+    return out
+
+
+#: user-level instruction files of Copilot CLI, pi and OpenCode (beside Claude's, Codex's, Gemini's)
+MORE_USER_FILES = (".copilot/copilot-instructions.md", ".pi/agent/AGENTS.md", ".config/opencode/AGENTS.md")
+
+
+def user_instruction_files(home: str) -> list[str]:
+    out = [p for rel in MORE_USER_FILES if os.path.isfile(p := os.path.join(home, rel)) or os.path.islink(p)]
     for rel in (".claude/CLAUDE.md", ".codex/AGENTS.md", ".codex/AGENTS.override.md", ".gemini/GEMINI.md"):
         p = os.path.join(home, rel)
         if os.path.isfile(p) or os.path.islink(p):

@@ -371,3 +371,21 @@ def test_opencode_task_call_opens_its_subagent_session_and_unknown_parts_say_the
     [call] = [i for i in t.items if i.is_subagent_call]
     assert match_subagent(call, subagent_children(lib, main)).id == "ses_4f2a9b70dffeK1pLw9XyZ3eFgH"
     assert next(e for e in entries if e.kind is EntryKind.UNKNOWN).raw_type == "hologram"
+
+
+def test_copilot_pi_opencode_instruction_files_join_the_memory(tmp_path: Path) -> None:
+    from sessionscope.core.memory.agent import INSTRUCTIONS, discover_memory
+
+    proj, home = tmp_path / "p", tmp_path / "home"
+    for rel in (".github/copilot-instructions.md", ".github/instructions/api.instructions.md",
+                ".github/instructions/notes.md", ".github/workflows/ci.md"):
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(f"# {rel}\n")
+    for rel in (".copilot/copilot-instructions.md", ".pi/agent/AGENTS.md", ".config/opencode/AGENTS.md"):
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(f"# {rel}\n")
+    items = discover_memory([str(proj)], [], home=str(home))
+    assert all(i.kind == INSTRUCTIONS for i in items)
+    assert sorted(os.path.relpath(i.path, tmp_path) for i in items) == [
+        "home/.config/opencode/AGENTS.md", "home/.copilot/copilot-instructions.md", "home/.pi/agent/AGENTS.md",
+        "p/.github/copilot-instructions.md", "p/.github/instructions/api.instructions.md"]
