@@ -20,7 +20,8 @@ from sessionscope.core.catalog import store as catalog_module
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.config import CacheError
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.search.index import IndexFailed, SearchIndex
+from sessionscope.core.search.failures import IndexFailed
+from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.live.watch import Change, Tracker
 
