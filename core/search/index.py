@@ -46,12 +46,12 @@ from ..read.jsonl import RecordFile, ReaderError
 from ..catalog.library import Library
 from ..model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
-from .terms import COMMON_WORDS, SEARCHABLE, STEM, _ALNUM, _pairs_and_stems, _stemming_analyzer, searchable_text, stem
+from .terms import COMMON_WORDS, SEARCHABLE, STEM, _ALNUM, _pairs_and_stems, searchable_text, stem
 from .failures import IndexFailed, _nearly_full, index_failure, no_space
+from .schema import INDEX_VERSION, IndexSchema, _ms
 from .hits import Hit, SearchResult, _hit_of, _patterns_of
 from .scan import scan_entries
 
-INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
 # those pages count in RSS. Segments of 10k documents keep such merges ~100 MB (peak RSS of a 1 GB
@@ -63,7 +63,6 @@ LIVE_STATES = 4096  # most index states kept for `update(paths=…)` (then they 
 PATHS_AT_ONCE = 64
 _DROP_EVERY = 16 << 20  # bytes of a streamed file parsed before its pages leave our RSS
 
-SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 
 ProgressFn = Callable[["Progress"], None]
@@ -137,11 +136,7 @@ def _rx(text: str) -> str:
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in text)
 
 
-def _ms(ts: datetime | None) -> int:
-    return int(ts.timestamp() * 1000) if ts else 0
-
-
-class SearchIndex:
+class SearchIndex(IndexSchema):
     def __init__(self, directory: str | Path | None, *, heap_mb: int = 64, tool_result_cap: int = 4000) -> None:
         import tantivy
 
@@ -185,29 +180,6 @@ class SearchIndex:
         self._check_settings = False  # set when the writer is taken: compare `_settings()` then
 
     # -- setup ------------------------------------------------------------------------------
-    def _schema(self) -> Any:
-        # Filter and delete fields are indexed only (doc ids, no positions: "basic"); what a hit
-        # shows is stored once, packed in `hit`. Indexing a per-document unique id (the old
-        # `key`/`entry` fields) or positions of raw values cost ~20% of the writer's CPU.
-        sb = self._t.SchemaBuilder()
-        for name in ("session", "agent", "role", "kind", "tool", "branch", "file", "project_l"):
-            sb.add_text_field(name, stored=False, tokenizer_name="raw", index_option="basic")
-        sb.add_bytes_field("hit", stored=True)
-        sb.add_integer_field("ts", stored=True, indexed=True, fast=True)
-        sb.add_unsigned_field("offset", stored=False, indexed=True, fast=True)
-        sb.add_text_field("text", stored=True, tokenizer_name="ss")
-        # Every two adjacent common words of `text` as one term ("this_that"), for phrases: see
-        # `_phrase`. Doc ids only: ~3% more index (1 GB corpus: 286 -> 295 MB).
-        sb.add_text_field("pairs", stored=False, tokenizer_name="pairs", index_option="basic")
-        # The first three characters of every term of `text` ("kem" for "kemhol"), for prefixes:
-        # `kem*` is then one posting list, not the union of the ~1,000 terms behind it (see
-        # `_term`). Doc ids only.
-        sb.add_text_field("stems", stored=False, tokenizer_name="pairs", index_option="basic")
-        # `text`'s words by their English stem ("balanc" for balance, balances, balancing), so a
-        # word finds its inflections (see `_word`). Frequencies, no positions: phrases stay exact.
-        sb.add_text_field("stemmed", stored=False, tokenizer_name="en", index_option="freq")
-        return sb.build()
-
     def _open(self) -> Any:
         t = self._t
         if self.directory is None:
@@ -240,16 +212,6 @@ class SearchIndex:
                     self.messages.append(f"index {why}: rebuilding {self.directory}")
                     index = self._emptied()
         return self._prepared(index)
-
-    def _prepared(self, index: Any) -> Any:
-        """`index` with our tokenizers registered."""
-        t = self._t
-        analyzer = t.TextAnalyzerBuilder(t.Tokenizer.simple()).filter(t.Filter.lowercase()).build()
-        index.register_tokenizer("ss", analyzer)
-        index.register_tokenizer("pairs", t.TextAnalyzerBuilder(t.Tokenizer.whitespace()).build())
-        index.register_tokenizer("en", _stemming_analyzer())
-        self._words = analyzer.analyze  # `text`'s own terms, for text that is not ASCII
-        return index
 
     def _emptied(self) -> Any:
         """A new, empty index in place of what the directory held."""
@@ -339,40 +301,6 @@ class SearchIndex:
             else:
                 self.writer_error = None
                 return True
-
-    def _settings(self) -> dict[str, Any]:
-        """What shapes the documents besides the format (INDEX_VERSION, the schema): an index built
-        under other settings is rebuilt."""
-        words = hashlib.sha1(" ".join(sorted(COMMON_WORDS)).encode()).hexdigest()[:12]
-        return {"tool_result_cap": self.cap, "common_words": words}
-
-    def _settings_change(self) -> tuple[bool, str | None]:
-        """Whether the settings must be written now, and why the documents must be rebuilt
-        (None: they need not be)."""
-        if self.directory is None:
-            return False, None
-        ours = self._settings()
-        try:
-            stored: Any = _loads((self.directory / SETTINGS_FILE).read_bytes())
-        except FileNotFoundError:
-            stored = None
-        except (OSError, orjson.JSONDecodeError):
-            stored = "unreadable"
-        if stored == ours:
-            return False, None
-        if self.fresh:
-            return True, None  # nothing built yet: nothing to rebuild
-        if not isinstance(stored, dict):
-            return True, f"index settings {'not recorded' if stored is None else 'unreadable'}"
-        diff = ", ".join(f"{k} {stored.get(k)} -> {v}" for k, v in ours.items() if stored.get(k) != v)
-        return True, f"index settings changed ({diff})"
-
-    def _save_settings(self) -> None:
-        if self.directory is None:
-            return
-        tmp = self.directory / f".{SETTINGS_FILE}.{os.getpid()}"
-        tmp.write_bytes(_dumps(self._settings()))
-        os.replace(tmp, self.directory / SETTINGS_FILE)
 
     def close(self) -> None:
         """Let the writer's merges finish, and record the files they wrote as checked (so the
