@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import mmap
 import os
-import re
 import shutil
 import time
 from bisect import bisect_left
@@ -48,8 +47,9 @@ from ..model import Entry, EntryKind, Locator, Session, SessionKind
 from .query import Query, QueryError, Term, parse
 from .terms import COMMON_WORDS, SEARCHABLE, STEM, _ALNUM, _pairs_and_stems, searchable_text, stem
 from .failures import IndexFailed, _nearly_full, index_failure, no_space
+from .matching import _alternative_check, _entry_match
 from .schema import INDEX_VERSION, IndexSchema, _ms
-from .hits import Hit, SearchResult, _hit_of, _patterns_of
+from .hits import Hit, SearchResult, _hit_of
 from .scan import scan_entries
 
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
@@ -1029,44 +1029,6 @@ def _with_prefix(terms: list[str], prefix: str) -> list[str]:
     return terms[i:j]
 
 
-def _entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
-    """Whether an entry (of a session, with its lowercased searchable text) answers the query,
-    as the index would: the same term meanings (`_alternative_check`), filters and time range
-    (`SearchIndex._filter`, `_query`)."""
-    must = [[_alternative_check(t) for t in alts] for alts in q.must]
-    must_not = [_alternative_check(t) for t in q.must_not]
-    filters = [[(name, v.lower(), v) for v in values] for name, values in q.filters.items()]
-    lo = _ms(q.since) if q.since else (1 if q.until else None)  # undated (0) out of any date filter
-    hi = _ms(q.until) if q.until else None
-
-    def holds(name: str, low: str, value: str, s: Session, e: Entry) -> bool:
-        if name == "agent":
-            return s.agent.lower().startswith(low)
-        if name == "project":
-            return low in (s.project or "").lower()
-        if name == "session":
-            return s.id.startswith(value)
-        if name == "branch":
-            return (s.git_branch or "") == value
-        if name == "role":
-            return e.role.lower() == low
-        if name == "kind":
-            return e.kind.value == low
-        return (e.tool_name or "").lower() == low  # tool
-
-    def match(s: Session, e: Entry, low: str) -> bool:
-        if not all(any(check(low) for check in alts) for alts in must) or any(check(low) for check in must_not):
-            return False
-        if not all(any(holds(name, lv, v, s, e) for name, lv, v in alts) for alts in filters):
-            return False
-        if lo is not None or hi is not None:
-            ts = _ms(e.timestamp)
-            return (lo is None or ts >= lo) and (hi is None or ts < hi)
-        return True
-
-    return match
-
-
 def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
     """Offset and line number just after the last newline: where the next update resumes.
 
@@ -1088,27 +1050,5 @@ def _unscored(q: Query) -> bool:
     """True when BM25 cannot tell the hits apart: every text term is a prefix (a regex query
     gives each match the same score)."""
     return bool(q.must) and all(t.kind == "prefix" for alts in q.must for t in alts)
-
-
-def _alternative_check(t: Term, *, stems: bool = True) -> Callable[[str], bool]:
-    """Whether lowercased text holds a term: a substring anywhere, a word or phrase on word
-    boundaries (the tokenizer's: runs of letters and digits); with `stems`, a word also as any
-    word of its English stem (as `SearchIndex._word`)."""
-    if t.kind == "substring":
-        needle = t.text.lower()
-        return lambda low: needle in low
-    runs = _ALNUM.findall(t.text.lower())
-    if t.kind == "word" and len(runs) == 1:
-        exact = re.compile(r"(?<![^\W_])" + re.escape(runs[0]) + r"(?![^\W_])")
-        root = stem(runs[0]) if stems else ""
-        if not root:
-            return lambda low: exact.search(low) is not None
-        # A word of a stem shares its first two letters (skies -> sky, dying -> die): only the
-        # words starting with those are stemmed.
-        starts = re.compile(r"(?<![^\W_])" + re.escape(root[:2]) + r"[^\W_]*")
-        return lambda low: exact.search(low) is not None or any(
-            stem(m.group(0)) == root for m in starts.finditer(low))
-    pattern = _patterns_of(((t,),))
-    return (lambda low: pattern.search(low) is not None) if pattern else (lambda low: True)
 
 
