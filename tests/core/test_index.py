@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
-from sessionscope.core.search import index as index_module
 from sessionscope.core.search import index_check
+from sessionscope.core.search import compile as compile_module
 from sessionscope.core.search import terms as terms_module
 from sessionscope.core.search.index import INDEX_VERSION, SearchIndex
 from sessionscope.core.catalog.library import Library
@@ -283,7 +283,7 @@ def test_phrases_of_common_words_match_a_brute_force_scan_and_the_plain_phrase_q
     query = '"' + " ".join(words) + '"'
     hits = w.index.search(query, limit=500).hits
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(index_module, "COMMON_WORDS", frozenset())  # no pairs: the plain phrase query
+        mp.setattr(compile_module, "COMMON_WORDS", frozenset())  # no pairs: the plain phrase query
         plain = w.index.search(query, limit=500).hits
     assert [(h.entry_id, h.session_id, h.rank, h.score) for h in hits] == \
         [(h.entry_id, h.session_id, h.rank, h.score) for h in plain]
@@ -313,7 +313,7 @@ def test_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
     miss documents)."""
     index = SearchIndex(None)
     terms = index._words(text)  # the `text` field's analyzer
-    common = index_module.COMMON_WORDS
+    common = terms_module.COMMON_WORDS
     expected = [f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common]
     assert terms_module._common_pairs(text, index._words).split() == expected
 
@@ -525,7 +525,7 @@ def test_prefixes_match_a_brute_force_scan_and_the_regex_query(
     for query in (prefix + "*", f"{prefix}* alpha", f"{prefix}* OR über"):
         hits = w.index.search(query, limit=500).hits
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(index_module, "STEM", 99)  # no stems: the regex over the text's terms
+            mp.setattr(compile_module, "STEM", 99)  # no stems: the regex over the text's terms
             plain = w.index.search(query, limit=500).hits
         assert [(h.entry_id, h.rank, h.score) for h in hits] == [(h.entry_id, h.rank, h.score) for h in plain], query
     hits = w.index.search(prefix + "*", limit=500).hits
