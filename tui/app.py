@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     import argparse
 
     from sessionscope.core.search.hits import SearchResult
-    from sessionscope.core.search.index import Progress, SearchIndex
+    from sessionscope.core.search.index import SearchIndex
+    from sessionscope.core.search.ingest import Progress
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory.places import MemoryItem
     from sessionscope.core.live.watch import SessionEvent, Watcher

@@ -284,11 +284,11 @@ def test_the_index_follows_the_changed_paths_alone(setup, monkeypatch: pytest.Mo
 
 
 def test_many_changed_paths_or_an_empty_index_take_the_full_pass(setup) -> None:  # noqa: ANN001
-    import sessionscope.core.search.index as index_module
+    import sessionscope.core.search.ingest as ingest_module
 
     root, lib, tracker, index = setup
     paths = []
-    for i in range(index_module.PATHS_AT_ONCE + 1):
+    for i in range(ingest_module.PATHS_AT_ONCE + 1):
         p = root / f"s{i}.jsonl"
         p.write_bytes(head(f"s{i}") + line(f"word{i}", 0))
         paths.append(str(p))

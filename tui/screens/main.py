@@ -28,7 +28,7 @@ from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from sessionscope.core.search.index import Progress
+    from sessionscope.core.search.ingest import Progress
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.widgets.memory_pane import MemoryPane
     from sessionscope.tui.widgets.search_pane import SearchPane
