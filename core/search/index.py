@@ -4,23 +4,32 @@ Why tantivy: on this kind of machine it built ~3x faster than SQLite FTS5 and an
 queries for common words in milliseconds where FTS5 took hundreds (it scores every match); see
 ../shared/docs/PERFORMANCE.md and bench/bench_index.py.
 
-Ingest is incremental per file. The catalog's `index_files` table remembers, per file, the
-fingerprint it was indexed under and the offset after its last complete line: a grown file is
-read from there, a rewritten or truncated one is dropped and re-read, a deleted one dropped.
-Before a file is (re)read from offset X, its documents at offsets >= X are deleted, so an
-interrupted ingest never leaves duplicates. Memory is bounded: a fixed writer heap, files
-streamed line by line, commits every few thousand documents (which also makes the index
-searchable while it is still being built).
+`SearchIndex` is made of parts, one module each, in the order a query meets them:
 
+    query.py     the query language: text -> Query
+    compile.py   Query -> tantivy query (QueryCompiler): stems, common-word pairs, substrings
+                 through the term vocabulary, filters, the time range
+    matching.py  confirming substring candidates against their stored text; the scan's matcher
+    hits.py      Hit and SearchResult, previews around the first match, «» snippets
+    scan.py      the query answered by reading the sessions (no index yet, or a damaged one)
+and, for the documents themselves, terms.py (what of an entry is searched, its terms), schema.py
+(IndexSchema: fields, tokenizers, settings), ingest.py (IndexIngest: the incremental writer) and
+failures.py (tantivy's failures in one line). This module opens the index (damage, repair, the
+one writer per directory) and answers `search` from top to bottom: parse, compile, search,
+confirm, make the hits.
+
+Ingest is incremental per file (ingest.py): a grown file is read from where it stopped, a
+rewritten one re-read; memory is bounded (a fixed writer heap, files streamed line by line,
+commits every few thousand documents, which also makes the index searchable while it is built).
 `update(library, scan=True)` runs the library's scan itself and indexes every file the scan
 parses from that same parse, so a new or rewritten file is read once, not twice (a cold 1 GB
 build: ~20% less CPU, ~25% less time; bench/bench_index.py measures both ways).
 
-Search: the query language of core/search/query.py. Words, phrases and prefixes are BM25-ranked
-(recency breaks ties); a phrase of common words starts from the documents holding its word pairs
-(the `pairs` field, see `SearchIndex._phrase`); substring terms are answered from a superset of candidates (the terms that
-contain each fragment's pieces, found in a per-commit list of the term dictionary) confirmed
-against the stored text, so every hit contains the substring and none is missed.
+Search: words, phrases and prefixes are BM25-ranked (recency breaks ties); a phrase of common
+words starts from the documents holding its word pairs (the `pairs` field, see
+`QueryCompiler._phrase`); substring terms are answered from a superset of candidates (the terms
+that contain each fragment's pieces, found in a per-commit list of the term dictionary)
+confirmed against the stored text, so every hit contains the substring and none is missed.
 """
 from __future__ import annotations
 

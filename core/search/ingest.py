@@ -4,7 +4,8 @@ The catalog's `index_files` table remembers, per file, the fingerprint it was in
 the offset after its last complete line: a grown file is read from there, a rewritten or
 truncated one is dropped and re-read, a deleted one dropped. Before a file is (re)read from
 offset X, its documents at offsets >= X are deleted, so an interrupted ingest never leaves
-duplicates. (The full story: core/search/index.py's docstring.)
+duplicates. Memory is bounded: a fixed writer heap, files streamed line by line, commits every
+COMMIT_DOCS documents (which also makes the index searchable while it is still being built).
 
 `IndexIngest` is one of the parts `SearchIndex` (core/search/index.py) is made of; its methods
 use the index's writer, schema and state.
