@@ -44,5 +44,7 @@ def isolate(tmp_path: Path, monkeypatch, config: str = "none.toml") -> None:  # 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
+    for var in ("PI_CODING_AGENT_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):  # pi's, OpenCode's, Copilot's homes
+        monkeypatch.delenv(var, raising=False)
     monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
     monkeypatch.delenv("CODEX_SESSION_ID", raising=False)

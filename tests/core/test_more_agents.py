@@ -389,3 +389,47 @@ def test_copilot_pi_opencode_instruction_files_join_the_memory(tmp_path: Path) -
     assert sorted(os.path.relpath(i.path, tmp_path) for i in items) == [
         "home/.config/opencode/AGENTS.md", "home/.copilot/copilot-instructions.md", "home/.pi/agent/AGENTS.md",
         "p/.github/copilot-instructions.md", "p/.github/instructions/api.instructions.md"]
+
+
+def test_cli_reads_an_agent_home_from_the_config_and_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from helpers import isolate
+
+    from sessionscope.cli.main import main
+
+    isolate(tmp_path, monkeypatch, config="config.toml")
+    pi_home = tmp_path / "elsewhere" / "agent"
+    shutil.copytree(DATA / "pi", pi_home / "sessions")
+    (tmp_path / "config.toml").write_text(f'pi_home = "{pi_home}"\n')
+    oc_data = tmp_path / "xdg-data"
+    (oc_data / "opencode").mkdir(parents=True)
+    make_db(oc_data / "opencode", wal=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(oc_data))
+    assert main(["sessions", "--json"]) == 0
+    listed = {(s["agent_id"], s["session_id"]) for s in json.loads(capsys.readouterr().out)["sessions"]}
+    assert ("pi", "0199f3a2-7c41-7d10-9a55-2b8e1f0c4d21") in listed
+    assert ("opencode", "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD") in listed
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+                               ["type", "role", "text", "content", "id", "result", "tool_calls", "name"]), inner,
+                               max_size=4), max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chat=st.lists(json_values, max_size=4), timeline=st.lists(json_values, max_size=4))
+def test_copilot_legacy_document_with_junk_records(tmp_path_factory: pytest.TempPathFactory, chat: list,
+                                                   timeline: list) -> None:
+    import json
+
+    doc = json.loads(CP_LEGACY.read_text())
+    doc["chatMessages"] += chat
+    doc["timeline"] = timeline
+    target = tmp_path_factory.mktemp("cp") / "legacy.json"
+    target.write_text(json.dumps(doc, indent=4))
+    [ls] = REG.by_name("copilot-cli").load(str(target))
+    assert ls.account.holds() and ls.account.lines == 1 + len(doc["chatMessages"]) + len(timeline)
+    assert ls.account.malformed == 0
