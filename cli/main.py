@@ -13,7 +13,7 @@ import sys
 from typing import Any, Callable, NoReturn, Sequence
 
 from sessionscope.cli.app import _run_app
-from sessionscope.cli.common import CliError, _fail, bounded
+from sessionscope.cli.common import CliError, _fail
 from sessionscope.cli.roots import cmd_roots
 from sessionscope.cli.search import cmd_index, cmd_search
 from sessionscope.cli.sessions import cmd_read, cmd_recent, cmd_sessions
@@ -72,80 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    s = sub.add_parser("sessions", parents=[common], help="list sessions, most recent first")
-    s.add_argument("--limit", type=bounded(1, 500), default=50, help="1-500, default 50")
-    s.add_argument("--agent", help="only this agent (claude-code, codex, ...)")
-    s.add_argument("--project", help="only projects whose path contains this")
-    s.add_argument("--all", action="store_true",
-                   help="include subagent, compaction and exec sessions (nested under parents)")
-    s.add_argument("--quick", action="store_true",
-                   help="read only each file's first and last 64 KB, no catalog: no entry counts "
-                        "or tokens, children not nested, `unsure` names what the ends do not settle")
-
-    r = sub.add_parser("read", parents=[common], help="read a session's entries")
-    r.add_argument("session_id", metavar="[AGENT:]SESSION_ID[#ENTRY_ID]",
-                   help="a session id or unique prefix; #ENTRY_ID starts at that entry; a brief's "
-                   "Source ref (AGENT:SESSION_ID#ENTRY_ID) as printed")
-    r.add_argument("--limit", type=bounded(1, 1000), default=100, help="1-1000, default 100")
-    r.add_argument("--max-chars", type=bounded(20, 4000), default=200,
-                   help="truncate each entry's content to this many characters (20-4000, default 200)")
-    r.add_argument("--all-branches", action="store_true",
-                   help="include entries on abandoned branches (rewinds, edits)")
-    r.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
-
-    q = sub.add_parser(
-        "search", parents=[common], help="full-text search (see the query language in the README)",
-        description="Words (AND), \"phrases\", prefix*, OR, -exclude, filters agent: project: role: "
-        "kind: tool: session: branch: since: until: (ISO dates or 12h/7d/2w/1y). A term that is not "
-        "a plain word (a path, an identifier fragment) matches as a case-insensitive substring.",
-    )
-    q.add_argument("query")
-    q.add_argument("--limit", type=bounded(1, 500), default=20, help="1-500, default 20")
-    q.add_argument("--max-chars", type=bounded(20, 4000), default=200,
-                   help="length of each preview (20-4000, default 200)")
-    q.add_argument("--sort", choices=("rank", "recent"), default="rank",
-                   help="rank: BM25 with recency breaking ties (default); recent: newest first")
-    q.add_argument("--group", action="store_true", help="group hits by session")
-    q.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
-
-    x = sub.add_parser("index", parents=[common], help="bring the search index up to date")
-    x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
-    x.add_argument("--status", action="store_true",
-                   help="report what the index holds; change nothing (with --rebuild: rebuild, then report)")
-    x.add_argument("--check", action="store_true",
-                   help="verify the index's files against their checksums and report; change nothing "
-                   "(exit 2 when damaged: `sessionscope index` then rebuilds it)")
-    x.add_argument("--wait", type=bounded(0, 3600), default=10, metavar="SECONDS",
-                   help="while another sessionscope process is updating the index, wait up to this long "
-                   "for it (0-3600, default 10), then exit 2")
-
-    c = sub.add_parser("recent", parents=[common],
-                       help="the last entries of a session (default: the most recently active)")
-    c.add_argument("session_id", nargs="?", metavar="SESSION_ID")
-    c.add_argument("--limit", type=bounded(1, 500), default=10, help="1-500, default 10")
-    c.add_argument("--max-chars", type=bounded(20, 4000), default=200,
-                   help="truncate each entry's content (20-4000, default 200)")
-    c.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
-
-    sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
-
     from sessionscope.cli import brief_app, brief as brief_cli, memory as memory_cli
+    from sessionscope.cli import roots, search, sessions, watch
 
-    memory_cli.add_parser(sub, common)
-    brief_cli.add_parser(sub, common)
-    brief_app.add_parser(sub, common)
-
-    w = sub.add_parser("watch", parents=[common],
-                       help="print session events as they happen (JSON lines with --json)")
-    w.add_argument("--poll", action="store_true", default=argparse.SUPPRESS,  # keeps one given before 'watch'
-                   help="poll instead of inotify (network file systems)")
-    w.add_argument("--no-index", action="store_true", help="do not keep the search index current")
+    # (in the order `sessionscope --help` lists them)
+    for add in (sessions.add_sessions_parser, sessions.add_read_parser, search.add_search_parser,
+                search.add_index_parser, sessions.add_recent_parser, roots.add_parser, memory_cli.add_parser,
+                brief_cli.add_parser, brief_app.add_parser, watch.add_parser):
+        add(sub, common)
     return p
 
 

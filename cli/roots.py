@@ -3,8 +3,14 @@ and the state of each."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from sessionscope.cli.common import _emit, demo_roots
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `roots` command (no options of its own)."""
+    sub.add_parser("roots", parents=[common], help="show the roots searched and their state")
 
 
 def cmd_roots(args: argparse.Namespace) -> int:

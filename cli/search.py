@@ -6,10 +6,44 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from sessionscope.cli.common import EXIT_USAGE, CliError, _emit, _warn, caches, open_index, open_library
+from sessionscope.cli.common import EXIT_USAGE, CliError, _emit, _warn, bounded, caches, open_index, open_library
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
+
+
+def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `search` command and its options."""
+    q = sub.add_parser(
+        "search", parents=[common], help="full-text search (see the query language in the README)",
+        description="Words (AND), \"phrases\", prefix*, OR, -exclude, filters agent: project: role: "
+        "kind: tool: session: branch: since: until: (ISO dates or 12h/7d/2w/1y). A term that is not "
+        "a plain word (a path, an identifier fragment) matches as a case-insensitive substring.",
+    )
+    q.add_argument("query")
+    q.add_argument("--limit", type=bounded(1, 500), default=20, help="1-500, default 20")
+    q.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="length of each preview (20-4000, default 200)")
+    q.add_argument("--sort", choices=("rank", "recent"), default="rank",
+                   help="rank: BM25 with recency breaking ties (default); recent: newest first")
+    q.add_argument("--group", action="store_true", help="group hits by session")
+    q.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+
+
+def add_index_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `index` command and its options."""
+    x = sub.add_parser("index", parents=[common], help="bring the search index up to date")
+    x.add_argument("--rebuild", action="store_true", help="drop the index and build it again")
+    x.add_argument("--status", action="store_true",
+                   help="report what the index holds; change nothing (with --rebuild: rebuild, then report)")
+    x.add_argument("--check", action="store_true",
+                   help="verify the index's files against their checksums and report; change nothing "
+                   "(exit 2 when damaged: `sessionscope index` then rebuilds it)")
+    x.add_argument("--wait", type=bounded(0, 3600), default=10, metavar="SECONDS",
+                   help="while another sessionscope process is updating the index, wait up to this long "
+                   "for it (0-3600, default 10), then exit 2")
 
 
 def cmd_search(args: argparse.Namespace) -> int:

@@ -5,14 +5,56 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from sessionscope.cli.common import CliError, _emit, _warn, cli_roots, open_library, unread_warnings
+from sessionscope.cli.common import CliError, _emit, _warn, bounded, cli_roots, open_library, unread_warnings
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.model import Entry, Session
+
+
+def add_sessions_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `sessions` command and its options."""
+    s = sub.add_parser("sessions", parents=[common], help="list sessions, most recent first")
+    s.add_argument("--limit", type=bounded(1, 500), default=50, help="1-500, default 50")
+    s.add_argument("--agent", help="only this agent (claude-code, codex, ...)")
+    s.add_argument("--project", help="only projects whose path contains this")
+    s.add_argument("--all", action="store_true",
+                   help="include subagent, compaction and exec sessions (nested under parents)")
+    s.add_argument("--quick", action="store_true",
+                   help="read only each file's first and last 64 KB, no catalog: no entry counts "
+                        "or tokens, children not nested, `unsure` names what the ends do not settle")
+
+
+def add_read_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `read` command and its options."""
+    r = sub.add_parser("read", parents=[common], help="read a session's entries")
+    r.add_argument("session_id", metavar="[AGENT:]SESSION_ID[#ENTRY_ID]",
+                   help="a session id or unique prefix; #ENTRY_ID starts at that entry; a brief's "
+                   "Source ref (AGENT:SESSION_ID#ENTRY_ID) as printed")
+    r.add_argument("--limit", type=bounded(1, 1000), default=100, help="1-1000, default 100")
+    r.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="truncate each entry's content to this many characters (20-4000, default 200)")
+    r.add_argument("--all-branches", action="store_true",
+                   help="include entries on abandoned branches (rewinds, edits)")
+    r.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+
+
+def add_recent_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `recent` command and its options."""
+    c = sub.add_parser("recent", parents=[common],
+                       help="the last entries of a session (default: the most recently active)")
+    c.add_argument("session_id", nargs="?", metavar="SESSION_ID")
+    c.add_argument("--limit", type=bounded(1, 500), default=10, help="1-500, default 10")
+    c.add_argument("--max-chars", type=bounded(20, 4000), default=200,
+                   help="truncate each entry's content (20-4000, default 200)")
+    c.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from sessionscope.cli.common import _warn, cache_or_none, demo_dir, open_index, open_library
 from sessionscope.core.config import CacheError
+
+
+def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The `watch` command and its options."""
+    w = sub.add_parser("watch", parents=[common],
+                       help="print session events as they happen (JSON lines with --json)")
+    w.add_argument("--poll", action="store_true", default=argparse.SUPPRESS,  # keeps one given before 'watch'
+                   help="poll instead of inotify (network file systems)")
+    w.add_argument("--no-index", action="store_true", help="do not keep the search index current")
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
