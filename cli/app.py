@@ -6,7 +6,7 @@ import argparse
 from sessionscope.cli.common import CliError
 
 
-def _run_app(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.json:
         raise CliError("the app has no --json output; use a command (sessionscope --help)")
     try:

@@ -8,16 +8,12 @@ bad input.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
-from sessionscope.cli.app import _run_app
 from sessionscope.cli.common import CliError, _fail
-from sessionscope.cli.roots import cmd_roots
-from sessionscope.cli.search import cmd_index, cmd_search
-from sessionscope.cli.sessions import cmd_read, cmd_recent, cmd_sessions
-from sessionscope.cli.watch import cmd_watch
 from sessionscope.core.config import CacheError
 
 
@@ -125,34 +121,26 @@ def _main(argv: list[str], want_json: bool) -> int:
 
 
 # -- commands -----------------------------------------------------------------------------
-def cmd_memory(args: argparse.Namespace) -> int:
-    from sessionscope.cli import memory as memory_cli
+def _command(module: str, function: str = "run") -> Callable[[argparse.Namespace], int]:
+    """`function` of cli/<module>.py, imported when the command runs: opening the app, or running
+    one command, imports no other command's module."""
 
-    return memory_cli.run(args)
+    def run(args: argparse.Namespace) -> int:
+        return getattr(importlib.import_module(f"sessionscope.cli.{module}"), function)(args)
 
-
-def cmd_context(args: argparse.Namespace) -> int:
-    from sessionscope.cli import brief as brief_cli
-
-    return brief_cli.run(args)
-
-
-def cmd_brief(args: argparse.Namespace) -> int:
-    from sessionscope.cli import brief_app
-
-    return brief_app.run(args)
+    return run
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "sessions": cmd_sessions,
-    "read": cmd_read,
-    "search": cmd_search,
-    "recent": cmd_recent,
-    "roots": cmd_roots,
-    "index": cmd_index,
-    "watch": cmd_watch,
-    "memory": cmd_memory,
-    "context": cmd_context,
-    "brief": cmd_brief,
+    "sessions": _command("sessions", "cmd_sessions"),
+    "read": _command("sessions", "cmd_read"),
+    "search": _command("search", "cmd_search"),
+    "recent": _command("sessions", "cmd_recent"),
+    "roots": _command("roots", "cmd_roots"),
+    "index": _command("search", "cmd_index"),
+    "watch": _command("watch", "cmd_watch"),
+    "memory": _command("memory"),
+    "context": _command("brief"),
+    "brief": _command("brief_app"),
 }
-
+_run_app = _command("app")  # no command: the app
