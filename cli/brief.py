@@ -6,7 +6,7 @@ candidate findings with their types, evidence labels and sources. `--json` adds 
 the scope; `--brief` renders the brief from all candidates, under a line saying that nothing in it
 was approved by a person.
 
-Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`. Conventions follow cli/main.py: bad input
+Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`. Conventions are cli/common.py's: bad input
 is a `CliError` (one line on stderr, exit 2, `{"ok": false, "error"}` with --json). An outcome is
 not an error: "found", "empty" (no useful context) and "unavailable" (no history can be read,
 with the reason) all exit 0; only an explicit `--root` that is missing fails, as elsewhere.
@@ -17,10 +17,10 @@ import argparse
 import sys
 from typing import Any
 
+from sessionscope.cli.common import CliError, bounded, emit, open_index, open_library
+
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli.common import bounded
-
     c = sub.add_parser(
         "context", parents=[common],
         help="prior-session context for a task: candidate findings or a brief, within a budget",
@@ -71,7 +71,6 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli.common import CliError, open_index, open_library
     from sessionscope.core.brief.compose import (
         UNAVAILABLE,
         UNREVIEWED,
@@ -126,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
     # Every output is masked once more as a whole at this boundary: mask first, then print.
     keep = emails_in(task.text)
     if args.json:
-        from sessionscope.cli.common import _emit
         from sessionscope.core.brief.assist import PROPOSED, proposed
 
         data = result.to_dict()
@@ -135,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         if outcome is not None:
             data["assist"] = outcome.to_dict()
             data["assist"]["note"] = f"findings with proposed_by 'model' were {PROPOSED}, checked against their entries"
-        _emit(mask_data({"ok": True, **data, "brief": {
+        emit(mask_data({"ok": True, **data, "brief": {
             "approved": False, "text": rendered.text, "tokens": rendered.tokens,
             "included": list(rendered.included), "omitted": list(rendered.omitted)}}, keep_emails=keep))
         return 0
@@ -151,7 +149,6 @@ def _check_project(project: str | None, lib: Any, command: str = "context") -> N
     sessions of a machine you copied them from): a typo is refused, not searched in silence."""
     import os
 
-    from sessionscope.cli.common import CliError
     from sessionscope.core.brief.retrieval import in_scope
 
     if project is None or os.path.isdir(project):

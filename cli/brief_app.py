@@ -23,13 +23,13 @@ import sys
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator
 
+from sessionscope.cli.common import CliError, bounded
+
 if TYPE_CHECKING:
     from sessionscope.tui.app import SessionScopeApp
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
-    from sessionscope.cli.common import bounded
-
     b = sub.add_parser(
         "brief", parents=[common],
         help="compose a prior-session brief for TASK in the app; prints the approved brief on exit",
@@ -91,8 +91,6 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli.common import CliError
-
     if getattr(args, "json", False):
         raise CliError("brief: the composer has no --json output; 'sessionscope context TASK --json' "
                        "gives the candidate findings")
@@ -135,8 +133,6 @@ def on_terminal() -> Iterator[None]:
 def _open_terminal() -> int:
     """The terminal the other standard streams are on (stderr first: Textual draws there), else
     the controlling terminal."""
-    from sessionscope.cli.common import CliError
-
     for fd in (2, 0, 1):
         if os.isatty(fd):
             return os.dup(fd)

@@ -39,15 +39,15 @@ def bounded(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
-def _fail(message: str, want_json: bool) -> int:
+def fail(message: str, want_json: bool) -> int:
     message = message if message.startswith("sessionscope") else f"sessionscope: {message}"
     print(message, file=sys.stderr)
     if want_json:
-        _emit({"ok": False, "error": message.split(": ", 1)[-1] if ": " in message else message})
+        emit({"ok": False, "error": message.split(": ", 1)[-1] if ": " in message else message})
     return EXIT_USAGE
 
 
-def _emit(obj: Any) -> None:
+def emit(obj: Any) -> None:
     import orjson
 
     from sessionscope.core.text import json_escaped, unwrapped
@@ -64,7 +64,6 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
     and indexes in one pass (each changed file parsed once, not once per step)."""
     from sessionscope.core.catalog.store import Catalog
-    from sessionscope.core.config import usable_cache_dir
     from sessionscope.core.catalog.library import Library
 
     roots, warnings = cli_roots(args)
@@ -98,7 +97,7 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
     missing = [r.error for r in roots if r.explicit and r.error]
     if any(r.error is None for r in roots):
         return roots, warnings + missing
-    _warn(warnings, args)
+    warn(warnings, args)
     if missing:
         raise CliError("; ".join(missing))
     if not roots:
@@ -191,7 +190,7 @@ def demo_roots() -> list[str]:
     return [str(base / "claude" / "projects"), str(base / "codex" / "sessions")]
 
 
-def _warn(warnings: list[str], args: argparse.Namespace) -> None:
+def warn(warnings: list[str], args: argparse.Namespace) -> None:
     for w in warnings:
         print(f"sessionscope: warning: {w}", file=sys.stderr)
 
@@ -214,7 +213,7 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
             caches(args)  # raises the reason
         index = SearchIndex(None, tool_result_cap=load_config().tool_result_cap)
         if scan:
-            _warn(scan_warnings(args, lib.scan(), []), args)
+            warn(scan_warnings(args, lib.scan(), []), args)
         index.answer_from_files(lib)
         return index, None
     index = SearchIndex(base / "index", tool_result_cap=load_config().tool_result_cap)
@@ -240,7 +239,7 @@ def open_index(args: argparse.Namespace, lib: Library, *, rebuild: bool = False,
 
             report = index.update(lib, progress, rebuild=rebuild, scan=scan, wait=wait or 0.0)
     if scan and report.scan is not None:
-        _warn(scan_warnings(args, report.scan, []), args)
+        warn(scan_warnings(args, report.scan, []), args)
     failed = wait is not None and report.read_only
     for m in report.messages:
         if not (failed and index.writer_error and m.startswith(index.writer_error)):  # (said by the error)

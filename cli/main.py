@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any, Callable, NoReturn, Sequence
 
-from sessionscope.cli.common import CliError, _fail
+from sessionscope.cli.common import CliError, fail
 from sessionscope.core.config import CacheError
 
 
@@ -107,7 +107,7 @@ def _main(argv: list[str], want_json: bool) -> int:
             return _run_app(args)
         return COMMANDS[args.command](args)
     except (CliError, CacheError) as exc:
-        return _fail(str(exc), want_json)
+        return fail(str(exc), want_json)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -117,7 +117,7 @@ def _main(argv: list[str], want_json: bool) -> int:
         return 0
     except OSError as exc:  # a cache or file in a state we cannot use: one line, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
-        return _fail(f"{exc.strerror or exc}{where}", want_json)
+        return fail(f"{exc.strerror or exc}{where}", want_json)
 
 
 # -- commands -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """`sessionscope memory save | load-last | list`: session notes and agent memory on the command line.
 
 Why a module of its own: the memory commands have a dozen options of their own and the main
-CLI only needs two hooks, `add_parser(sub, common)` and `run(args)`. Conventions follow cli/main.py:
+CLI only needs two hooks, `add_parser(sub, common)` and `run(args)`. Conventions are cli/common.py's:
 errors are `CliError` (one line on stderr, exit 2, `{"ok": false, ...}` with --json), warnings
 are `sessionscope: warning: ...` lines on stderr, and no memory file is ever deleted.
 
@@ -17,9 +17,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
+from sessionscope.cli.common import CliError, demo_dir, emit, open_library
 
 if TYPE_CHECKING:
     from sessionscope.core.memory.places import (
@@ -105,19 +105,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return handler(args)
     except NoteError as exc:
-        raise _error(str(exc)) from None
-
-
-def _error(message: str) -> Exception:
-    from sessionscope.cli.common import CliError
-
-    return CliError(message)
-
-
-def _emit(obj: Any) -> None:
-    from sessionscope.cli.common import _emit as emit
-
-    emit(obj)
+        raise CliError(str(exc)) from None
 
 
 def _warn(warnings: list[str]) -> None:
@@ -133,9 +121,9 @@ def cmd_save(args: argparse.Namespace) -> int:
     project = args.project or (base.project if base else None)
     session = args.session or (base.session if base else None)
     if not project:
-        raise _error("memory save: --project is required (or a project-name in the --from note)")
+        raise CliError("memory save: --project is required (or a project-name in the --from note)")
     if not session:
-        raise _error("memory save: --session is required (or a session in the --from note)")
+        raise CliError("memory save: --session is required (or a session in the --from note)")
     update = NoteUpdate(
         mode=args.mode, status=args.status, last_checkpoint=args.last_checkpoint, target_dir=args.target_dir,
         summary=args.summary, active_state=args.active_state, approve=args.approve,
@@ -149,7 +137,7 @@ def cmd_save(args: argparse.Namespace) -> int:
                        lock_timeout=config.memory_lock_timeout)
     _warn(result.warnings)
     if args.json:
-        _emit(result.to_dict())
+        emit(result.to_dict())
         return 0
     what = "created" if result.created else "updated"
     if result.migrated_from:
@@ -162,7 +150,7 @@ def _decision(text: str) -> tuple[str, Decision]:
     cp, sep, rest = text.partition("=")
     option, _, note = rest.partition(":")
     if not sep or not cp.strip() or not option.strip():
-        raise _error(f"memory save: --decision expects CP=OPTION[:NOTE], got {text!r}")
+        raise CliError(f"memory save: --decision expects CP=OPTION[:NOTE], got {text!r}")
     return cp.strip(), Decision(option.strip(), note.strip())
 
 
@@ -170,11 +158,11 @@ def _read_from(source: str) -> SessionNote:
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
-        raise _error(f"memory save: cannot read --from {source}: {exc.strerror or exc}") from None
+        raise CliError(f"memory save: cannot read --from {source}: {exc.strerror or exc}") from None
     try:
         return note_from_source(text)
     except NoteError as exc:
-        raise _error(f"memory save: --from {source}: {exc}") from None
+        raise CliError(f"memory save: --from {source}: {exc}") from None
 
 
 # -- searching ----------------------------------------------------------------------------------
@@ -186,25 +174,18 @@ def known_places(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     if getattr(args, "demo", False):
         # The demo's projects live at paths that do not exist here (/home/dev/projects/...): their
         # checkouts, memory folders included, are stand-ins inside the demo corpus.
-        from sessionscope.cli.common import demo_dir
-
         base = demo_dir()
         workspace = base / "workspace"
         checkouts = sorted(str(p) for p in workspace.iterdir() if p.is_dir()) if workspace.is_dir() else []
         return checkouts, [str(base / "claude" / "projects")]
     try:
-        from sessionscope.cli.common import CliError, open_library
-
-        try:
-            lib, _ = open_library(args)
-        except CliError:
-            if args.root:
-                raise
-        else:
-            projects = sorted({s.project for s in lib.all_sessions() if s.project})
-            roots = [r.path for r in lib.roots if r.error is None]
-    except ImportError:  # pragma: no cover - cli/main.py is part of the package
-        pass
+        lib, _ = open_library(args)
+    except CliError:
+        if args.root:
+            raise
+    else:
+        projects = sorted({s.project for s in lib.all_sessions() if s.project})
+        roots = [r.path for r in lib.roots if r.error is None]
     return memory_places(projects, roots, os.getcwd())
 
 
@@ -218,7 +199,7 @@ def _config_dirs() -> list[str]:
 def _check_dirs(dirs: list[str]) -> None:
     for d in dirs:
         if not os.path.isdir(d):
-            raise _error(f"memory directory not found at {d}")
+            raise CliError(f"memory directory not found at {d}")
 
 
 # -- load-last ----------------------------------------------------------------------------------
@@ -232,7 +213,7 @@ def cmd_load_last(args: argparse.Namespace) -> int:
     result = load_last(args.project, dict.fromkeys(dirs))
     _warn(result.warnings)
     if args.json:
-        _emit(result.to_dict())
+        emit(result.to_dict())
         return 0
     if result.note is None:
         print(result.line)
@@ -253,7 +234,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         items = discover_memory([], [], memory_dirs=args.dir)
     else:
         if args.demo:  # listed under the demo's project paths, as the app shows them
-            from sessionscope.cli.common import demo_dir
             from sessionscope.core.demo import demo_memory
 
             items = demo_memory(demo_dir())
@@ -263,7 +243,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             items = discover_memory(projects, roots, memory_dirs=_config_dirs(), home=home)
     groups = group_by_project(items)
     if args.json:
-        _emit({"count": len(items), "projects": [
+        emit({"count": len(items), "projects": [
             {"project": project, "items": [it.to_dict() for it in group]} for project, group in groups
         ]})
         return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sessionscope.cli.common import _emit, demo_roots
+from sessionscope.cli.common import emit, demo_roots
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def cmd_roots(args: argparse.Namespace) -> int:
                               dict(config.agent_homes)))
     data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
     if args.json:
-        _emit({"roots": data, "config": config.path})
+        emit({"roots": data, "config": config.path})
         return 0
     for d in data:
         state = "ok" if d["ok"] else d["error"]

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from sessionscope.cli.common import EXIT_USAGE, CliError, _emit, _warn, bounded, caches, open_index, open_library
+from sessionscope.cli.common import EXIT_USAGE, CliError, emit, warn, bounded, caches, open_index, open_library
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
@@ -54,13 +54,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     except QueryError as exc:
         raise CliError(f"search: {exc}") from None
     lib, warnings = open_library(args, scan=False)
-    _warn(warnings, args)
+    warn(warnings, args)
     index, _ = open_index(args, lib, scan=True)
     from sessionscope.core.secrets import masked_line, masking
 
     with masking(args.mask_secrets):  # previews and snippets cut from the masked text
         result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
-    _warn(index.messages, args)  # (damage found while searching: answered from the files)
+    warn(index.messages, args)  # (damage found while searching: answered from the files)
     index.messages.clear()
     hits = result.hits
     if args.group:
@@ -74,7 +74,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             out["sessions"] = [{"session_id": sid, "hits": [h.to_dict() for h in group]}
                                for sid, group in order.items()]
         out["hits"] = [h.to_dict() for h in hits]
-        _emit(out)
+        emit(out)
         _rebuild_if_damaged(args, lib, index)
         return 0
     from sessionscope.core.format import short_ids
@@ -105,7 +105,7 @@ def _rebuild_if_damaged(args: argparse.Namespace, lib: Library, index: Any) -> N
         return
     sys.stdout.flush()
     report = index.update(lib)
-    _warn(report.messages, args)
+    warn(report.messages, args)
     index.close()
 
 
@@ -115,13 +115,13 @@ def cmd_index(args: argparse.Namespace) -> int:
     caches(args)  # (a cache that cannot be written: the one-line reason, before any warning)
     only_status = args.status and not args.rebuild  # (--rebuild --status: rebuild, then report)
     lib, warnings = open_library(args, scan=only_status)
-    _warn(warnings, args)
+    warn(warnings, args)
     if only_status:
         from sessionscope.core.search.index import SearchIndex
 
         status = SearchIndex(caches(args) / "index").status(lib)
         if args.json:
-            _emit(status)
+            emit(status)
         else:
             for k, v in status.items():
                 print(f"{k:<14} {v}")
@@ -135,7 +135,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         **(status := index.status(lib)),
     }
     if args.json:
-        _emit(data)
+        emit(data)
     else:
         print(f"indexed {report.files_indexed} new/changed and {report.files_appended} grown file(s), "
               f"dropped {report.files_dropped}; {report.docs_added} documents in {report.seconds:.2f}s; "
@@ -160,7 +160,7 @@ def _index_check(args: argparse.Namespace) -> int:
     data = {"ok": result.ok, "directory": str(directory), "segments": result.segments, "files": result.files,
             "bytes_checked": result.bytes_read, "problems": result.problems}
     if args.json:
-        _emit(data)
+        emit(data)
     elif result.ok:
         print(f"index ok: {result.segments} segment(s), {result.files} file(s), "
               f"{result.bytes_read:,} bytes checked against their checksums ({directory})")

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from sessionscope.cli.common import CliError, _emit, _warn, bounded, cli_roots, open_library, unread_warnings
+from sessionscope.cli.common import CliError, emit, warn, bounded, cli_roots, open_library, unread_warnings
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if args.quick:
         return _sessions_quick(args)
     lib, warnings = open_library(args)
-    _warn(warnings, args)
+    warn(warnings, args)
     top, orphans = _top_level(lib, agent=args.agent, project=args.project, orphans=args.all)
     hidden = 0 if args.all else len(orphans)
     rows: list[tuple[int, Session]] = []
@@ -76,7 +76,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             d["depth"] = depth
             d["orphan"] = s.id in orphans
             out.append(d)
-        _emit({"sessions": out, "hidden": hidden})
+        emit({"sessions": out, "hidden": hidden})
         return 0
     _print_sessions(rows, orphans=orphans, known=[s.id for s in lib.all_sessions()])
     if hidden:
@@ -125,7 +125,7 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     walk = WalkReport()
     every = [quick_meta(path, registry) for root in roots if root.error is None
              for path in candidate_files(root, registry, walk)]
-    _warn(warnings + walk.errors() + walk.notes()
+    warn(warnings + walk.errors() + walk.notes()
           + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
     metas = [m for m in every if m.error is None
              and (args.all or m.kind in (None, SessionKind.MAIN))
@@ -133,7 +133,7 @@ def _sessions_quick(args: argparse.Namespace) -> int:
              and project in (m.project or "").lower()]
     metas = sorted(metas, key=lambda m: m.sort_time, reverse=True)[: args.limit]
     if args.json:
-        _emit({"sessions": [dict(m.to_dict(), depth=0) for m in metas]})
+        emit({"sessions": [dict(m.to_dict(), depth=0) for m in metas]})
         return 0
     _print_sessions([(0, Session(id=m.session_id or m.path, agent=m.agent or "?",
                                  source_format=m.format or "?", paths=(m.path,),
@@ -195,7 +195,7 @@ def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
 
 def cmd_read(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args)
-    _warn(warnings, args)
+    warn(warnings, args)
     session, entry_id = _resolve_ref(lib, args.session_id)
     entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
     start = 0
@@ -209,7 +209,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_recent(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args)
-    _warn(warnings, args)
+    warn(warnings, args)
     if args.session_id:
         session = _resolve(lib, args.session_id)
     else:
@@ -235,7 +235,7 @@ def _print_entries(
         session = replace(session, title=mask_text(session.title) if session.title else session.title)
         chosen = [replace(e, text=mask_text(e.text), tool_input=mask_data(e.tool_input)) for e in chosen]
     if args.json:
-        _emit({
+        emit({
             "header": session.to_dict(),
             "total_entries": len(entries),
             "start": start,

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from sessionscope.cli.common import _warn, cache_or_none, demo_dir, open_index, open_library
+from sessionscope.cli.common import warn, cache_or_none, demo_dir, open_index, open_library
 from sessionscope.core.config import CacheError
 
 
@@ -26,7 +26,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from sessionscope.core.live.watch import Watcher
 
     lib, warnings = open_library(args)
-    _warn(warnings, args)
+    warn(warnings, args)
     # (without a usable cache there is no index to keep: open_library said so)
     index = None if args.no_index or cache_or_none(args) is None else open_index(args, lib)[0]
     from sessionscope.core.memory.places import watched_memory_dirs
