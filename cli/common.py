@@ -25,6 +25,13 @@ class CliError(Exception):
     """A user-facing error: printed as one line, exit code 2."""
 
 
+def add_mask_secrets(p: argparse.ArgumentParser) -> None:
+    """`--mask-secrets`, for the commands that print transcript text (read, recent, search)."""
+    p.add_argument("--mask-secrets", action="store_true",
+                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
+                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+
+
 def bounded(lo: int, hi: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sessionscope.cli.common import emit, demo_roots
+from sessionscope.cli.common import demo_roots, emit
 
 
 def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:

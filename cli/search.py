@@ -6,7 +6,17 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from sessionscope.cli.common import EXIT_USAGE, CliError, emit, warn, bounded, caches, open_index, open_library
+from sessionscope.cli.common import (
+    EXIT_USAGE,
+    CliError,
+    add_mask_secrets,
+    bounded,
+    caches,
+    emit,
+    open_index,
+    open_library,
+    warn,
+)
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
@@ -27,9 +37,7 @@ def add_search_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     q.add_argument("--sort", choices=("rank", "recent"), default="rank",
                    help="rank: BM25 with recency breaking ties (default); recent: newest first")
     q.add_argument("--group", action="store_true", help="group hits by session")
-    q.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+    add_mask_secrets(q)
 
 
 def add_index_parser(sub: Any, common: argparse.ArgumentParser) -> None:

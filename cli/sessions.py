@@ -7,7 +7,16 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Iterable
 
-from sessionscope.cli.common import CliError, emit, warn, bounded, cli_roots, open_library, unread_warnings
+from sessionscope.cli.common import (
+    CliError,
+    add_mask_secrets,
+    bounded,
+    cli_roots,
+    emit,
+    open_library,
+    unread_warnings,
+    warn,
+)
 from sessionscope.core.format import human_tokens, relative_time
 
 if TYPE_CHECKING:
@@ -39,9 +48,7 @@ def add_read_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="truncate each entry's content to this many characters (20-4000, default 200)")
     r.add_argument("--all-branches", action="store_true",
                    help="include entries on abandoned branches (rewinds, edits)")
-    r.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+    add_mask_secrets(r)
 
 
 def add_recent_parser(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -52,9 +59,7 @@ def add_recent_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     c.add_argument("--limit", type=bounded(1, 500), default=10, help="1-500, default 10")
     c.add_argument("--max-chars", type=bounded(20, 4000), default=200,
                    help="truncate each entry's content (20-4000, default 200)")
-    c.add_argument("--mask-secrets", action="store_true",
-                   help="mask secrets (keys, tokens, passwords) and e-mail addresses in what is printed, "
-                   "e.g. while sharing the screen (by default a local reader sees the transcript as written)")
+    add_mask_secrets(c)
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from sessionscope.cli.common import warn, cache_or_none, demo_dir, open_index, open_library
+from sessionscope.cli.common import cache_or_none, demo_dir, open_index, open_library, warn
 from sessionscope.core.config import CacheError
 
 
