@@ -92,7 +92,7 @@ class CopilotAdapter(Adapter):
         return super().load(path, record_file)
 
     def quick(self, ends: Ends) -> QuickMeta:
-        if ends.path.endswith(".json") or ends.whole:
+        if ends.path.endswith(".json"):
             if not ends.whole:  # a big legacy document: its id and start are in its first bytes
                 head = ends.head.buf[:4096]
                 m = re.search(rb'"sessionId"\s*:\s*"([^"]*)"', head)
@@ -112,12 +112,13 @@ class CopilotAdapter(Adapter):
             if parser.session_id and parser.prompt_title:
                 break
         unsure = set()
-        if not parser.prompt_title:
-            unsure.add("title")
-        if not parser.session_id:
-            unsure.add("session_id")
-        if parser.project is None:
-            unsure.add("project")
+        if not ends.whole:  # (whole: what the lines did not say, the full parse does not either)
+            if not parser.prompt_title:
+                unsure.add("title")
+            if not parser.session_id:
+                unsure.add("session_id")
+            if parser.project is None:
+                unsure.add("project")
         last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if is_event(v) else None)
         if last is None:
             unsure.add("last_timestamp")

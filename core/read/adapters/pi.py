@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..jsonl import ParsedLine
-from ...model import Entry, EntryKind, Role, parse_timestamp, truncate
+from ..jsonl import ParsedLine, loads_lenient
+from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
 from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, LoadedSession
 from .collect import CollectingParser, off_branch, s, text_of
@@ -62,35 +62,38 @@ class PiAdapter(Adapter):
         return PiParser(path)
 
     def quick(self, ends: Ends) -> QuickMeta:
-        """The header gives id, project and first time; the tail the last time. The title is a
-        guess unless the file is read whole: a `session_info` naming it can come anywhere."""
-        if ends.whole:
-            session = self.load(ends.path)[0].session
-            return ends.meta(self, (), session_id=session.id, kind=session.kind, project=session.project,
-                             title=session.title, first_timestamp=session.first_timestamp,
-                             last_timestamp=session.last_timestamp)
-        parser = self.parser(ends.path)
-        header = None
+        """The header gives id, project and first time; the tail the last time; the title is the
+        last `session_info` name (looked for by its bytes in a whole file: it can come anywhere,
+        so in a longer one the title is a guess), else the first user text."""
+        header = named = prompt = None
+        buf = ends.head.buf
+        if ends.whole:  # the last session_info line, found from the end without parsing the rest
+            at = max(buf.rfind(b'"type":"session_info"'), buf.rfind(b'"type": "session_info"'))
+            while at >= 0 and named is None:
+                start = buf.rfind(b"\n", 0, at) + 1
+                end = buf.find(b"\n", at)
+                value = loads_lenient(buf[start:end if end >= 0 else len(buf)])
+                if isinstance(value, dict) and value.get("type") == "session_info" and s(value.get("name")):
+                    named = value["name"]
+                at = max(buf.rfind(b'"type":"session_info"', 0, start), buf.rfind(b'"type": "session_info"', 0, start))
         for values in ends.head_values():
             for value in values or ():
                 if header is None and is_header(value):
                     header = value
-                if isinstance(value, dict):
-                    if value.get("type") == "session_info" and s(value.get("name")):
-                        parser.named_title = value["name"]
-                    elif parser.prompt_title is None and value.get("type") == "message":
-                        msg = value.get("message")
-                        if isinstance(msg, dict) and msg.get("role") == "user":
-                            text = text_of(msg.get("content"))
-                            parser.prompt_title = " ".join(text.split()) or None
+                elif isinstance(value, dict) and value.get("type") == "message" and prompt is None:
+                    msg = value.get("message")
+                    if isinstance(msg, dict) and msg.get("role") == "user":
+                        prompt = " ".join(text_of(msg.get("content")).split()) or None
+            if header is not None and prompt is not None:
+                break
         if header is None:
             return ends.meta(self)
-        unsure = {"title"}
+        unsure = set() if ends.whole else {"title"}
         last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if isinstance(v, dict) else None)
         if last is None:
             unsure.add("last_timestamp")
-        title = parser.named_title or parser.prompt_title
-        return ends.meta(self, unsure, session_id=header["id"], project=s(header.get("cwd")),
+        title = named or prompt
+        return ends.meta(self, unsure, session_id=header["id"], kind=SessionKind.MAIN, project=s(header.get("cwd")),
                          title=truncate(title, 200) if title else None,
                          first_timestamp=parse_timestamp(header.get("timestamp")), last_timestamp=last)
 
