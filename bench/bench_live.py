@@ -183,7 +183,8 @@ async def _live_phase(args: argparse.Namespace) -> None:
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
-    from sessionscope.core.live.watch import Tracker, Watcher
+    from sessionscope.core.live.tracker import Tracker
+    from sessionscope.core.live.watch import Watcher
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.screens.main import MainScreen
     from sessionscope.tui.screens.transcript import TranscriptScreen
@@ -351,7 +352,7 @@ async def _pieces_phase(args: argparse.Namespace) -> None:
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.catalog.library import Library
-    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.live.tracker import Change, Tracker
 
     calls: dict[str, list[float]] = {}
     recording = [False]

@@ -23,7 +23,7 @@ from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.failures import IndexFailed
 from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.live.watch import Change, Tracker
+from sessionscope.core.live.tracker import Change, Tracker
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 FULL = "database or disk is full"  # sqlite3.OperationalError's text for SQLITE_FULL

@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from sessionscope.core.search.ingest import Progress
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory.places import MemoryItem
-    from sessionscope.core.live.watch import SessionEvent, Watcher
+    from sessionscope.core.live.tracker import SessionEvent
+    from sessionscope.core.live.watch import Watcher
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 #: what the main screen's first frame needs; the other screens' and panes' stylesheets are read
@@ -330,7 +331,7 @@ class SessionScopeApp(App[None]):
             self.call_later(self._show_live)
 
     def _show_live(self) -> None:
-        from sessionscope.core.live.watch import Change
+        from sessionscope.core.live.tracker import Change
         from sessionscope.tui.screens.transcript import TranscriptScreen
 
         events, self._live, self._live_scheduled = self._live, [], False

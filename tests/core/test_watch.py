@@ -15,7 +15,8 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.live.watch import Change, Tracker, Watcher
+from sessionscope.core.live.tracker import Change, Tracker
+from sessionscope.core.live.watch import Watcher
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -316,7 +317,7 @@ def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: 
     next sweep. Nothing is missed, and the sweeps thin out as they get dearer."""
     import time as _time
 
-    from sessionscope.core.live.watch import POLL_BUDGET, SWEEP_MAX_S, _Poller
+    from sessionscope.core.live.poller import POLL_BUDGET, SWEEP_MAX_S, _Poller
 
     old = _time.time() - 86400
     quiet, busy = tmp_path / "quiet", tmp_path / "busy"
@@ -383,7 +384,7 @@ def test_the_inotify_reader_follows_folders_that_come_and_go(tmp_path: Path) -> 
     roots (the tracker compares everything under them)."""
     import select
 
-    from sessionscope.core.live.watch import _IN_Q_OVERFLOW, _Inotify
+    from sessionscope.core.live.inotify import _IN_Q_OVERFLOW, _Inotify
 
     root = tmp_path / "root"
     (root / "proj").mkdir(parents=True)

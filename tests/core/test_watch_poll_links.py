@@ -13,7 +13,9 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.live.watch import Change, Watcher, _Poller
+from sessionscope.core.live.poller import _Poller
+from sessionscope.core.live.tracker import Change
+from sessionscope.core.live.watch import Watcher
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -86,7 +88,7 @@ def test_inotify_watches_each_real_folder_once_and_nothing_out_of_the_root(tmp_p
     folder of the file system before it was armed (and the watcher missed what came meanwhile)."""
     import pytest
 
-    from sessionscope.core.live.watch import _Inotify
+    from sessionscope.core.live.inotify import _Inotify
 
     inotify = _Inotify.open()
     if inotify is None:

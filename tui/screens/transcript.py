@@ -27,7 +27,7 @@ from sessionscope.core.model import Entry, Session
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line, printable
 from sessionscope.core.read.transcript import copy_text
-from sessionscope.core.live.watch import Change, SessionEvent
+from sessionscope.core.live.tracker import Change, SessionEvent
 from sessionscope.tui.screens.raw_record import RawRecordScreen
 from sessionscope.tui.widgets.find_bar import FindBar
 from sessionscope.tui.widgets.transcript_view import TranscriptView
