@@ -171,14 +171,15 @@ else:
         import sessionscope.tui.screens.main as main_screen
         main_screen.MainScreen.compose = lambda self: iter(
             [SessionList(now=self.ss_app.now, id="session-list")])
-    _build = tui_app.build_app
+    import sessionscope.cli.app as cli_app
+    _build = cli_app.build_app
     def build_app(*a, **k):
         mark("build_app_start")
         try:
             return _build(*a, **k)
         finally:
             mark("build_app_end")
-    tui_app.build_app = build_app
+    cli_app.build_app = build_app
     timed(tui_app.SessionScopeApp, "get_default_screen", "main_screen")
     timed(Library, "load_cached", "load_cached")
     timed(Library, "scan", "scan")

@@ -63,7 +63,7 @@ def brief_app(args: argparse.Namespace) -> SessionScopeApp:
     in exit-with-brief mode: `app.run()` returns the brief, or None."""
     from sessionscope.core.brief.compose import Budget, Task
     from sessionscope.core.brief.assist import DEFAULT_TIMEOUT
-    from sessionscope.tui.app import build_app
+    from sessionscope.cli.app import build_app
     from sessionscope.tui.screens.composer import ComposerScreen
 
     defaults = Budget()

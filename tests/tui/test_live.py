@@ -345,7 +345,7 @@ async def test_a_streamed_big_transcript_follows_too(tmp_path: Path, monkeypatch
 
 def test_the_cli_app_watches_and_polls_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from sessionscope.cli.main import build_parser
-    from sessionscope.tui.app import build_app
+    from sessionscope.cli.app import build_app
 
     session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", 1)
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
@@ -401,7 +401,7 @@ def test_the_app_refuses_a_mistyped_root_and_keeps_the_demo_apart(tmp_path: Path
     """`sessionscope --root /typo` is an error (exit 2 through the CLI), not the demo; the demo has
     a catalog and index of its own, so trying it never makes the real history's index rebuild."""
     from sessionscope.cli.main import CliError, build_parser, main
-    from sessionscope.tui.app import build_app
+    from sessionscope.cli.app import build_app
 
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))
@@ -419,7 +419,7 @@ def test_the_app_refuses_a_mistyped_root_and_keeps_the_demo_apart(tmp_path: Path
 def test_the_app_indexes_with_the_configs_tool_result_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The app and the CLI share one index: with another cap they would rebuild it in turn."""
     from sessionscope.cli.main import build_parser
-    from sessionscope.tui.app import build_app
+    from sessionscope.cli.app import build_app
 
     session_file(tmp_path / "root" / "s1.jsonl", "s1", 1)
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
@@ -431,7 +431,7 @@ def test_the_app_indexes_with_the_configs_tool_result_cap(tmp_path: Path, monkey
 def test_the_demo_fallback_keeps_its_own_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No history and no --demo: the app shows the demo, still with the demo's catalog and index."""
     from sessionscope.cli.main import build_parser
-    from sessionscope.tui.app import build_app
+    from sessionscope.cli.app import build_app
 
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "config.toml"))

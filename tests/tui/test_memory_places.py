@@ -11,7 +11,8 @@ import pytest
 from helpers import isolate
 
 from sessionscope.cli import main as cli
-from sessionscope.tui.app import SessionScopeApp, build_app
+from sessionscope.cli.app import build_app
+from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.widgets.memory_note_view import MemoryNoteView
 from sessionscope.tui.widgets.memory_pane import MemoryPane
 
