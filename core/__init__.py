@@ -1,14 +1,16 @@
 """The core library: everything sessionscope knows about agent history, without a screen.
 
-Never imports textual or rich (tests/core/test_layering.py checks). Its subpackages, lowest first;
-each may import the ones before it and the foundation modules beside this file, never one after:
+Never imports textual or rich, the app (tui) or the command line (cli). Its layers, lowest first;
+each imports only the layers below it, and modules side by side in a layer never import each
+other (pyproject.toml's import-linter contracts say the same; tests/core/test_layering.py runs
+them):
 
     model, text, config, format, secrets   foundation: data types, text hygiene, settings
     read/      reading transcripts: JSONL reader, adapters, quick listing, transcript model
     catalog/   the catalog of sessions across roots (SQLite store + the Library object)
+    memory/      beside catalog/: memory notes and each agent's own memory files
     search/    full-text index, query language, scanning search
     live/      watching the roots: new sessions, growing files, the index kept current
-    memory/    memory notes and each agent's own memory files
-    brief/     retrieval within a budget, findings, the brief and the model assist
-    demo/      the built-in demo corpus (templates in package data, a small generator)
+    brief/       beside live/: retrieval within a budget, findings, the brief and the model assist
+    demo         beside live/ and brief/: the built-in demo corpus
 """

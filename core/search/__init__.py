@@ -1,4 +1,6 @@
 """Search: the embedded full-text index (tantivy), the query language and the scanning search.
 
-May import: core's foundation modules, core.read and core.catalog.
+May import: the layers below it: core's foundation modules, core.read, core.catalog and
+core.memory (which it has no use for). Inside, a query's path reads top to bottom: index ->
+ingest, compile, matching, scan -> hits, schema, failures, index_check -> query, terms.
 """
