@@ -328,7 +328,7 @@ def _legacy_doc(texts: list[str]) -> bytes:
 def test_a_rewritten_document_is_read_whole_by_the_watcher_and_the_index(tmp_path: Path) -> None:
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.catalog.store import Catalog
-    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.live.tracker import Change, Tracker
     from sessionscope.core.read.discovery import Root
     from sessionscope.core.search.index import SearchIndex
 
