@@ -6,11 +6,21 @@ per path, and the tracker (tracker.py) applies it to the library.
 
 The changes come from one of three sources. On Linux the watcher reads inotify itself
 (inotify.py): it blocks until the kernel has something, so an idle watcher wakes for nothing, and
-a change is seen as it happens. watchfiles, used where inotify is missing, wakes every STEP_MS to
-look at what its thread collected, which costs both: ~50 ms of latency on each change and 0.2% of
-a core idle at a 30 ms step (bench/bench_live.py). `poll=True` is for file systems without change
+a change is seen as it happens. watchfiles, used where inotify is missing (macOS, Windows), wakes
+every STEP_MS to look at what its thread collected. `poll=True` is for file systems without change
 notification: our own poller (poller.py) follows the files being written every POLL_MS and walks
 everything in sweeps that take at most POLL_BUDGET of the time.
+
+Why not watchfiles alone (issue 12; bench/bench_watch.py, 2,000 session files, 2 loaded cores,
+2026-12-01; targets: a change on screen within 100 ms median, idle at most 0.2% of a core,
+polling at most 2%): our reader takes 11 ms from append to event and 0.000% of a core idle.
+watchfiles' wake-ups cost what its step saves: at 30 ms 42 ms and 0.32% idle (1.6x the target),
+at 50 ms 80-95 ms and 0.19-0.23% (both at their edge), at 100 ms 147 ms (1.5x) and 0.10%; and it
+follows directory links out of the root (a link to / meant a watch on every folder of the file
+system), which the scan's walking rules forbid. Its poller stats every file each round: 11.4% of
+a core at 100 ms (5.7x the target), 2.6% at 1 s (1.3x, a change ~750 ms late), and it compares
+modification times to the second: an append in the same second as the change before it waits
+for a later write. Our poller: 0.9%, a file being written followed within 40 ms (median).
 """
 from __future__ import annotations
 
@@ -29,7 +39,8 @@ from .tracker import SessionEvent, Tracker
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
-STEP_MS = 30  # the same, and how often it wakes to look, for watchfiles (where inotify is missing)
+STEP_MS = 30  # the same, and how often it wakes to look, for watchfiles (where inotify is missing);
+# 50 ms would be at the idle target only at its edge, with 80-95 ms to the event (bench_watch.py)
 # How often watchfiles hands back control while nothing changes (the first catch-up pass runs then).
 RECHECK_MS = 1100
 
