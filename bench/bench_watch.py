@@ -179,12 +179,12 @@ def _source(name: str, root: str, cache: str, stop: threading.Event,
 
         lib = Library([Root(root, "--root", explicit=True)], catalog=Catalog(Path(cache) / "c.sqlite"))
         watcher = W.Watcher(lib, poll=name == "poll")
-        watcher.stop = stop  # type: ignore[assignment]  # a _WakingEvent: wakes the blocked reader
+        watcher.stop = stop  # type: ignore[assignment]  # a WakingEvent: wakes the blocked reader
         probe = W._StopProbe(stop, armed)
         if name == "poll":
             yield from watcher._polled(probe)
         else:
-            inotify = W._Inotify.open()
+            inotify = W.Inotify.open()
             if inotify is None:
                 raise SystemExit("no inotify here")
             yield from watcher._inotified(inotify, probe)
@@ -215,9 +215,9 @@ def _inotify_watches() -> int:
 
 
 def _child(args: argparse.Namespace) -> None:
-    from sessionscope.core.live.watch import _WakingEvent
+    from sessionscope.core.live.watch import WakingEvent
 
-    stop = _WakingEvent()
+    stop = WakingEvent()
     armed = threading.Event()
     failed: list[str] = []
 

@@ -17,7 +17,7 @@ from typing import Any
 from ..read.walk import walk_files
 
 
-class _WakingEvent(threading.Event):
+class WakingEvent(threading.Event):
     """A stop event that also wakes a reader blocked on its file descriptors (`wakes`)."""
 
     def __init__(self) -> None:
@@ -42,7 +42,7 @@ _IN_MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then the name, NUL-padded)
 
 
-class _Inotify:
+class Inotify:
     """Linux inotify through ctypes: a watch on every folder under the roots (as notify, which
     watchfiles wraps, keeps), and the paths its events name. A folder created or moved in is
     watched at once and reported itself (the tracker walks it: files written into it before its
@@ -58,7 +58,7 @@ class _Inotify:
         self.wds: dict[str, int] = {}  # folder -> watch descriptor
 
     @classmethod
-    def open(cls) -> _Inotify | None:
+    def open(cls) -> Inotify | None:
         """None where there is no inotify (not Linux, or not allowed): watchfiles then."""
         if not sys.platform.startswith("linux"):
             return None

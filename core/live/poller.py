@@ -19,7 +19,7 @@ HOT_S = 900
 SWEEP_MAX_S = 10.0
 
 
-class _Poller:
+class Poller:
     """Polling at a bounded cost. A sweep walks every folder under the roots and stats every file
     that `wanted` names (session and memory files): new, changed (inode, size or mtime in ns) and
     vanished ones are reported. Between sweeps only the hot part is looked at: the files and

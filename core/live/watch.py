@@ -33,8 +33,8 @@ from typing import Any, Iterable, Iterator
 
 from ..catalog.library import Library
 from ..read.discovery import candidate_files
-from .inotify import _Inotify, _WakingEvent
-from .poller import POLL_MS, _Poller
+from .inotify import Inotify, WakingEvent
+from .poller import POLL_MS, Poller
 from .tracker import SessionEvent, Tracker
 
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
@@ -77,7 +77,7 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)]
                       + [p for p in extra if os.path.isdir(p)])
-        self.stop = _WakingEvent()
+        self.stop = WakingEvent()
         self.armed = threading.Event()
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
 
@@ -95,7 +95,7 @@ class Watcher:
         if self.poll:
             source = self._polled(probe)
         else:
-            inotify = _Inotify.open()
+            inotify = Inotify.open()
             source = self._inotified(inotify, probe) if inotify is not None else self._notified(probe)
         for paths in source:
             if not caught_up:
@@ -108,7 +108,7 @@ class Watcher:
             if events or self.tracker.failures:  # (failures: the caller says so, even with no event)
                 yield events
 
-    def _inotified(self, inotify: _Inotify, probe: _StopProbe) -> Iterator[set[str]]:
+    def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change
         or DEBOUNCE_MS after its first; an empty set once, when armed (for the catch-up pass)."""
         wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
@@ -161,9 +161,9 @@ class Watcher:
             yield {path for _, path in changes}
 
     def _polled(self, probe: _StopProbe) -> Iterator[set[str]]:
-        """Changed paths found by polling (see `_Poller`), every POLL_MS."""
+        """Changed paths found by polling (see `Poller`), every POLL_MS."""
         suffixes = self.tracker._suffixes
-        poller = _Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith(".md"))
+        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith(".md"))
         poller.sweep()  # what is there now: changes are compared with it
         next_sweep = time.monotonic() + poller.sweep_interval()
         while not probe.is_set():  # (the first question arms)

@@ -207,10 +207,10 @@ def test_changes_before_arming_and_within_a_polled_second_are_seen(setup, source
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Each source: the watcher's own inotify reader, watchfiles (where inotify is missing:
     macOS, Windows, a kernel without it) and the poller."""
-    from sessionscope.core.live.inotify import _Inotify
+    from sessionscope.core.live.inotify import Inotify
 
     if source == "watchfiles":
-        monkeypatch.setattr(_Inotify, "open", classmethod(lambda cls: None))
+        monkeypatch.setattr(Inotify, "open", classmethod(lambda cls: None))
     poll = source == "polling"
     root, lib, _, _ = setup
     p = root / "s.jsonl"
@@ -325,7 +325,7 @@ def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: 
     next sweep. Nothing is missed, and the sweeps thin out as they get dearer."""
     import time as _time
 
-    from sessionscope.core.live.poller import POLL_BUDGET, SWEEP_MAX_S, _Poller
+    from sessionscope.core.live.poller import POLL_BUDGET, SWEEP_MAX_S, Poller
 
     old = _time.time() - 86400
     quiet, busy = tmp_path / "quiet", tmp_path / "busy"
@@ -337,7 +337,7 @@ def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: 
     (quiet / "notes.txt").write_text("not a session")
     os.utime(cold, (old, old))
     os.utime(quiet, (old, old))
-    poller = _Poller([str(tmp_path)], lambda name: name.endswith((".jsonl", ".md")))
+    poller = Poller([str(tmp_path)], lambda name: name.endswith((".jsonl", ".md")))
     assert poller.sweep() == set()  # the first sweep is the baseline
     assert poller.hot_files == {str(hot)} and str(quiet) not in poller.hot_dirs
     assert str(tmp_path / "quiet" / "notes.txt") not in poller.files  # only the wanted names
@@ -392,11 +392,11 @@ def test_the_inotify_reader_follows_folders_that_come_and_go(tmp_path: Path) -> 
     roots (the tracker compares everything under them)."""
     import select
 
-    from sessionscope.core.live.inotify import _IN_Q_OVERFLOW, _Inotify
+    from sessionscope.core.live.inotify import _IN_Q_OVERFLOW, Inotify
 
     root = tmp_path / "root"
     (root / "proj").mkdir(parents=True)
-    ino = _Inotify.open()
+    ino = Inotify.open()
     assert ino is not None
     try:
         ino.roots = [str(root)]

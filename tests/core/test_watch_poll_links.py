@@ -13,7 +13,7 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.live.poller import _Poller
+from sessionscope.core.live.poller import Poller
 from sessionscope.core.live.tracker import Change
 from sessionscope.core.live.watch import Watcher
 
@@ -38,7 +38,7 @@ def looped(tmp_path: Path) -> Path:
 
 def test_the_poller_reports_a_new_file_once_not_its_copies_through_the_loop(tmp_path: Path) -> None:
     root = looped(tmp_path)
-    poller = _Poller([str(root)], lambda name: name.endswith((".jsonl", ".md")))
+    poller = Poller([str(root)], lambda name: name.endswith((".jsonl", ".md")))
     assert poller.sweep() == set()
     assert sorted(poller.files) == [str(root / "a" / "s1.jsonl")]
     new = session(root / "a" / "s2.jsonl", "s2", "more loopy words")  # folder a changes: looked into
@@ -88,9 +88,9 @@ def test_inotify_watches_each_real_folder_once_and_nothing_out_of_the_root(tmp_p
     folder of the file system before it was armed (and the watcher missed what came meanwhile)."""
     import pytest
 
-    from sessionscope.core.live.inotify import _Inotify
+    from sessionscope.core.live.inotify import Inotify
 
-    inotify = _Inotify.open()
+    inotify = Inotify.open()
     if inotify is None:
         pytest.skip("no inotify here")
     root = looped(tmp_path)
