@@ -215,7 +215,7 @@ def _inotify_watches() -> int:
 
 
 def _child(args: argparse.Namespace) -> None:
-    from sessionscope.core.live.watch import WakingEvent
+    from sessionscope.core.live.inotify import WakingEvent
 
     stop = WakingEvent()
     armed = threading.Event()
