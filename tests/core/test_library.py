@@ -116,7 +116,7 @@ def test_relinking_one_file_matches_linking_every_row(seed: int) -> None:
     order that ties in recency fall back on), and the file errors as a full pass would."""
     import random
 
-    from sessionscope.core.catalog.library import _link
+    from sessionscope.core.catalog.links import _link
 
     rng = random.Random(seed)
     lib = Library([], catalog=Catalog(None))
