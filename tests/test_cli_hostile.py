@@ -64,14 +64,14 @@ def test_an_unreadable_project_folder_is_warned_of(
 
 def test_a_file_made_unreadable_after_indexing_is_reported_not_served(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionscope.core.catalog import store as catalog, library
+    from sessionscope.core.catalog import files, store as catalog
 
     root = projects(tmp_path)
     beta = str(root / "-w-beta" / "beta-0000-0000-0000-000000000000.jsonl")
     assert run(capsys, "index", "--root", str(root))[0] == 0
     assert len(json.loads(run(capsys, "search", "zebracorn", "--root", str(root), "--json")[1])["hits"]) == 3
     # chmod 000 on the file (simulated: root reads anything): size and mtime do not change
-    real_readable, real_of = library.readable, catalog.Fingerprint.of
+    real_readable, real_of = files.readable, catalog.Fingerprint.of
 
     def readable(path: str, st: os.stat_result) -> bool:
         return False if path == beta else real_readable(path, st)
@@ -81,7 +81,7 @@ def test_a_file_made_unreadable_after_indexing_is_reported_not_served(
             raise PermissionError(13, "Permission denied", path)
         return real_of(path, st)
 
-    monkeypatch.setattr(library, "readable", readable)
+    monkeypatch.setattr(files, "readable", readable)
     monkeypatch.setattr(catalog.Fingerprint, "of", staticmethod(of))
     for argv in (("search", "zebracorn"), ("sessions",)):
         code, out, err = run(capsys, *argv, "--root", str(root), "--json")

@@ -105,12 +105,12 @@ def test_a_folder_or_file_removed_during_the_walk_is_skipped_quietly(tmp_path: P
 def test_readable_from_the_mode_bits_without_a_system_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A warm scan asks of every file whether it is still readable: from the stat it has when the
     mode bits say so (os.access doubled a warm scan's system calls), from the system otherwise."""
-    from sessionscope.core.catalog import library
+    from sessionscope.core.catalog import files
 
     f = touch(tmp_path / "s.jsonl")
     asked: list[str] = []
-    monkeypatch.setattr(library.os, "access", lambda p, mode: asked.append(p) or False)
+    monkeypatch.setattr(files.os, "access", lambda p, mode: asked.append(p) or False)
     f.chmod(0o644)
-    assert library.readable(str(f), f.stat()) and asked == []
+    assert files.readable(str(f), f.stat()) and asked == []
     f.chmod(0o000)  # the owner's bits say no: the system decides (root may read it anyway)
-    assert not library.readable(str(f), f.stat()) and asked == [str(f)]
+    assert not files.readable(str(f), f.stat()) and asked == [str(f)]
