@@ -16,14 +16,13 @@ import pytest
 from sessionscope.core.read import transcript as core
 from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
+from sessionscope.core.read.diffs import DiffLine, diff_of
 from sessionscope.core.read.transcript import (
-    DiffLine,
     Display,
     HeightIndex,
     Item,
     Transcript,
     copy_text,
-    diff_of,
     match_subagent,
     raw_record,
     reread,

@@ -14,7 +14,8 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator
-from sessionscope.core.read.transcript import diff_counts, diff_of, tool_summary
+from sessionscope.core.read.diffs import diff_counts, diff_of
+from sessionscope.core.read.transcript import tool_summary
 
 PATCH = ("*** Begin Patch\n*** Update File: src/app.py\n@@ def main():\n-    old()\n+    new()\n+    more()\n"
          " keep\n*** Add File: src/new.py\n+print(1)\n*** End Patch")

@@ -20,12 +20,10 @@ from textual.strip import Strip
 from sessionscope.core.model import Entry
 from sessionscope.core.secrets import mask_data, mask_text
 from sessionscope.core.text import one_line, printable
+from sessionscope.core.read.diffs import DiffLine, diff_counts, diff_of
 from sessionscope.core.read.transcript import (
-    DiffLine,
     Display,
     Item,
-    diff_counts,
-    diff_of,
     tool_input_text,
     tool_summary,
 )
