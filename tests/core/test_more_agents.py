@@ -358,7 +358,8 @@ def test_opencode_task_call_opens_its_subagent_session_and_unknown_parts_say_the
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.read.discovery import Root
-    from sessionscope.core.read.transcript import Transcript, match_subagent, subagent_children
+    from sessionscope.core.read.subagents import match_subagent, subagent_children
+    from sessionscope.core.read.transcript import Transcript
 
     db = make_db(tmp_path)
     lib = Library([Root(str(db), "--root", explicit=True)], catalog=Catalog(None))

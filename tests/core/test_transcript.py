@@ -17,13 +17,13 @@ from sessionscope.core.read import transcript as core
 from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
 from sessionscope.core.read.diffs import DiffLine, diff_of
+from sessionscope.core.read.subagents import match_subagent
 from sessionscope.core.read.transcript import (
     Display,
     HeightIndex,
     Item,
     Transcript,
     copy_text,
-    match_subagent,
     raw_record,
     reread,
     stream_batches,

@@ -18,14 +18,8 @@ from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
-from sessionscope.core.read.transcript import (
-    Display,
-    Item,
-    Transcript,
-    link_subagents,
-    match_subagent,
-    subagent_children,
-)
+from sessionscope.core.read.subagents import link_subagents, match_subagent, subagent_children
+from sessionscope.core.read.transcript import Display, Item, Transcript
 
 T0 = datetime(2026, 11, 20, 10, 0, tzinfo=timezone.utc)
 VIEWER = "claude-code-viewer__5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"

@@ -39,10 +39,9 @@ from sessionscope.core.read.transcript import (
     last_offset,
     live_batch,
     load_batches,
-    match_subagent,
     reread,
-    subagent_children,
 )
+from sessionscope.core.read.subagents import match_subagent, subagent_children
 from sessionscope.tui.widgets._transcript_render import (
     CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, estimate, highlight,
 )
