@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
-    from sessionscope.core.read.transcript import BIG_FILE_BYTES
+    from sessionscope.core.read.loading import BIG_FILE_BYTES
 
     how = "streamed, slimmed in memory" if r["file_bytes"] >= BIG_FILE_BYTES else "read whole"
     print(f"expand in the transcript reader: {args.mb:g} MB results, file {r['file_bytes'] / 1e6:.1f} MB "

@@ -19,7 +19,7 @@ from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.read.discovery import candidate_files, default_roots, resolve_roots
 from sessionscope.core.read.listing import quick_meta
 from sessionscope.core.read.resume import resume_command
-from sessionscope.core.read.transcript import raw_record
+from sessionscope.core.read.loading import raw_record
 
 REG = default_registry()
 COPILOT_JSONL = CORPUS / "copilot-cli" / "VibeCodingTracker__test_conversation_copilot.jsonl"

@@ -13,10 +13,11 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.core.read import transcript as core
+from sessionscope.core.read import loading as core
 from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
 from sessionscope.core.read.diffs import DiffLine, diff_of
+from sessionscope.core.read.loading import raw_record, reread, stream_batches
 from sessionscope.core.read.subagents import match_subagent
 from sessionscope.core.read.transcript import (
     Display,
@@ -24,9 +25,6 @@ from sessionscope.core.read.transcript import (
     Item,
     Transcript,
     copy_text,
-    raw_record,
-    reread,
-    stream_batches,
     tool_summary,
 )
 
@@ -289,7 +287,7 @@ def test_slimming_keeps_small_entries_untouched() -> None:
 
 def test_live_batch_takes_only_lines_after_what_was_read() -> None:
     from sessionscope.core.model import Locator
-    from sessionscope.core.read.transcript import TEXT_CAP, last_offset, live_batch
+    from sessionscope.core.read.loading import TEXT_CAP, last_offset, live_batch
 
     def e(eid: str, offset: int, text: str = "t", path: str = "/f.jsonl", sidechain: bool = False) -> Entry:
         return Entry(id=eid, role="user", kind=EntryKind.TEXT, text=text, locator=Locator(path, offset, 1),

@@ -9,13 +9,14 @@ from typing import Any
 import orjson
 import pytest
 
-from sessionscope.core.read import transcript as core
+from sessionscope.core.read import loading as core
 from sessionscope.core.read.adapters.claude import ClaudeAdapter
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind
-from sessionscope.core.read.transcript import Display, Transcript, stream_batches
+from sessionscope.core.read.loading import stream_batches
+from sessionscope.core.read.transcript import Display, Transcript
 
 WORD = "zanzibarquux"  # only on the abandoned branch
 

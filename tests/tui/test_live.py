@@ -324,7 +324,7 @@ async def test_a_renamed_file_is_followed_to_its_new_path(tmp_path: Path) -> Non
 
 
 async def test_a_streamed_big_transcript_follows_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sessionscope.core.read.transcript as transcript
+    import sessionscope.core.read.loading as transcript
 
     monkeypatch.setattr(transcript, "BIG_FILE_BYTES", 1)  # every file is "big": read as a stream
     path = session_file(tmp_path / "root" / "proj" / "s1.jsonl", "s1", LONG)

@@ -656,7 +656,7 @@ async def test_the_demo_markup_session_renders_literally(tmp_path: Path) -> None
 
 
 async def test_a_big_file_streams_and_rereads_what_it_cut(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sessionscope.core.read.transcript as core
+    import sessionscope.core.read.loading as core
 
     monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)  # stream even this small file
     monkeypatch.setattr(core, "OTHER_CAP", 20)  # and cut tool output after 20 characters
@@ -774,7 +774,7 @@ async def test_a_search_hit_on_a_rewound_branch_opens_at_it_marked(tmp_path: Pat
 
 
 async def test_a_streamed_file_hides_its_rewound_branch_once_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sessionscope.core.read.transcript as core
+    import sessionscope.core.read.loading as core
 
     monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)  # stream even this small file
     write_rewound(tmp_path / "claude")
@@ -800,7 +800,7 @@ async def test_a_streamed_file_hides_its_rewound_branch_once_read(tmp_path: Path
 
 
 async def test_the_large_file_note_is_on_screen_at_120_columns(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sessionscope.core.read.transcript as core
+    import sessionscope.core.read.loading as core
 
     monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
     async with harness(library).run_test(size=SIZE) as pilot:

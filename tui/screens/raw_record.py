@@ -13,7 +13,7 @@ from textual.widgets import Label, TextArea
 
 from sessionscope.core.model import Locator
 from sessionscope.core.text import printable
-from sessionscope.core.read.transcript import RawRecord, raw_record
+from sessionscope.core.read.loading import RawRecord, raw_record
 
 
 class RawRecordScreen(ModalScreen[None]):

@@ -29,17 +29,13 @@ from sessionscope.core.format import day_label
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.text import clipboard_text, printable
+from sessionscope.core.read.loading import Batch, last_offset, live_batch, load_batches, reread
 from sessionscope.core.read.transcript import (
-    Batch,
     Display,
     HeightIndex,
     Item,
     Transcript,
     copy_text,
-    last_offset,
-    live_batch,
-    load_batches,
-    reread,
 )
 from sessionscope.core.read.subagents import match_subagent, subagent_children
 from sessionscope.tui.widgets._transcript_render import (
