@@ -1,6 +1,7 @@
 """The package installs as a wheel under the single import name `sessionscope` and runs."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -31,9 +32,14 @@ def test_wheel_holds_one_import_name(wheel: Path) -> None:
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"sessionscope"}
     assert "sessionscope/core/model.py" in names
-    assert "sessionscope/cli.py" in names
+    assert "sessionscope/cli/main.py" in names
     assert not any("/tests/" in n or "/bench/" in n for n in names)
     assert any(n.startswith("sessionscope/styles/") and n.endswith(".tcss") for n in names)
+    # the demo corpus's templates: every file its manifest lists
+    data = ROOT / "core" / "demo" / "data"
+    listed = {"manifest.json"} | {e["template"] for e in json.loads(
+        (data / "manifest.json").read_text())["files"]}
+    assert {f"sessionscope/core/demo/data/{t}" for t in listed} <= set(names)
 
 
 def test_wheel_installs_and_runs_in_a_fresh_venv(wheel: Path, tmp_path: Path) -> None:

@@ -1,20 +1,23 @@
 """The demo corpus: deterministic, valid JSONL (but for its one broken line), the expected layout."""
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime, timedelta, timezone
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from sessionscope.core.demo import DemoCorpus, escape_project_dir, generate_demo
+from sessionscope.core.demo import DemoCorpus, escape_project_dir, generate_demo, render
+from sessionscope.core.demo.generate import manifest
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoCorpus:
-    return generate_demo(tmp_path_factory.mktemp("demo"), now=NOW, seed=7)
+    return generate_demo(tmp_path_factory.mktemp("demo"), now=NOW)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -33,9 +36,9 @@ def _records(path: Path) -> list[dict]:
     return out
 
 
-def test_same_seed_and_now_give_identical_bytes(tmp_path: Path) -> None:
-    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
-    b = generate_demo(tmp_path / "b", now=NOW, seed=7)
+def test_same_now_gives_identical_bytes(tmp_path: Path) -> None:
+    a = generate_demo(tmp_path / "a", now=NOW)
+    b = generate_demo(tmp_path / "b", now=NOW)
     ta, tb = _tree(a.root), _tree(b.root)
     assert ta == tb
     # + .meta.json files (one subagent has none) + the memory files beside the transcripts
@@ -44,10 +47,53 @@ def test_same_seed_and_now_give_identical_bytes(tmp_path: Path) -> None:
     assert mtimes == {p.relative_to(b.root): p.stat().st_mtime for p in b.paths}
 
 
-def test_other_seed_gives_other_ids(tmp_path: Path) -> None:
-    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
-    b = generate_demo(tmp_path / "b", now=NOW, seed=8)
-    assert {p.name for p in a.paths} != {p.name for p in b.paths}
+LISTING = Path(__file__).parent.parent / "data" / "demo_listing.txt"
+
+
+@pytest.mark.parametrize("now", [NOW, datetime(2026, 5, 20, 1, 30, 17, 523411, tzinfo=timezone.utc)])
+def test_files_are_byte_for_byte_the_listed_ones(now: datetime, tmp_path: Path) -> None:
+    """The listing (path, sha256, mtime) is what the generator wrote before the corpus became
+    templates; a file added since may be missing from it, a listed one may not change."""
+    listing: dict[str, dict[str, tuple[str, float]]] = {}
+    for line in LISTING.read_text().splitlines():
+        if line.startswith("# now="):
+            files = listing.setdefault(line.removeprefix("# now="), {})
+        else:
+            path, sha, mtime = line.split()
+            files[path] = (sha, float(mtime))
+    generate_demo(tmp_path, now=now)
+    got = {p.relative_to(tmp_path).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                                 p.stat().st_mtime)
+           for p in tmp_path.rglob("*") if p.is_file()}
+    want = listing[now.isoformat()]
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_every_template_is_listed_once_and_renders(tmp_path: Path) -> None:
+    data = resources.files("sessionscope.core.demo") / "data"
+    entries = manifest()["files"]
+    listed = [e["template"] for e in entries]
+    assert len(listed) == len(set(listed))
+    on_disk = {p.relative_to(Path(str(data))).as_posix() for p in Path(str(data)).rglob("*")
+               if p.is_file() and p.name != "manifest.json"}
+    assert on_disk == set(listed)
+    assert all(set(e) <= {"template", "path", "mtime", "agent", "subagent", "mark", "memory"}
+               for e in entries)
+
+
+@pytest.mark.parametrize("text", ["{{d-1T25:00}}", "{{now-1h}}", "{{d-1T10:00:00|nope}}",
+                                  '"{{d-1T10:00:00|epoch}"'])
+def test_a_malformed_placeholder_is_an_error_naming_its_line(text: str) -> None:
+    with pytest.raises(ValueError, match=r"^x\.jsonl:2: "):
+        render("{}\n" + text, NOW, name="x.jsonl")
+
+
+def test_placeholders_fill_in_times_around_now() -> None:
+    now = datetime(2026, 3, 1, 12, 0, 0, 250000, tzinfo=timezone.utc)
+    assert render('{"t":"{{d-2T09:17:54.8695}}","r":"{{d-2T09:17:54.8695|epoch}}"}', now) == \
+        '{"t":"2026-02-27T09:17:54.869Z","r":1772183874}'
+    assert render("{{now-03:00:00.3|%H:%M:%S}} {{d+0T00:00:01|uuid7-7abc-8def-0123456789ab}}", now) \
+        == "08:59:59 019ca6b1-dfe8-7abc-8def-0123456789ab"
 
 
 def test_every_line_is_json_except_the_broken_one(demo: DemoCorpus) -> None:
@@ -307,8 +353,8 @@ def test_load_last_resumes_the_newest_payments_note(demo: DemoCorpus) -> None:
 
 
 def test_memory_files_are_deterministic_with_their_mtimes(tmp_path: Path) -> None:
-    a = generate_demo(tmp_path / "a", now=NOW, seed=7)
-    b = generate_demo(tmp_path / "b", now=NOW, seed=7)
+    a = generate_demo(tmp_path / "a", now=NOW)
+    b = generate_demo(tmp_path / "b", now=NOW)
     rel = lambda c: {p.relative_to(c.root): (p.read_bytes(), p.stat().st_mtime) for p in c.memory_files}  # noqa: E731
     assert rel(a) == rel(b)
     assert all(m <= NOW.timestamp() for _, m in rel(a).values())

@@ -79,7 +79,7 @@ def test_each_layout_links_calls_by_content(layout: str, want: dict[str, str | N
 
 
 def test_demo_corpus_task_opens_its_subagent(tmp_path: Path) -> None:
-    demo = generate_demo(tmp_path / "demo", now=T0, seed=7)
+    demo = generate_demo(tmp_path / "demo", now=T0)
     links = links_of(demo.claude_root / "projects")
     agents = [p.stem for p in demo.claude_root.glob("projects/*/*/subagents/agent-*.jsonl")
               if not p.name.startswith("agent-acompact-")]
