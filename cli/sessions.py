@@ -96,23 +96,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 def _top_level(lib: Library, *, agent: str | None = None, project: str | None = None,
                orphans: bool = True) -> tuple[list[Session], set[str]]:
-    """The sessions a listing starts from, most recent first: the main sessions, and (with
-    `orphans`) the children whose parent is not known (a `codex exec` run has none, a subagent
-    file may have outlived its parent's); plus the ids of those orphans, listed or not.
+    """The sessions a listing starts from (core/logs/contract.py's `top_level`)."""
+    from sessionscope.core.logs.contract import top_level
 
-    Why: nesting children under their parents alone would never show an orphan at all."""
-    from sessionscope.core.catalog.library import is_child
-
-    top: list[Session] = []
-    found: set[str] = set()
-    for s in lib.sessions(agent=agent, project=project, include_children=True):
-        if not is_child(s):
-            top.append(s)
-        elif s.parent_id is None or lib.get(s.parent_id) is None:
-            found.add(s.id)
-            if orphans:
-                top.append(s)
-    return top, found
+    return top_level(lib, agent=agent, project=project, orphans=orphans)
 
 
 def _sessions_quick(args: argparse.Namespace) -> int:
@@ -213,24 +200,28 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_recent(args: argparse.Namespace) -> int:
+    from sessionscope.core.logs.contract import LogsError, current_session
+
     lib, warnings = open_library(args)
     warn(warnings, args)
     if args.session_id:
         session = _resolve(lib, args.session_id)
     else:
-        # The most recently active main session or orphan (an exec run, a subagent whose
-        # parent is gone): a child with its parent here is part of that parent's session.
-        top, _ = _top_level(lib)
-        if not top:
-            raise CliError("no sessions found")
-        session = top[0]
+        # The caller's current session, as the MCP `recent` finds it: the agent's session id in
+        # its environment, else the newest main session (or orphan) of this directory's project,
+        # else the newest of all.
+        try:
+            session = current_session(lib)
+        except LogsError as exc:
+            raise CliError(str(exc)) from None
     entries = _load_entries(lib, session, False)
     start = max(0, len(entries) - args.limit)
-    return _print_entries(args, session, entries, entries[start:], start)
+    return _print_entries(args, session, entries, entries[start:], start, recent=True)
 
 
 def _print_entries(
-    args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int
+    args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int,
+    *, recent: bool = False,
 ) -> int:
     if getattr(args, "mask_secrets", False):  # masked whole, then cut: no part of a secret is left
         from dataclasses import replace
@@ -240,14 +231,15 @@ def _print_entries(
         session = replace(session, title=mask_text(session.title) if session.title else session.title)
         chosen = [replace(e, text=mask_text(e.text), tool_input=mask_data(e.tool_input)) for e in chosen]
     if args.json:
-        emit({
-            "header": session.to_dict(),
-            "total_entries": len(entries),
-            "start": start,
-            "returned": len(chosen),
-            "truncated": len(chosen) < len(entries),
-            "entries": [e.to_dict(args.max_chars) for e in chosen],
-        })
+        # The session-logs shapes (core/logs/contract.py); the CLI keeps its extra keys.
+        from sessionscope.core.logs.contract import header, read_shape, recent_shape
+
+        if recent:
+            emit({**recent_shape(session, chosen, args.max_chars), "header": header(session),
+                   "total_entries": len(entries), "start": start, "returned": len(chosen),
+                   "truncated": len(chosen) < len(entries)})
+        else:
+            emit({**read_shape(session, entries, chosen, args.max_chars, cut_title=False), "start": start})
         return 0
     from sessionscope.core.text import one_line
 

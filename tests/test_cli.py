@@ -139,8 +139,9 @@ def test_ambiguous_prefix(capsys: pytest.CaptureFixture[str], demo: list[str]) -
 def test_recent(capsys: pytest.CaptureFixture[str], demo: list[str]) -> None:
     newest = run_json(capsys, "sessions", *demo)["sessions"][0]
     data = run_json(capsys, "recent", "--limit", "3", *demo)
-    assert data["header"]["session_id"] == newest["session_id"]
-    assert data["returned"] == 3
+    # the session-logs contract: {session_id, count, entries} (read's keys stay as extras)
+    assert data["session_id"] == data["header"]["session_id"] == newest["session_id"]
+    assert data["count"] == data["returned"] == len(data["entries"]) == 3
     full = run_json(capsys, "read", newest["session_id"], "--limit", "1000", *demo)
     assert [e["entry_id"] for e in data["entries"]] == [e["entry_id"] for e in full["entries"][-3:]]
 
