@@ -117,7 +117,23 @@ def _warn(warnings: list[str]) -> None:
 
 # -- save ---------------------------------------------------------------------------------------
 def cmd_save(args: argparse.Namespace) -> int:
-    base = _read_from(args.from_file) if args.from_file else None
+    result = save(args)
+    if args.json:
+        emit(result.to_dict())
+        return 0
+    what = "created" if result.created else "updated"
+    if result.migrated_from:
+        what += f", migrated from schema {result.migrated_from} to 1.1"
+    print(f"saved {result.path} ({what})")
+    return 0
+
+
+def save(args: argparse.Namespace, base: Any = None) -> Any:
+    """`memory save`'s work (also the MCP tool `memory_save`'s, which gives the `--from` note
+    as `base`): the note written, its SaveResult; warnings on stderr."""
+    _import_core()
+    if base is None and args.from_file:
+        base = _read_from(args.from_file)
     project = args.project or (base.project if base else None)
     session = args.session or (base.session if base else None)
     if not project:
@@ -136,14 +152,7 @@ def cmd_save(args: argparse.Namespace) -> int:
     result = save_note(args.dir, project, session, update, base=base, replace=args.replace,
                        lock_timeout=config.memory_lock_timeout)
     _warn(result.warnings)
-    if args.json:
-        emit(result.to_dict())
-        return 0
-    what = "created" if result.created else "updated"
-    if result.migrated_from:
-        what += f", migrated from schema {result.migrated_from} to 1.1"
-    print(f"saved {result.path} ({what})")
-    return 0
+    return result
 
 
 def _decision(text: str) -> tuple[str, Decision]:
@@ -204,14 +213,7 @@ def _check_dirs(dirs: list[str]) -> None:
 
 # -- load-last ----------------------------------------------------------------------------------
 def cmd_load_last(args: argparse.Namespace) -> int:
-    if args.dir:
-        _check_dirs(args.dir)
-        dirs = list(args.dir)
-    else:
-        projects, _ = known_places(args)
-        dirs = [d for p in projects for d in project_memory_dirs(p) if os.path.isdir(d)] + _config_dirs()
-    result = load_last(args.project, dict.fromkeys(dirs))
-    _warn(result.warnings)
+    result = load_last_of(args)
     if args.json:
         emit(result.to_dict())
         return 0
@@ -227,8 +229,36 @@ def cmd_load_last(args: argparse.Namespace) -> int:
     return 0
 
 
+def load_last_of(args: argparse.Namespace) -> Any:
+    """`memory load-last`'s work (also the MCP tool `memory_load_last`'s): the LoadResult;
+    warnings on stderr."""
+    _import_core()
+    if args.dir:
+        _check_dirs(args.dir)
+        dirs = list(args.dir)
+    else:
+        projects, _ = known_places(args)
+        dirs = [d for p in projects for d in project_memory_dirs(p) if os.path.isdir(d)] + _config_dirs()
+    result = load_last(args.project, dict.fromkeys(dirs))
+    _warn(result.warnings)
+    return result
+
+
 # -- list ---------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
+    groups = group_by_project(list_items(args))
+    if args.json:
+        emit({"count": sum(len(g) for _, g in groups), "projects": [
+            {"project": project, "items": [it.to_dict() for it in group]} for project, group in groups
+        ]})
+        return 0
+    _print_groups(groups)
+    return 0
+
+
+def list_items(args: argparse.Namespace) -> list[Any]:
+    """`memory list`'s items (also the MCP tool `memory_list`'s)."""
+    _import_core()
     if args.dir:
         _check_dirs(args.dir)
         items = discover_memory([], [], memory_dirs=args.dir)
@@ -241,14 +271,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             projects, roots = known_places(args)
             home = None if args.root else str(Path.home())
             items = discover_memory(projects, roots, memory_dirs=_config_dirs(), home=home)
-    groups = group_by_project(items)
-    if args.json:
-        emit({"count": len(items), "projects": [
-            {"project": project, "items": [it.to_dict() for it in group]} for project, group in groups
-        ]})
-        return 0
-    _print_groups(groups)
-    return 0
+    return items
 
 
 def _print_groups(groups: list[tuple[str, list[MemoryItem]]]) -> None:

@@ -63,6 +63,18 @@ def cache_dir() -> Path:
     return Path(user_cache_dir(APP_NAME))
 
 
+def data_dir() -> Path:
+    """sessionscope's own data folder (the briefs a person approved; `core.brief.approved`):
+    the platform user data dir (`~/.local/share/sessionscope` on Linux), or
+    `$SESSIONSCOPE_DATA_DIR`. Never an agent's folder or a repository."""
+    env = os.environ.get("SESSIONSCOPE_DATA_DIR")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME))
+
+
 class CacheError(Exception):
     """The cache dir (or a cache in it) cannot be used: one line for the user, no traceback."""
 

@@ -26,3 +26,10 @@ def _no_terminal_size_from_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     COLUMNS/LINES (pytest-xdist's workers do) would otherwise narrow the CLI's tables."""
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sessionscope's data folder (the approved briefs, core/brief/approved.py) in the test's
+    tmp dir: no test writes into the user's, and none sees another's briefs."""
+    monkeypatch.setenv("SESSIONSCOPE_DATA_DIR", str(tmp_path / "sessionscope-data"))

@@ -48,3 +48,16 @@ def isolate(tmp_path: Path, monkeypatch, config: str = "none.toml") -> None:  # 
         monkeypatch.delenv(var, raising=False)
     monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
     monkeypatch.delenv("CODEX_SESSION_ID", raising=False)
+
+
+def write_session(path: Path, sid: str, texts: list[str], *, project: str = "/elsewhere", day: int = 1,
+                  agent: str = "my-agent") -> None:
+    """A session-logs transcript: a header, then the texts as user and assistant turns by turns."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, object]] = [{"session_id": sid, "agent_id": agent,
+                                       "started_at": f"2026-03-{day:02d}T09:00:00Z", "project": project}]
+    lines += [{"role": "user" if i % 2 == 0 else "assistant", "content": t,
+               "timestamp": f"2026-03-{day:02d}T10:{i:02d}:00Z"} for i, t in enumerate(texts)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))

@@ -1,11 +1,11 @@
 """The session-logs shapes (core/logs/contract.py): keys, bounds, errors, the current session."""
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
+
+from helpers import write_session
 
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.logs import contract as c
@@ -13,15 +13,6 @@ from sessionscope.core.read.discovery import Root
 from sessionscope.core.search.index import SearchIndex
 
 SESSION_KEYS = {"session_id", "agent_id", "source_plugin", "entry_count", "first_timestamp", "last_timestamp"}
-
-
-def write_session(path: Path, sid: str, texts: list[str], *, project: str = "/elsewhere", day: int = 1) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"session_id": sid, "agent_id": "my-agent", "started_at": f"2026-03-{day:02d}T09:00:00Z",
-              "project": project}]
-    lines += [{"role": "user" if i % 2 == 0 else "assistant", "content": t,
-               "timestamp": f"2026-03-{day:02d}T10:{i:02d}:00Z"} for i, t in enumerate(texts)]
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
 @pytest.fixture

@@ -317,6 +317,44 @@ async def test_write_to_a_file_and_confirm_before_overwriting(tmp_path: Path) ->
         assert target.read_text() == screen.brief_text + "\n" != first + "\n"
 
 
+async def test_a_written_brief_is_kept_for_the_next_agent_session(tmp_path: Path) -> None:
+    """`w` also keeps the approved brief in sessionscope's data folder for its project, where the
+    MCP tool `approved_brief` finds it: the text and the approved findings it includes."""
+    from sessionscope.core.brief import approved
+
+    app = make_app(tmp_path)
+    target = tmp_path / "brief.md"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_composer(pilot)
+        first = screen.findings.items[0].finding
+        await pilot.press("a", "w")
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+    kept = approved.latest(PROJECT)
+    assert kept.brief is not None and kept.path is not None
+    assert kept.path.startswith(str(tmp_path / "sessionscope-data")) and kept.brief["project"] == PROJECT
+    assert kept.brief["text"] == target.read_text().rstrip("\n")
+    assert [f["source"] for f in kept.brief["findings"]] == [first.source.ref]
+    assert approved.latest("/home/dev/projects/another").brief is None
+
+
+async def test_sessionscope_brief_keeps_what_it_prints_and_nothing_unapproved(tmp_path: Path) -> None:
+    from sessionscope.core.brief import approved
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_composer(pilot, exit_with_brief=True)
+        await pilot.press("x", "q")  # nothing approved: nothing to hand over
+    assert approved.latest(PROJECT).brief is None
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_composer(pilot, exit_with_brief=True)
+        await pilot.press("a", "q")
+    kept = approved.latest(PROJECT).brief
+    assert kept is not None and kept["text"] == app.return_value and len(kept["findings"]) == 1
+
+
 async def test_nothing_is_written_unless_asked(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

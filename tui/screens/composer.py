@@ -7,7 +7,10 @@ the right the highlighted finding's source entry in the transcript reader, and t
 Retrieval (`core.brief.compose`) runs in a thread worker with the app's library and index, after
 the index is built (until then the budget line says it is waiting). Enter in the task input
 searches again; decisions on findings found again are kept. Nothing is written anywhere unless
-the user asks: `c` copies the brief (OSC 52), `w` writes it to a file. In `sessionscope brief`
+the user asks: `c` copies the brief (OSC 52), `w` writes it to a file. A brief written with `w`
+or printed by `sessionscope brief` is also kept, with its approved findings, in sessionscope's
+data folder for its project (core/brief/approved.py), where the MCP tool `approved_brief` gives
+it to the next agent session. In `sessionscope brief`
 mode (`exit_with_brief=True`) closing the composer exits the app with the brief as its return
 value, which the command prints on stdout.
 
@@ -456,7 +459,25 @@ class ComposerScreen(Screen[str | None]):
             self.notify(printable(f"cannot write {target.path}: {exc.strerror or exc}"), severity="error",
                         markup=False)
         else:
-            self.notify(printable(target.path), title="Brief written", timeout=4, markup=False)
+            kept = self.keep_approved()
+            self.notify(printable(target.path + (f"; {kept}" if kept else "")), title="Brief written", timeout=4,
+                        markup=False)
+
+    def keep_approved(self) -> str:
+        """Keep the approved brief where the next agent session finds it (core/brief/approved.py:
+        sessionscope's data folder, per project; the MCP tool `approved_brief`). What to say
+        about it ("" when no finding was approved: nothing to hand over)."""
+        from sessionscope.core.brief import approved
+
+        if self.result is None or self.rendered is None:
+            return ""
+        try:
+            path = approved.save(self.result, self.rendered, self.findings.approved_findings)
+        except OSError as exc:
+            self.notify(printable(f"the approved brief could not be kept for agents: {exc.strerror or exc}"),
+                        severity="warning", markup=False)
+            return ""
+        return "" if path is None else "kept for agents (approved_brief)"
 
     def action_close(self) -> None:
         task_input = self.query_one("#composer-task", Input)
@@ -464,6 +485,7 @@ class ComposerScreen(Screen[str | None]):
             self.findings.focus()
             return
         if self.exit_with_brief:
+            self.keep_approved()  # `sessionscope brief` prints it: approved, so handed over too
             self.app.exit(self.brief_text)
         elif len(self.app.screen_stack) > 1:
             self.dismiss(self.brief_text)

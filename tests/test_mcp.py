@@ -1,0 +1,340 @@
+"""`sessionscope mcp`: the server spawned over stdio and driven by the SDK's own client.
+
+Every tool and every action is called, each error included, on one server per test (it must stay
+up across the bad calls: the last call of each test is a good one); every answer is the same JSON
+as text and as structured content, with is_error exactly when it says ok: false. Transcript text
+comes back masked and with its controls made visible; the largest answer each tool can give stays
+within what its limit and max_chars promise.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from sessionscope.core.brief.compose import UNREVIEWED
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+ESC = "\x1b]52;c;aGk=\x07\x1b[2J"
+LAUNCH = "import sys; from sessionscope.cli.main import main; sys.exit(main())"
+
+
+def write_session(path: Path, sid: str, texts: list[str], *, project: str, day: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines: list[dict[str, Any]] = [{"session_id": sid, "agent_id": "claude-code", "source_plugin": "session-logs",
+                                    "started_at": f"2026-03-{day:02d}T09:00:00Z", "project": project,
+                                    "title": f"session {sid} {ESC}"}]
+    lines += [{"role": "user" if i % 2 == 0 else "assistant", "content": t, "id": f"e{i}",
+               "timestamp": f"2026-03-{day:02d}T10:{i // 60:02d}:{i % 60:02d}Z"} for i, t in enumerate(texts)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, Path]:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "memory").mkdir()
+    root = tmp_path / "root"
+    write_session(root / "old.jsonl", "old-1", [
+        "Let's make the webhook retry policy per-endpoint.",
+        "We decided to use exponential backoff for the webhook retry, because fixed delays flooded the "
+        "endpoint during the outage.",
+        f"the deploy token is {SECRET} and here is {ESC} a control",
+        "Ledger-Deploy finished",
+    ], project=str(project), day=1)
+    write_session(root / "new.jsonl", "new-2", ["what is next", "the current work", "LEDGER-deploy again"],
+                  project=str(project), day=2)
+    write_session(root / "other.jsonl", "other-3", ["elsewhere entirely"], project=str(tmp_path / "else"), day=3)
+    return {"tmp": tmp_path, "project": project, "root": root}
+
+
+def environment(tmp: Path, **extra: str) -> dict[str, str]:
+    return {"HOME": str(tmp / "home"), "SESSIONSCOPE_CACHE_DIR": str(tmp / "cache"),
+            "SESSIONSCOPE_CONFIG": str(tmp / "none.toml"), "SESSIONSCOPE_DATA_DIR": str(tmp / "data"),
+            "PYTHONPATH": os.pathsep.join(sys.path), **extra}
+
+
+@asynccontextmanager
+async def server(tmp: Path, *args: str, cwd: Path | None = None, **env: str) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(command=sys.executable, args=["-c", LAUNCH, "mcp", *args],
+                                   env=environment(tmp, **env), cwd=str(cwd or tmp))
+    with open(tmp / "server.err", "a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    text = result.content[0].text  # type: ignore[union-attr]
+    data = json.loads(text)
+    assert data == result.structured_content
+    assert result.is_error == (data.get("ok") is False), data
+    return data
+
+
+async def error(client: ClientSession, tool: str, **arguments: Any) -> str:
+    data = await call(client, tool, **arguments)
+    assert data["ok"] is False and set(data) == {"ok", "error"}, data
+    return data["error"]
+
+
+async def test_the_tools_and_the_prompt_are_offered(home: dict[str, Path]) -> None:
+    async with server(home["tmp"], "--root", str(home["root"])) as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(tools) == {"session_logs", "session_context", "approved_brief", "memory_save",
+                              "memory_load_last", "memory_list"}
+        assert tools["session_logs"].input_schema["properties"]["action"]["enum"] == [
+            "list_sessions", "read_session", "search", "recent"]
+        assert all("untrusted" in (t.description or "") for n, t in tools.items() if n != "memory_save")
+        assert [p.name for p in (await s.list_prompts()).prompts] == ["session-context"]
+        prompt = await s.get_prompt("session-context", {"task": "per-endpoint retries", "project": "/p"})
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        assert "Task: per-endpoint retries" in text and "Prior-session brief" in text
+        assert "2 search rounds, 3 sessions read" in text and "Source: <agent:session-id#entry-id>" in text
+
+
+async def test_session_logs_actions_and_their_errors(home: dict[str, Path]) -> None:
+    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["project"]) as s:
+        listed = await call(s, "session_logs", action="list_sessions")
+        assert [x["session_id"] for x in listed["sessions"]] == ["other-3", "new-2", "old-1"]
+        assert set(listed["sessions"][0]) == {"session_id", "agent_id", "source_plugin", "entry_count",
+                                              "first_timestamp", "last_timestamp"}
+        assert len((await call(s, "session_logs", action="list_sessions", limit=1))["sessions"]) == 1
+
+        read = await call(s, "session_logs", action="read_session", session_id="old", limit=2, max_chars=20)
+        assert set(read) == {"header", "total_entries", "returned", "truncated", "entries"}
+        assert (read["total_entries"], read["returned"], read["truncated"]) == (4, 2, True)
+        assert read["header"]["session_id"] == "old-1"
+        assert [len(e["content"]) <= 20 for e in read["entries"]] == [True, True]
+
+        hits = (await call(s, "session_logs", action="search", query="ledger-DEPLOY"))["hits"]
+        assert {h["session_id"] for h in hits} == {"old-1", "new-2"}
+        assert set(hits[0]) == {"session_id", "timestamp", "role", "source_plugin", "preview"}
+
+        # recent: the newest session of the working directory's project, not the newest of all
+        recent = await call(s, "session_logs", action="recent", limit=2)
+        assert set(recent) == {"session_id", "count", "entries"}
+        assert recent["session_id"] == "new-2" and recent["count"] == 2
+        assert [e["content"] for e in recent["entries"]] == ["the current work", "LEDGER-deploy again"]
+        assert (await call(s, "session_logs", action="recent", session_id="old-1"))["count"] == 4
+
+        assert "action must be one of list_sessions, read_session, search, recent" in await error(s, "session_logs")
+        assert "got 'delete'" in await error(s, "session_logs", action="delete")
+        assert await error(s, "session_logs", action="list_sessions", limit=0) == "limit must be between 1 and 500, got 0"
+        assert "between 1 and 500, got 501" in await error(s, "session_logs", action="list_sessions", limit=501)
+        assert "integer" in await error(s, "session_logs", action="list_sessions", limit="ten")
+        assert "max_chars must be between 20 and 4000, got 19" in await error(
+            s, "session_logs", action="read_session", session_id="old-1", max_chars=19)
+        assert "no session matches id 'zzz'" in await error(s, "session_logs", action="read_session", session_id="zzz")
+        assert "session_id must be" in await error(s, "session_logs", action="read_session")
+        assert "no session matches id 'zzz'" in await error(s, "session_logs", action="recent", session_id="zzz")
+        assert "query must be a non-empty string" in await error(s, "session_logs", action="search", query="")
+        assert "query must be a non-empty string" in await error(s, "session_logs", action="search", query=5)
+        # still up
+        assert (await call(s, "session_logs", action="list_sessions", limit=1))["sessions"]
+
+
+async def test_recent_follows_the_agents_session_id(home: dict[str, Path]) -> None:
+    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["tmp"], CLAUDE_SESSION_ID="old-1") as s:
+        assert (await call(s, "session_logs", action="recent"))["session_id"] == "old-1"
+
+
+async def test_transcript_text_is_masked_and_made_visible(home: dict[str, Path]) -> None:
+    async with server(home["tmp"], "--root", str(home["root"])) as s:
+        answers = [await call(s, "session_logs", action="read_session", session_id="old-1", max_chars=4000),
+                   await call(s, "session_logs", action="search", query="deploy token"),
+                   await call(s, "session_logs", action="recent", session_id="old-1")]
+        for data in answers:
+            blob = json.dumps(data, ensure_ascii=False)
+            assert "[secret masked: github-token]" in blob and SECRET not in blob
+            assert "\x1b" not in blob and "\x07" not in blob and "␛]52;c;aGk=" in blob
+        assert "\x1b" not in answers[0]["header"]["title"]
+
+
+async def test_no_answer_carries_a_raw_control(tmp_path: Path) -> None:
+    """The hostile home of tests/hostile.py (controls and invisible characters in ids, titles,
+    agents, entries, notes) served: every string of every answer shows them visibly."""
+    from hostile import TYPED, hostile_home, raw_controls
+
+    h = hostile_home(tmp_path / "h")
+    async with server(tmp_path, "--root", str(h.root), cwd=h.project) as s:
+        answers = [
+            await call(s, "session_logs", action="list_sessions"),
+            await call(s, "session_logs", action="read_session", session_id=h.session_id, max_chars=4000),
+            await call(s, "session_logs", action="search", query="widget"),
+            await call(s, "session_logs", action="recent", session_id=h.session_id),
+            await call(s, "session_logs", action="read_session", session_id=TYPED),
+            await call(s, "session_context", task="widget cache decided", project=str(h.project)),
+            await call(s, "memory_load_last", project="evil", dirs=[str(h.memory)]),
+            await call(s, "memory_list", dirs=[str(h.memory)]),
+        ]
+    strings = [v for data in answers for v in _strings(data)]
+    assert not [v for v in strings if raw_controls(v)]
+    assert sum("␛]52" in v for v in strings) >= 5  # shown, not lost
+
+
+async def test_no_history_says_how_to_configure_roots(home: dict[str, Path]) -> None:
+    async with server(home["tmp"]) as s:  # an empty home: none of the default roots exists
+        for action in ("list_sessions", "search", "recent"):
+            message = await error(s, "session_logs", action=action, query="x")
+            assert message.startswith("no session history to read: no agent history found")
+            assert "roots = " in message and "--root DIR" in message
+        context = await call(s, "session_context", task="flaky webhook retry")
+        assert context["status"] == "unavailable" and context["brief"].startswith("Session history unavailable")
+        assert (await call(s, "approved_brief", project=str(home["project"])))["found"] is False
+
+
+async def test_session_context_and_approved_brief(home: dict[str, Path]) -> None:
+    project = str(home["project"])
+    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["project"]) as s:
+        data = await call(s, "session_context", task="webhook retry backoff policy", project=project)
+        assert data["ok"] and data["approved_by_person"] is False and data["note"] == UNREVIEWED
+        assert data["status"] == "found" and data["brief"].startswith("Prior-session brief")
+        assert data["findings"] and all(f["source"] in data["brief"] for f in data["findings"])
+        assert any("exponential backoff" in f["text"] for f in data["findings"])
+        assert {k: data["budget"]["limits"][k] for k in ("rounds", "sessions", "tokens")} == {"rounds": 2, "sessions": 3, "tokens": 600}
+        assert "task must be a non-empty string" in await error(s, "session_context", task=" ")
+        assert "rounds must be between 1 and 10, got 0" in await error(s, "session_context", task="x", rounds=0)
+        assert "files must be a list of strings" in await error(s, "session_context", task="x", files=[1])
+        assert "no such directory" in await error(s, "session_context", task="x", project="/no/such/project")
+
+        none = await call(s, "approved_brief", project=project)
+        assert none["ok"] and none["found"] is False and "no brief has been approved" in none["message"]
+        _approve(home, project)
+        kept = await call(s, "approved_brief")  # default: the working directory's git repository
+        assert kept["found"] and kept["approved_by_person"] and kept["project"] == project
+        assert kept["text"].startswith("Prior-session brief") and kept["findings"][0]["source"].startswith("claude-code:")
+        assert "project must be a string" in await error(s, "approved_brief", project=5)
+        assert (await call(s, "approved_brief", project=project))["found"]
+
+
+def _approve(home: dict[str, Path], project: str) -> None:
+    """A brief approved in the composer, as the composer keeps it (core/brief/approved.py)."""
+    from sessionscope.core.brief import approved
+    from sessionscope.core.brief.compose import Task, compose, render_brief
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.read.discovery import Root
+    from sessionscope.core.search.index import SearchIndex
+
+    lib = Library([Root(str(home["root"]), "explicit")])
+    lib.scan()
+    index = SearchIndex(home["tmp"] / "approve-index")
+    index.update(lib)
+    result = compose(lib, index, Task("webhook retry backoff policy"), project=project)
+    index.close()
+    first = result.findings[:1]
+    assert approved.save(result, render_brief(result, first), first, base=home["tmp"] / "data")
+
+
+async def test_memory_tools(home: dict[str, Path]) -> None:
+    memory = str(home["project"] / "memory")
+    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["project"]) as s:
+        saved = await call(s, "memory_save", dir=memory, project="proj", session="2026-03-02-10-00",
+                           status="in-progress", last_checkpoint="CP-S2", summary=f"token {SECRET}",
+                           steps=["S1"], decisions=["CP-S1=b:faster"])
+        assert saved["ok"] and saved["created"] and saved["path"].startswith(memory)
+        assert SECRET not in json.dumps(saved)
+        again = await call(s, "memory_save", dir=memory, note="---\nproject-name: proj\nsession: 2026-03-02-10-00\n"
+                           "status: paused\n---\n## Session summary\nfrom a note\n")
+        assert again["ok"] and not again["created"]
+        last = await call(s, "memory_load_last", project="proj", dirs=[memory])
+        assert last["found"] and "status: paused" in last["line"]
+        assert (await call(s, "memory_load_last", project="proj"))["found"]  # the known projects' folders
+        assert (await call(s, "memory_load_last", project="nothing-here", dirs=[memory]))["found"] is False
+        listed = await call(s, "memory_list", dirs=[memory])
+        assert listed["count"] == 1 and listed["items"][0]["path"].endswith("-proj.md")
+
+        assert "memory directory not found at /no/such" in await error(s, "memory_save", dir="/no/such",
+                                                                       project="p", session="2026-03-02-10-00")
+        assert "dir must be a non-empty string" in await error(s, "memory_save", project="p")
+        assert "status must be one of in-progress, paused, completed" in await error(
+            s, "memory_save", dir=memory, project="p", session="2026-03-02-10-00", status="done")
+        assert "--decision expects CP=OPTION[:NOTE]" in await error(
+            s, "memory_save", dir=memory, project="p", session="2026-03-02-10-00", decisions=["nope"])
+        assert "--session is required" in await error(s, "memory_save", dir=memory, project="p")
+        assert "memory directory not found" in await error(s, "memory_load_last", project="p", dirs=["/no/such"])
+        assert "project must be a non-empty string" in await error(s, "memory_load_last")
+        assert "limit must be between 1 and 500" in await error(s, "memory_list", limit=0)
+        assert "dirs must be a list of strings" in await error(s, "memory_list", dirs=[3])
+        assert (await call(s, "memory_list", dirs=[memory]))["count"] == 1
+
+
+@pytest.fixture
+def flood(tmp_path: Path) -> dict[str, Path]:
+    """Sessions made to flood: 520 entries of 6,000 characters each (a secret, controls, bidi
+    overrides and a distinctive word in every one: more than any limit and max_chars take), 510
+    small sessions, and a session of long decisions for the brief."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "memory").mkdir()
+    root = tmp_path / "root"
+    body = (f"floodword {SECRET} {ESC} \u202e " * 100)[:6000]
+    write_session(root / "f0.jsonl", "flood-0", [body] * 520, project=str(project), day=1)
+    for n in range(510):  # many sessions for the listing
+        write_session(root / "many" / f"m{n}.jsonl", f"many-{n:04d}", ["x"], project=str(project), day=4)
+    big = "We decided to keep floodword because the flood " + ("happens " * 2000) + ". "
+    write_session(root / "brief.jsonl", "brief-1", [big] * 40, project=str(project), day=5)
+    return {"tmp": tmp_path, "project": project, "root": root}
+
+
+async def test_the_largest_answer_of_each_tool_stays_bounded(flood: dict[str, Path]) -> None:
+    tmp, project = flood["tmp"], str(flood["project"])
+
+    def size(data: dict[str, Any]) -> int:
+        return len(json.dumps(data, ensure_ascii=False))
+
+    async with server(tmp, "--root", str(flood["root"]), cwd=flood["project"]) as s:
+        listed = await call(s, "session_logs", action="list_sessions", limit=500)
+        assert len(listed["sessions"]) == 500 and size(listed) <= 500 * 400
+
+        entry_room = 4000 + 600  # a content of max_chars and the entry's other keys
+        read = await call(s, "session_logs", action="read_session", session_id="flood-0", limit=500, max_chars=4000)
+        assert read["returned"] == 500 and all(len(e["content"]) <= 4000 for e in read["entries"])
+        assert size(read) <= 500 * entry_room + 20000
+        recent = await call(s, "session_logs", action="recent", session_id="flood-0", limit=500, max_chars=4000)
+        assert recent["count"] == 500 and size(recent) <= 500 * entry_room
+        hits = await call(s, "session_logs", action="search", query="floodword", limit=500, max_chars=4000)
+        assert len(hits["hits"]) == 500 and size(hits) <= 500 * (4000 + 300)
+        for data in (read, recent, hits):
+            blob = json.dumps(data, ensure_ascii=False)
+            assert SECRET not in blob and "\x1b" not in blob and "\u202e" not in blob
+
+        context = await call(s, "session_context", task="keep floodword", project=project, tokens=20000)
+        assert context["tokens"] <= 20000 and size(context) <= 3 * 4 * 20000 + 20000
+
+        memory = str(flood["project"] / "memory")
+        for n in range(3):
+            await call(s, "memory_save", dir=memory, project="proj", session=f"2026-03-0{n + 1}-10-00",
+                       summary="y" * 30000, key_decisions=["z" * 30000] * 60)
+        last = await call(s, "memory_load_last", project="proj", dirs=[memory], max_chars=20000)
+        assert all(len(v) <= 20000 for v in _strings(last)) and all(len(v) <= 50 for v in _lists(last))
+        listed_memory = await call(s, "memory_list", dirs=[memory], limit=500, max_chars=4000)
+        assert all(len(v) <= 4000 for v in _strings(listed_memory))
+        assert size(listed_memory) <= 3 * 50 * 4000 * 2
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _lists(value: Any) -> list[list[Any]]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _lists(v)]
+    if isinstance(value, list):
+        return [value, *(x for v in value for x in _lists(v))]
+    return []
