@@ -157,7 +157,7 @@ class Backend:
         threading.Thread(target=self._open, name="sessionscope-mcp-open", daemon=True).start()
 
     def _open(self) -> None:
-        from sessionscope.cli.main import CliError, _warn, open_index, open_library
+        from sessionscope.cli.common import CliError, open_index, open_library, warn
         from sessionscope.core.config import CacheError
 
         try:
@@ -242,7 +242,7 @@ def build_server(args: argparse.Namespace, backend: Backend | None = None) -> An
 
         @functools.wraps(fn)
         def call(*a: Any, **kw: Any) -> Any:
-            from sessionscope.cli.main import CliError
+            from sessionscope.cli.common import CliError
             from sessionscope.core.config import CacheError
             from sessionscope.core.logs.contract import LogsError
             from sessionscope.core.memory.notes import NoteError
@@ -527,7 +527,7 @@ Rules: every finding cites the entry it comes from. Label "checked now" only wha
 
 
 def run(args: argparse.Namespace) -> int:
-    from sessionscope.cli.main import CliError
+    from sessionscope.cli.common import CliError
     from sessionscope.core.text import unwrapped
 
     if getattr(args, "json", False):
