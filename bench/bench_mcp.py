@@ -70,6 +70,13 @@ def environment(work: Path) -> dict[str, str]:
     return env
 
 
+def python_seconds(code: str, env: dict[str, str]) -> float:
+    """Spawn to exit of `python -c CODE`: the floor a server built on the SDK starts from."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return time.perf_counter() - t0
+
+
 def cli_seconds(argv: list[str], env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", LAUNCH, *argv], env=env, capture_output=True, text=True)
@@ -134,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         env = environment(work)
         build = cli_seconds(["index", *roots], env)  # the warm cache every figure below starts from
         version = [cli_seconds(["--version"], env) for _ in range(a.starts)]
+        sdk = [python_seconds("import mcp.server.mcpserver", env) for _ in range(a.starts)]
         cli_search = {cls: [cli_seconds(["search", q, "--json", "--limit", "20", *roots], env) for _ in range(5)]
                       for cls, q in search.items()}
         starts = [asyncio.run(serve(roots, env, work, None, 0)) for _ in range(a.starts)]
@@ -145,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         "ready_s": {"median": statistics.median(ready), "max": max(ready)},
         "first_call_s": {"median": statistics.median(first), "max": max(first)},
         "baseline_version_s": statistics.median(version),
+        "baseline_sdk_import_s": statistics.median(sdk),
+        "load_average": os.getloadavg()[0], "cpus": os.cpu_count(),
         "refresh_seconds": REFRESH_SECONDS, "search": {},
     }
     for cls, m in warm["search"].items():
@@ -158,11 +168,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     mb = corpus.total_bytes / MB
+    print(f"load average {result['load_average']:.1f} on {result['cpus']} CPUs (figures scale with it)")
     print(f"corpus: {len(corpus.paths)} files, {mb:,.0f} MB; index built in {build:.1f} s (before timing)")
     r, f, v = result["ready_s"], result["first_call_s"], result["baseline_version_s"]
     print(f"ready (spawn to initialize answered): median {r['median'] * 1000:.0f} ms, max {r['max'] * 1000:.0f} ms "
           f"(target <= {TARGET_READY_S:g} s: {'met' if r['max'] <= TARGET_READY_S else 'NOT met'}); baseline "
           f"`sessionscope --version` spawn to exit {v * 1000:.0f} ms: ratio {r['median'] / v:.2f}x")
+    k = result["baseline_sdk_import_s"]
+    print(f"  the SDK's own import (`python -c 'import mcp.server.mcpserver'` spawn to exit): {k * 1000:.0f} ms; "
+          f"ready minus that: {(r['median'] - k) * 1000:.0f} ms")
     print(f"first tool call answered (library opened from the warm cache): median {f['median'] * 1000:.0f} ms, "
           f"max {f['max'] * 1000:.0f} ms")
     print(f"warm session_logs search, {a.runs} calls per query, limit 20 (a call >{REFRESH_SECONDS:g} s after the "
