@@ -67,6 +67,14 @@ _COLUMNS = (
     _Column("tokens", "Tokens", 8, True),
 )
 _DROP_ORDER = ("entries", "agent", "tokens", "project")
+#: each agent's colour in the Agent column (a component class; an agent not named here is muted)
+AGENT_CLASSES = {
+    "claude-code": "session-list--agent-claude",
+    "codex": "session-list--agent-codex",
+    "copilot-cli": "session-list--agent-copilot",
+    "pi": "session-list--agent-pi",
+    "opencode": "session-list--agent-opencode",
+}
 _MIN_TITLE = 24
 _GAP = 2
 
@@ -110,6 +118,7 @@ class SessionList(ScrollView, can_focus=True):
         "session-list--kind",
         "session-list--child",
         "session-list--empty",
+        *AGENT_CLASSES.values(),
     }
 
     # Only what the widget needs to be usable anywhere (a visible cursor, no x-scrolling);
@@ -138,6 +147,11 @@ class SessionList(ScrollView, can_focus=True):
         & > .session-list--kind { color: $text-secondary; }
         & > .session-list--child { color: $foreground-muted; }
         & > .session-list--empty { color: $foreground-muted; text-style: italic; }
+        & > .session-list--agent-claude { color: $text-warning; }
+        & > .session-list--agent-codex { color: $text-success; }
+        & > .session-list--agent-copilot { color: $text-primary; }
+        & > .session-list--agent-pi { color: $error-lighten-2; }
+        & > .session-list--agent-opencode { color: $text-secondary; }
     }
     """
 
@@ -605,6 +619,8 @@ class SessionList(ScrollView, can_focus=True):
         for col in columns:
             segments.append(gap)
             style = None if col.key in ("entries", "tokens") and not listed else muted
+            if col.key == "agent" and not cursor and s.agent in AGENT_CLASSES:
+                style = self._style(AGENT_CLASSES[s.agent])
             segments += _fit_pieces([(values[col.key], style)], col.width, right=col.right,
                                     pad_style=None if col.right else style)
         base = None
