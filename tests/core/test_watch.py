@@ -177,7 +177,24 @@ def test_watcher_is_armed_before_the_first_write(setup) -> None:  # noqa: ANN001
     p = root / "s.jsonl"
     p.write_bytes(head("s1"))
     lib.scan()
-    lock = threading.Lock()
+
+    class SeenLock:
+        """A lock that says when the watcher's thread waits for it."""
+
+        def __init__(self) -> None:
+            self._lock = threading.Lock()
+            self.watcher_waits = threading.Event()
+
+        def __enter__(self) -> None:
+            if not self._lock.acquire(blocking=False):
+                if threading.current_thread() is not threading.main_thread():
+                    self.watcher_waits.set()
+                self._lock.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            self._lock.release()
+
+    lock = SeenLock()
     watcher = Watcher(lib, lock=lock)
     got: queue.Queue = queue.Queue()
 
@@ -192,8 +209,8 @@ def test_watcher_is_armed_before_the_first_write(setup) -> None:  # noqa: ANN001
         with lock:  # while the lock is held elsewhere, changes wait (they are not lost)
             with open(p, "ab") as fh:
                 fh.write(line("one write", 0))
-            with pytest.raises(queue.Empty):
-                got.get(timeout=0.5)
+            assert lock.watcher_waits.wait(10)
+            assert got.empty()
         (ev,) = got.get(timeout=10)  # one write, no retries: armed means seen
         assert ev.kind is Change.GREW and [e.text for e in ev.entries] == ["one write"]
     finally:
