@@ -169,7 +169,7 @@ def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
     """The session and entry id of a `read` argument: `SESSION-ID[#ENTRY-ID]` (an id or unique
     prefix), or a brief's `Source:` ref as printed, `AGENT:SESSION-ID#ENTRY-ID`, whose agent must
     be the session's."""
-    from sessionscope.core.brief.findings import parse_ref
+    from sessionscope.core.brief.finding import parse_ref
 
     try:
         ref = parse_ref(text)

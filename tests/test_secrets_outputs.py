@@ -18,7 +18,7 @@ from secrets_corpus import POSITIVES, leaks
 
 from sessionscope.cli import main as cli
 from sessionscope.core.brief.compose import BriefResult, Budget, Scope, Task, Usage, render_brief
-from sessionscope.core.brief.findings import DECISION, Conflict, Finding, Source
+from sessionscope.core.brief.finding import DECISION, Conflict, Finding, Source
 from sessionscope.core.model import Locator
 
 PROJECT = "/home/dev/projects/shop"

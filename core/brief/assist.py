@@ -54,25 +54,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .findings import (
-    AGENT,
-    FAILED,
-    LABELS,
-    OUTCOME,
-    REPORTED,
-    VERIFIED_THEN,
-    TYPES,
-    USER,
-    _INJECTION,
-    Finding,
-    SessionReader,
-    Source,
-    clean,
-    failure_line,
-    normalise,
-    scanned,
-    success_line,
-)
+from .finding import AGENT, FAILED, LABELS, OUTCOME, REPORTED, VERIFIED_THEN, TYPES, USER, Finding, Source
+from .findings import _INJECTION, SessionReader, clean, failure_line, normalise, scanned, success_line
 from .retrieval import estimate_tokens
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..secrets import mask_text

@@ -59,7 +59,7 @@ from functools import lru_cache
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
 
-from .findings import (
+from .finding import (
     AGENT,
     CHECKED_NOW,
     CONFLICTING,
@@ -72,16 +72,18 @@ from .findings import (
     VERIFIED_THEN,
     Conflict,
     Finding,
-    MemoryStatement,
     Source,
     SourceRef,
+    parse_ref,
+)
+from .findings import (
+    MemoryStatement,
     clean,
     cross_conflicts,
     extract,
     mark_memory,
     memory_statements,
     merge_duplicates,
-    parse_ref,
 )
 from .retrieval import (
     Budget,

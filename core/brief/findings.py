@@ -103,196 +103,30 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from datetime import datetime, timezone
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, Iterable, Sequence
 
-from ..model import Entry, EntryKind, Locator, Session, SessionKind, iso
+from ..model import Entry, EntryKind, Session, SessionKind
 from ..secrets import mask_text
 from ..text import one_line
-
-DECISION = "decision"
-CORRECTION = "correction"
-FAILED = "failed-approach"
-OUTCOME = "outcome"
-OPEN = "open-question"
-TYPES = (DECISION, CORRECTION, FAILED, OUTCOME, OPEN)
-LABELS = {DECISION: "Decision", CORRECTION: "Correction", FAILED: "Failed approach", OUTCOME: "Outcome",
-          OPEN: "Open question"}
-
-REPORTED = "reported"
-VERIFIED_THEN = "verified then"
-CHECKED_NOW = "checked now"
-CONFLICTING = "conflicting"
-EVIDENCE_LABELS = (REPORTED, VERIFIED_THEN, CHECKED_NOW, CONFLICTING)
-_EVIDENCE_RANK = {CONFLICTING: 3, CHECKED_NOW: 2, VERIFIED_THEN: 1, REPORTED: 0}
-
-USER = "user"
-AGENT = "agent"
-
-TEXT_CAP = 240  # characters of quoted text in a finding
-MAX_PER_MESSAGE = 3
-MAX_SENTENCES = 400  # sentences of one message the rules read (a bound for a pathological message)
-
-
-# -- the data the composer pane shows -----------------------------------------------------------
-@dataclass(frozen=True)
-class Source:
-    """The exact entry a finding comes from. `ref` (`agent:session-id#entry-id`) is what the
-    brief prints after `Source: `, what `sessionscope read` opens and what `parse_ref` parses."""
-
-    agent: str
-    session_id: str
-    entry_id: str
-    locator: Locator
-    timestamp: datetime | None
-    role: str
-
-    @property
-    def ref(self) -> str:
-        return f"{self.agent}:{self.session_id}#{self.entry_id}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "agent": self.agent,
-            "session_id": self.session_id,
-            "entry_id": self.entry_id,
-            "ref": self.ref,
-            "read": f"sessionscope read {self.ref}",
-            "timestamp": iso(self.timestamp),
-            "role": self.role,
-            "locator": {"path": self.locator.path, "offset": self.locator.offset, "line": self.locator.line},
-        }
-
-
-class SourceRef(NamedTuple):
-    """A `Source:` of a brief, parsed: `agent` is None when the text named no agent, `entry_id`
-    None when it named no entry."""
-
-    agent: str | None
-    session_id: str
-    entry_id: str | None
-
-
-# what may precede the ref and follow it when a whole `Source:` line is pasted
-_REF_LEAD = re.compile(r"^\s*(?:Source:\s*)?", re.IGNORECASE)
-_REF_TAIL = re.compile(r"\s*(?:;\s*(?:\d{4}-\d{2}-\d{2}|undated)\s*)?\.?\s*$")
-_REF_AGENT = re.compile(r"^([A-Za-z][\w.-]*):(?!//)")
-
-
-def parse_ref(text: str) -> SourceRef:
-    """The (agent, session id, entry id) of a source ref: `agent:session-id#entry-id` as a brief
-    prints it after `Source: ` (the rest of that line, `; 2026-11-16.`, may come along), or the
-    shorter `session-id#entry-id` and a bare session id or prefix. A session id may hold `/`
-    (a subagent's `parent/agent-x`). Raises ValueError on a text that names no session.
-
-    The agent prefix is recognised by its shape (a name, then `:`), so a session whose own id
-    looks like `name:rest` parses with that name as its agent: a caller that finds no session
-    `rest` of agent `name` should try the whole id (see `sessionscope read`)."""
-    body = _REF_TAIL.sub("", _REF_LEAD.sub("", text or "", count=1), count=1)
-    head, hash_, entry = body.partition("#")
-    agent = None
-    m = _REF_AGENT.match(head)
-    if m:
-        agent, head = m.group(1), head[m.end() :]
-    if not head.strip() or any(c.isspace() for c in head) or (hash_ and not entry.strip()):
-        raise ValueError(f"not a session reference: {text!r} (expected AGENT:SESSION-ID#ENTRY-ID or SESSION-ID)")
-    return SourceRef(agent, head, entry.strip() or None)
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Another source that disagrees with a finding: shown beside it, never silently dropped."""
-
-    source: Source
-    text: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source.to_dict(), "text": self.text, "reason": self.reason}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One candidate finding. Approval and edits are the UI's state, not this object's: an edited
-    finding is `dataclasses.replace(f, text=...)`, handed back to `render_brief`; `extracted` keeps
-    the words as extracted, so `edited` tells the brief not to quote the new text as theirs.
-
-    Where it comes from: `source` is the entry that states it (a message, or a tool result when
-    the fact is only in tool output); `evidence_sources` the other entries that back it, in the
-    order a reader would open them, each a `Source` whose `ref` opens with `sessionscope read`;
-    `also_from` the same finding in other sessions (merged); `episode` the episode it belongs to
-    (`session-id#key`: a failure chain, a message, an issue): a default brief takes at most one
-    finding per episode; `generator` the rule that made it ("text" for the sentence rules, else a
-    generator's name in core/brief/generators.py). Set when scored for a task: `score`, `terms`,
-    `why`; when labelled: `evidence`, `evidence_detail`."""
-
-    id: str
-    type: str
-    text: str  # the quoted words (masked, one line, literal)
-    attribution: str  # "user" | "agent"
-    date: datetime | None
-    source: Source
-    scope: str = ""  # files, branch or project it concerns
-    conditions: str = ""  # for failed approaches: under which conditions it failed
-    why: str = ""  # why it matters for the task (set when scored)
-    evidence: str = REPORTED
-    evidence_detail: str = ""
-    verified: str = ""  # what tool output backed it then, if anything
-    conflicts: tuple[Conflict, ...] = ()
-    also_from: tuple[Source, ...] = ()
-    supersedes: tuple[Source, ...] = ()
-    in_memory: tuple[str, ...] = ()
-    score: float = 0.0
-    terms: tuple[str, ...] = ()  # task terms it names
-    paths: tuple[str, ...] = ()  # files it names (relative to the project when possible)
-    symbols: tuple[str, ...] = ()  # identifiers it names
-    choice: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (chosen, rejected) words
-    extracted: str = ""  # the text as extracted (default: `text`); kept through `replace(f, text=…)`
-    evidence_sources: tuple[Source, ...] = ()  # the entries backing it: the failure, diagnosis, fix, rerun
-    episode: str = ""  # the episode it comes from (`session#key`): a brief takes at most one per episode
-    generator: str = ""  # the rule that found it ("text", "failure-chain", "intervention", ...)
-
-    def __post_init__(self) -> None:
-        if not self.extracted:
-            object.__setattr__(self, "extracted", self.text)
-
-    @property
-    def label(self) -> str:
-        return LABELS[self.type]
-
-    @property
-    def edited(self) -> bool:
-        """The user changed the words: they are no longer what the transcript says."""
-        return self.text != self.extracted
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": self.type,
-            "label": self.label,
-            "text": self.text,
-            "edited": self.edited,
-            "extracted": self.extracted,
-            "why": self.why,
-            "attribution": self.attribution,
-            "date": iso(self.date),
-            "scope": self.scope,
-            "conditions": self.conditions,
-            "evidence": self.evidence,
-            "evidence_detail": self.evidence_detail,
-            "source": self.source.to_dict(),
-            "conflicts": [c.to_dict() for c in self.conflicts],
-            "also_from": [s.to_dict() for s in self.also_from],
-            "evidence_sources": [s.to_dict() for s in self.evidence_sources],
-            "episode": self.episode,
-            "generator": self.generator,
-            "supersedes": [s.to_dict() for s in self.supersedes],
-            "in_memory": list(self.in_memory),
-            "score": round(self.score, 3),
-            "terms": list(self.terms),
-            "paths": list(self.paths),
-            "symbols": list(self.symbols),
-        }
-
+from .finding import (
+    AGENT,
+    CONFLICTING,
+    CORRECTION,
+    Conflict,
+    DECISION,
+    FAILED,
+    Finding,
+    MAX_PER_MESSAGE,
+    MAX_SENTENCES,
+    OPEN,
+    OUTCOME,
+    REPORTED,
+    Source,
+    TEXT_CAP,
+    USER,
+    VERIFIED_THEN,
+    _EVIDENCE_RANK,
+)
 
 # -- patterns -----------------------------------------------------------------------------------
 _I = re.IGNORECASE
@@ -1369,9 +1203,8 @@ def memory_statements(paths_and_texts: Iterable[tuple[str, str]]) -> list[Memory
 
 
 __all__ = [
-    "AGENT", "CHECKED_NOW", "CONFLICTING", "CORRECTION", "Conflict", "DECISION", "EVIDENCE_LABELS", "FAILED",
-    "Finding", "LABELS", "MemoryStatement", "OPEN", "OUTCOME", "REPORTED", "Source", "SourceRef", "SessionReader", "TYPES",
-    "USER", "VERIFIED_THEN", "clean", "content_words", "cross_conflicts", "extract", "mark_memory",
-    "memory_statements", "merge_duplicates", "named_paths", "named_symbols", "parse_ref", "quotable", "sentences",
-    "shell_code", "similarity",
+    "AGENT", "CONFLICTING", "CORRECTION", "Conflict", "DECISION", "FAILED", "Finding", "MemoryStatement",
+    "OPEN", "OUTCOME", "REPORTED", "Source", "SessionReader", "USER", "VERIFIED_THEN", "clean",
+    "content_words", "cross_conflicts", "extract", "mark_memory", "memory_statements", "merge_duplicates",
+    "named_paths", "named_symbols", "quotable", "sentences", "shell_code", "similarity",
 ]

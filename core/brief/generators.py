@@ -45,25 +45,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .findings import (
-    AGENT,
-    CORRECTION,
-    DECISION,
-    FAILED,
-    OPEN,
-    OUTCOME,
-    USER,
-    VERIFIED_THEN,
-    _FAILED_AGENT,
-    Finding,
-    _injected,
-    normalise,
-    _date,
-    clean,
-    command_of,
-    quotable,
-    success_line,
-)
+from .finding import AGENT, CORRECTION, DECISION, FAILED, OPEN, OUTCOME, USER, VERIFIED_THEN, Finding
+from .findings import _FAILED_AGENT, _injected, normalise, _date, clean, command_of, quotable, success_line
 from ..model import Entry, EntryKind
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from sessionscope.core.brief.compose import (
     render_brief,
     short_id,
 )
-from sessionscope.core.brief.findings import (
+from sessionscope.core.brief.finding import (
     CHECKED_NOW,
     CONFLICTING,
     CORRECTION,
@@ -38,13 +38,15 @@ from sessionscope.core.brief.findings import (
     OUTCOME,
     REPORTED,
     VERIFIED_THEN,
-    MemoryStatement,
     Source,
-    SessionReader,
     SourceRef,
+    parse_ref,
+)
+from sessionscope.core.brief.findings import (
+    MemoryStatement,
+    SessionReader,
     clean,
     extract,
-    parse_ref,
     sentences,
     shell_code,
 )

@@ -18,7 +18,7 @@ import pytest
 
 from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.brief.compose import relevant, render_brief, score, stem
-from sessionscope.core.brief.findings import (
+from sessionscope.core.brief.finding import (
     AGENT,
     CONFLICTING,
     CORRECTION,
@@ -29,6 +29,8 @@ from sessionscope.core.brief.findings import (
     USER,
     VERIFIED_THEN,
     Finding,
+)
+from sessionscope.core.brief.findings import (
     SessionReader,
     command_family,
     error_key,

@@ -25,7 +25,7 @@ from app_factory import make_app
 from textual.widgets import Input, TextArea
 
 from sessionscope.core.brief.compose import FOUND, UNAVAILABLE, render_brief
-from sessionscope.core.brief.findings import CORRECTION, DECISION, OUTCOME, Finding, Source
+from sessionscope.core.brief.finding import CORRECTION, DECISION, OUTCOME, Finding, Source
 from sessionscope.core.model import Locator
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.composer import ComposerScreen

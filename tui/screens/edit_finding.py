@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from sessionscope.core.brief.findings import Finding
+from sessionscope.core.brief.finding import Finding
 from sessionscope.core.text import one_line
 
 

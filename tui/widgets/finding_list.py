@@ -26,13 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.brief.assist import PROPOSED, proposed
-from sessionscope.core.brief.findings import (
-    CHECKED_NOW,
-    CONFLICTING,
-    LABELS,
-    VERIFIED_THEN,
-    Finding,
-)
+from sessionscope.core.brief.finding import CHECKED_NOW, CONFLICTING, LABELS, VERIFIED_THEN, Finding
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 
