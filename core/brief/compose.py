@@ -78,13 +78,13 @@ from .finding import (
 )
 from .findings import (
     MemoryStatement,
-    clean,
     cross_conflicts,
     extract,
     mark_memory,
     memory_statements,
     merge_duplicates,
 )
+from .patterns import clean
 from .retrieval import (
     Budget,
     Candidate,

@@ -46,7 +46,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .finding import AGENT, CORRECTION, DECISION, FAILED, OPEN, OUTCOME, USER, VERIFIED_THEN, Finding
-from .findings import _FAILED_AGENT, _injected, normalise, _date, clean, command_of, quotable, success_line
+from .findings import _date
+from .patterns import _FAILED_AGENT, _injected, normalise, clean, command_of, quotable, success_line
 from ..model import Entry, EntryKind
 
 if TYPE_CHECKING:
@@ -302,7 +303,7 @@ def _substance(sents: list[str]) -> str:
 def closing_summaries(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     """Each turn's closing message is an Outcome (what the turn ended on), checked against the
     last run of each check family of the turn; its edits and commits back it."""
-    from .findings import _OUTCOME
+    from .patterns import _OUTCOME
 
     have = {f.source.entry_id for f in found if f.type == OUTCOME}
     out: list[Finding] = []
@@ -369,7 +370,7 @@ def work_items(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     Outcome: the reason given, backed by the item's description as shown earlier, the commits
     since and the last check runs. When the description names files the session never wrote,
     that is an Open question: closed, yet those files were not written."""
-    from .findings import named_paths
+    from .patterns import named_paths
 
     shown: dict[str, Entry] = {}
     out: list[Finding] = []

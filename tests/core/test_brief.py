@@ -42,14 +42,8 @@ from sessionscope.core.brief.finding import (
     SourceRef,
     parse_ref,
 )
-from sessionscope.core.brief.findings import (
-    MemoryStatement,
-    SessionReader,
-    clean,
-    extract,
-    sentences,
-    shell_code,
-)
+from sessionscope.core.brief.findings import MemoryStatement, SessionReader, extract
+from sessionscope.core.brief.patterns import clean, sentences, shell_code
 from sessionscope.core.brief.retrieval import (
     Exclusion,
     estimate_tokens,

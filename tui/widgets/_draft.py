@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from sessionscope.core.brief.finding import AGENT, DECISION, REPORTED, TYPES, USER, Finding, Source
-from sessionscope.core.brief.findings import clean, command_of
+from sessionscope.core.brief.patterns import clean, command_of
 from sessionscope.core.model import Entry, Session, SessionKind
 
 UNDECIDED, APPROVED, REJECTED = "undecided", "approved", "rejected"
