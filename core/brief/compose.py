@@ -76,14 +76,8 @@ from .finding import (
     SourceRef,
     parse_ref,
 )
-from .findings import (
-    MemoryStatement,
-    cross_conflicts,
-    extract,
-    mark_memory,
-    memory_statements,
-    merge_duplicates,
-)
+from .findings import extract
+from .merge import MemoryStatement, cross_conflicts, mark_memory, memory_statements, merge_duplicates
 from .patterns import clean
 from .retrieval import (
     Budget,

@@ -42,7 +42,8 @@ from sessionscope.core.brief.finding import (
     SourceRef,
     parse_ref,
 )
-from sessionscope.core.brief.findings import MemoryStatement, SessionReader, extract
+from sessionscope.core.brief.findings import SessionReader, extract
+from sessionscope.core.brief.merge import MemoryStatement
 from sessionscope.core.brief.patterns import clean, sentences, shell_code
 from sessionscope.core.brief.retrieval import (
     Exclusion,
