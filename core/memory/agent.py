@@ -30,16 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
-from .notes import (
-    NoteCorrupt,
-    jsonable,
-    parse_markdown,
-    parse_note,
-    parse_note_name,
-    read_text,
-    split_sections,
-    stamp_datetime,
-)
+from .markdown import NoteCorrupt, jsonable, parse_markdown, read_text, split_sections
+from .notes import parse_note, parse_note_name, stamp_datetime
 from ..model import parse_timestamp
 
 SESSION_NOTE = "session-note"

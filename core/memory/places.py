@@ -25,12 +25,12 @@ from .agent import (
     resolve_imports,
     watched_memory_dirs,
 )
+from .markdown import NoteCorrupt
 from .notes import (
     SCHEMA_VERSION,
     STATUSES,
     Decision,
     LoadResult,
-    NoteCorrupt,
     NoteError,
     NoteUpdate,
     SaveResult,
