@@ -369,7 +369,7 @@ def test_eight_parallel_save_commands_keep_every_step(tmp_path: Path) -> None:
 def test_save_gives_up_on_a_held_lock_after_the_configured_timeout(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     fcntl = pytest.importorskip("fcntl", reason="the held lock is taken with flock (POSIX)")
-    from sessionscope.core.memory.notes import lock_path
+    from sessionscope.core.memory.save import lock_path
 
     (tmp_path / "cfg.toml").write_text("memory_lock_timeout = 0\n")
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))

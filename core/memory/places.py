@@ -32,8 +32,6 @@ from .notes import (
     Decision,
     LoadResult,
     NoteError,
-    NoteUpdate,
-    SaveResult,
     SessionNote,
     ago,
     find_notes,
@@ -44,8 +42,8 @@ from .notes import (
     parse_note,
     read_note,
     resume_line,
-    save_note,
 )
+from .save import NoteUpdate, SaveResult, save_note
 
 __all__ = [
     "AUTO_INDEX", "AUTO_TOPIC", "INSTRUCTIONS", "KINDS", "SESSION_NOTE", "SUMMARY", "ImportRef",

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.memory import notes as memory_notes
+from sessionscope.core.memory import save as memory_save
 from sessionscope.core.memory.places import (
     Decision,
     NoteCorrupt,
@@ -164,7 +164,7 @@ def test_save_interrupted_at_replace_keeps_the_old_file(mem: Path, monkeypatch: 
     def crash(src: str, dst: str) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(memory_notes.os, "replace", crash)
+    monkeypatch.setattr(memory_save.os, "replace", crash)
     with pytest.raises(NoteError, match=r"could not write .* \(Input/output error\); the previous version is unchanged"):
         save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(status="completed", summary="new"), now=NOW)
     monkeypatch.undo()
@@ -184,7 +184,7 @@ def test_save_interrupted_mid_write_keeps_the_old_file(mem: Path, monkeypatch: p
         calls.append(fd)
         return real_write(fd, bytes(data[: len(data) // 2]))
 
-    monkeypatch.setattr(memory_notes.os, "write", half_then_disk_full)
+    monkeypatch.setattr(memory_save.os, "write", half_then_disk_full)
     with pytest.raises(NoteError, match=r"\(No space left on device\); the previous version is unchanged"):
         save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(summary="x" * 3000), now=NOW)
     monkeypatch.undo()
@@ -195,7 +195,7 @@ def test_save_interrupted_mid_write_keeps_the_old_file(mem: Path, monkeypatch: p
 
 
 def test_failed_first_save_leaves_no_file(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memory_notes.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
+    monkeypatch.setattr(memory_save.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
     with pytest.raises(NoteError, match="no note was written"):
         save_note(mem, "foo", "2026-11-17-09-30", full_update())
     assert list(mem.iterdir()) == []
@@ -250,8 +250,8 @@ def test_save_keeps_unknown_fields_and_sections(mem: Path) -> None:
 
 def test_memory_files_are_never_deleted(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     removed: list[str] = []
-    monkeypatch.setattr(memory_notes.os, "remove", lambda p: removed.append(p))
-    monkeypatch.setattr(memory_notes.os, "rmdir", lambda p: removed.append(p))
+    monkeypatch.setattr(memory_save.os, "remove", lambda p: removed.append(p))
+    monkeypatch.setattr(memory_save.os, "rmdir", lambda p: removed.append(p))
     save_note(mem, "foo", "2026-11-17-09-30", full_update(), now=NOW)
     save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(status="completed"), replace=True, now=NOW)
     load_last("foo", [mem], now=NOW)
@@ -576,7 +576,7 @@ def test_a_save_that_cannot_get_the_lock_fails_and_writes_nothing(mem: Path) -> 
 
     save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["a"]))
     before = (mem / "2026-11-17-09-30-foo.md").read_bytes()
-    held = os.open(memory_notes.lock_path(mem / "2026-11-17-09-30-foo.md"), os.O_RDWR | os.O_CREAT)
+    held = os.open(memory_save.lock_path(mem / "2026-11-17-09-30-foo.md"), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(held, fcntl.LOCK_EX)  # another save, still running
         with pytest.raises(NoteError, match="holds its lock.*gave up after 0.01 s, nothing was written"):
@@ -607,7 +607,7 @@ def test_a_temp_file_of_a_save_in_progress_is_left_alone(mem: Path) -> None:
 
     busy = mem / ".2026-11-18-10-00-bar.md.ba9876543210.tmp"
     busy.write_text("being written")
-    held = os.open(memory_notes.lock_path(mem / "2026-11-18-10-00-bar.md"), os.O_RDWR | os.O_CREAT)
+    held = os.open(memory_save.lock_path(mem / "2026-11-18-10-00-bar.md"), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(held, fcntl.LOCK_EX)
         save_note(mem, "foo", "2026-11-17-09-30", NoteUpdate(steps=["a"]))
