@@ -25,23 +25,19 @@ from .agent import (
     resolve_imports,
     watched_memory_dirs,
 )
+from .load import LoadResult, ago, find_notes, load_last, resume_line
 from .markdown import NoteCorrupt
 from .notes import (
     SCHEMA_VERSION,
     STATUSES,
     Decision,
-    LoadResult,
     NoteError,
     SessionNote,
-    ago,
-    find_notes,
-    load_last,
     normalize_stamp,
     note_from_json,
     note_from_source,
     parse_note,
     read_note,
-    resume_line,
 )
 from .save import NoteUpdate, SaveResult, save_note
 
