@@ -12,19 +12,17 @@ from .agent import (
     KINDS,
     SESSION_NOTE,
     SUMMARY,
-    ImportRef,
     MemoryItem,
     claude_dir_name,
     describe_places,
     discover_memory,
-    find_imports,
     group_by_project,
     memory_places,
     project_memory_dirs,
     render_note,
-    resolve_imports,
     watched_memory_dirs,
 )
+from .imports import ImportRef, find_imports, resolve_imports
 from .load import LoadResult, ago, find_notes, load_last, resume_line
 from .markdown import NoteCorrupt
 from .notes import (
