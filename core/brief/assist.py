@@ -472,7 +472,8 @@ def _finding(type_: str, text: str, items: Sequence[Item], verified: str = "") -
 def assist(result: Any, kind: str, *, timeout: float = DEFAULT_TIMEOUT, tokens: int = DIGEST_TOKENS) -> AssistOutcome:
     """Ask `kind` for findings over the sessions `result` (a BriefResult) read, keep those that pass,
     scored and labelled as the rule-based ones are. Never raises for the CLI's failures."""
-    from .compose import TreeChecker, label, score
+    from .compose import label, score
+    from .tree_check import TreeChecker
 
     out = AssistOutcome(kind)
     loaded = getattr(result, "loaded", None) or []

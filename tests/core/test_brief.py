@@ -21,13 +21,13 @@ from sessionscope.core.brief.compose import (
     UNAVAILABLE,
     Budget,
     Task,
-    TreeChecker,
     Scope,
     compose,
     relevant,
     render_brief,
     short_id,
 )
+from sessionscope.core.brief.tree_check import TreeChecker
 from sessionscope.core.brief.finding import (
     CHECKED_NOW,
     CONFLICTING,
