@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .finding import AGENT, FAILED, LABELS, OUTCOME, REPORTED, VERIFIED_THEN, TYPES, USER, Finding, Source
-from .findings import SessionReader, scanned
+from .episodes import scanned
+from .findings import SessionReader
 from .patterns import _INJECTION, clean, failure_line, normalise, success_line
 from .retrieval import estimate_tokens
 from ..model import Entry, EntryKind, Session, SessionKind

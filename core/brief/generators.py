@@ -51,7 +51,8 @@ from .patterns import _FAILED_AGENT, _injected, normalise, clean, command_of, qu
 from ..model import Entry, EntryKind
 
 if TYPE_CHECKING:
-    from .findings import SessionReader, _Msg, _Run
+    from .episodes import _Msg, _Run
+    from .findings import SessionReader
 
 _I = re.IGNORECASE
 _QUESTION = re.compile(r"[?？]\s*$")
@@ -186,7 +187,7 @@ def _turn_start(reader: SessionReader, turn: int) -> int:
 
 
 def _failure_shown(r: _Run) -> str:
-    from .findings import error_key
+    from .episodes import error_key
 
     return error_key(r.text)[1]
 

@@ -30,7 +30,8 @@ from sessionscope.core.brief.finding import (
     VERIFIED_THEN,
     Finding,
 )
-from sessionscope.core.brief.findings import SessionReader, command_family, error_key, extract, scanned
+from sessionscope.core.brief.episodes import command_family, error_key, scanned
+from sessionscope.core.brief.findings import SessionReader, extract
 from sessionscope.core.brief.patterns import normalise
 from sessionscope.core.brief.retrieval import Task, task_terms
 
