@@ -92,7 +92,12 @@ Across sessions: two decisions where one chooses what the other rejects ("A inst
 content words overlap strongly (containment ≥ 0.7, ≥ 3 words) are merged: the best-evidenced,
 then newest, is kept and the others become `also_from`. A finding whose words are contained in
 one of the project's memory notes (containment ≥ 0.6, ≥ 3 words) records that note in
-`in_memory`.
+`in_memory` (core/brief/merge.py).
+
+Where the parts are: the patterns each rule matches and the text helpers (`clean`, `sentences`,
+`quotable`, ...) in core/brief/patterns.py; the episode types, `scanned` and the run keys in
+core/brief/episodes.py; the `Finding` record, its types and evidence labels in
+core/brief/finding.py. This file holds `SessionReader`, which applies the rules, and `extract`.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The memory manager's public API in one import: session notes and agent memory files.
 
-Why a facade: the CLI and the app's timeline pane should not care that notes (read/write,
-`memory_notes`) and the agent's other memory (read-only, `agent_memory`) live in two modules.
+Why a facade: the CLI and the app's timeline pane should not care that notes (read in `notes`
+and `load`, written in `save`) and the agent's other memory (read-only, `agent` and `imports`)
+live in several modules.
 """
 from __future__ import annotations
 
