@@ -9,13 +9,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .markdown import NoteCorrupt, read_text
+from .markdown import NoteCorrupt, code_marked, read_text
 
 MAX_IMPORT_DEPTH = 5
 MAX_IMPORT_NODES = 200
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<ref>[^\s`]+)")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 # -- imports ------------------------------------------------------------------------------------------
@@ -44,17 +43,8 @@ def find_imports(text: str) -> list[tuple[str, int]]:
     Only references that look like paths count (they contain `/` or `.`, or start with `~`), so
     `@someone` mentions are not taken for imports; trailing punctuation is not part of the path."""
     found: list[tuple[str, int]] = []
-    fence: str | None = None
-    for n, line in enumerate(text.splitlines(), 1):
-        m = _FENCE.match(line)
-        if m:
-            marker = m.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = None
-            continue
-        if fence is not None:
+    for n, (line, code) in enumerate(code_marked(text), 1):
+        if code:
             continue
         for im in _IMPORT.finditer(_CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line)):
             ref = im.group("ref").rstrip(".,;:!?)]}'\"")

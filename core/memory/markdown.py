@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 from frontmatter.default_handlers import YAMLHandler
@@ -139,13 +139,11 @@ def jsonable(value: Any, budget: list[int] | None = None) -> Any:
 
 
 # -- sections of the body ---------------------------------------------------------------------------
-def split_sections(body: str) -> tuple[str, list[tuple[str, str]]]:
-    """The text before the first `## ` heading, and (heading, text) pairs; headings inside fenced
-    code blocks do not count."""
-    preamble: list[str] = []
-    sections: list[tuple[str, list[str]]] = []
+def code_marked(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of `text` with whether it is code: a fence (``` or ~~~, up to three spaces in) or a
+    line inside a fenced block. A fence closes on one of its own kind at least as long."""
     fence: str | None = None
-    for line in body.splitlines():
+    for line in text.splitlines():
         m = _FENCE.match(line)
         if m:
             marker = m.group(1)
@@ -153,7 +151,16 @@ def split_sections(body: str) -> tuple[str, list[tuple[str, str]]]:
                 fence = marker
             elif marker[0] == fence[0] and len(marker) >= len(fence):
                 fence = None
-        heading = None if fence is not None or m else _HEADING.match(line)
+        yield line, bool(m) or fence is not None
+
+
+def split_sections(body: str) -> tuple[str, list[tuple[str, str]]]:
+    """The text before the first `## ` heading, and (heading, text) pairs; headings inside fenced
+    code blocks do not count."""
+    preamble: list[str] = []
+    sections: list[tuple[str, list[str]]] = []
+    for line, code in code_marked(body):
+        heading = None if code else _HEADING.match(line)
         if heading:
             sections.append((heading.group(1), []))
         elif sections:
