@@ -16,10 +16,13 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from sessionscope.core.brief.compose import UNREVIEWED
+# (a venv made before the SDK became a dependency: `pip install -e .` brings it)
+pytest.importorskip("mcp", reason="the mcp SDK is not installed here; `pip install -e .` installs it")
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from sessionscope.core.brief.compose import UNREVIEWED  # noqa: E402
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 ESC = "\x1b]52;c;aGk=\x07\x1b[2J"
