@@ -192,9 +192,12 @@ def demo_dir() -> Path:
 
 
 def demo_roots() -> list[str]:
-    """Roots of the demo corpus: its Claude projects and Codex sessions folders."""
+    """Roots of the demo corpus: its Claude projects and Codex sessions folders, and the other
+    agents' session folders."""
+    from sessionscope.core.demo.generate import OTHER_ROOTS
+
     base = demo_dir()
-    return [str(base / "claude" / "projects"), str(base / "codex" / "sessions")]
+    return [str(base / "claude" / "projects"), str(base / "codex" / "sessions"), *(str(base / d) for d in OTHER_ROOTS)]
 
 
 def warn(warnings: list[str], args: argparse.Namespace) -> None:

@@ -57,6 +57,10 @@ class DemoCorpus:
     memory_dirs: dict[str, Path] = field(default_factory=dict, repr=False, hash=False)
     project_dirs: dict[str, Path] = field(default_factory=dict, repr=False, hash=False)
     memory_files: tuple[Path, ...] = field(default=(), repr=False)
+    #: sessions of the other agents (Copilot CLI, pi, OpenCode, ...) by agent
+    other_sessions: dict[str, int] = field(default_factory=dict, repr=False, hash=False)
+    #: files a session keeps beside its transcript (OpenCode's message and part files)
+    extra_files: tuple[Path, ...] = field(default=(), repr=False)
 
     def memory_items(self) -> list[MemoryItem]:
         """The demo's memory as the app lists it (see `demo_memory`)."""
@@ -69,6 +73,15 @@ class DemoCorpus:
     @property
     def codex_sessions_dir(self) -> Path:
         return self.codex_root / "sessions"
+
+    @property
+    def roots(self) -> list[Path]:
+        """Every agent's folder of the corpus, as `--root`s (the other agents' under their names)."""
+        return [self.claude_root, self.codex_root, *(self.root / d for d in OTHER_ROOTS)]
+
+
+#: the folders of the other agents under the demo root, as the agents lay them out
+OTHER_ROOTS = ("copilot/session-state", "pi/sessions", "opencode/storage/session")
 
 
 def escape_project_dir(cwd: str) -> str:
@@ -187,6 +200,7 @@ def generate_demo(root: Path, *, now: datetime | None = None) -> DemoCorpus:
     spec = manifest()
     transcripts: list[tuple[dict[str, Any], Path, bytes]] = []
     memory: list[Path] = []
+    extra: list[Path] = []
     for entry in spec["files"]:
         name = entry["template"]
         path = root / render(entry["path"], now, name="manifest.json")
@@ -199,6 +213,8 @@ def generate_demo(root: Path, *, now: datetime | None = None) -> DemoCorpus:
             transcripts.append((entry, path, data))
         elif entry.get("memory"):
             memory.append(path)
+        elif not path.name.endswith(".meta.json"):
+            extra.append(path)
 
     marks = {e["mark"]: (p, d) for e, p, d in transcripts if "mark" in e}
     agents = [e["agent"] for e, _, _ in transcripts if not e.get("subagent")]
@@ -222,6 +238,8 @@ def generate_demo(root: Path, *, now: datetime | None = None) -> DemoCorpus:
         memory_dirs={p: _workspace(root, p) / "memory" for p in checkouts},
         project_dirs={p: _workspace(root, p) for p in checkouts},
         memory_files=tuple(memory),
+        other_sessions={a: agents.count(a) for a in dict.fromkeys(agents) if a not in ("claude-code", "codex")},
+        extra_files=tuple(extra),
     )
 
 

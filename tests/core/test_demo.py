@@ -42,7 +42,8 @@ def test_same_now_gives_identical_bytes(tmp_path: Path) -> None:
     ta, tb = _tree(a.root), _tree(b.root)
     assert ta == tb
     # + .meta.json files (one subagent has none) + the memory files beside the transcripts
-    assert len(ta) == a.files + a.claude_subagents - 1 + len(a.memory_files)
+    # + the files an OpenCode session keeps beside its session file
+    assert len(ta) == a.files + a.claude_subagents - 1 + len(a.memory_files) + len(a.extra_files)
     mtimes = {p.relative_to(a.root): p.stat().st_mtime for p in a.paths}
     assert mtimes == {p.relative_to(b.root): p.stat().st_mtime for p in b.paths}
 
@@ -99,6 +100,9 @@ def test_placeholders_fill_in_times_around_now() -> None:
 def test_every_line_is_json_except_the_broken_one(demo: DemoCorpus) -> None:
     bad: list[tuple[Path, int]] = []
     for path in demo.paths:
+        if path.suffix == ".json":  # a JSON document (OpenCode's session file), pretty-printed
+            assert isinstance(json.loads(path.read_bytes()), dict)
+            continue
         for n, line in enumerate(path.read_bytes().split(b"\n"), 1):
             if not line:
                 continue
@@ -119,7 +123,8 @@ def test_counts_and_sizes(demo: DemoCorpus) -> None:
     assert 5 <= demo.codex_sessions <= 7
     assert demo.claude_subagents >= 1
     assert demo.files == len(demo.paths) == demo.claude_sessions + demo.claude_subagents \
-        + demo.codex_sessions
+        + demo.codex_sessions + sum(demo.other_sessions.values())
+    assert demo.other_sessions == {"copilot-cli": 1, "pi": 1, "opencode": 1}
     assert demo.bytes == sum(p.stat().st_size for p in demo.paths)
     assert 3_000_000 <= demo.big_file.stat().st_size <= 5_000_000
     assert len(_records(demo.big_file)) > 2000
