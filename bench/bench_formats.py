@@ -1,0 +1,92 @@
+"""Listing and full-parse throughput per transcript format, beside Claude Code's and Codex's.
+
+Claude Code and Codex files come from `gen_corpus.py`, the other formats from `gen_formats.FORMATS`.
+For each format: the quick listing (`quick_meta`: both 64 KB ends, sniffed) in files/s, and the full
+parse (`Adapter.load`) in MB/s and entries/s, each also as a ratio to Claude Code's figure measured
+in the same run (the machine is shared: read the ratios, not the seconds). OpenCode's JSON tree
+counts only the session files' bytes (its messages and parts are read beside them): read its
+entries/s. Its database is one file holding every session: its listing reads the newest session.
+
+    .venv/bin/python bench/bench_formats.py                 # 100 sessions a format, ~60 KB each
+    .venv/bin/python bench/bench_formats.py --files 30 --file-kb 200 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_corpus import generate  # noqa: E402
+from gen_formats import FORMATS  # noqa: E402
+
+from sessionscope.core.read.adapters import default_registry  # noqa: E402
+from sessionscope.core.read.listing import quick_meta  # noqa: E402
+
+
+def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Path]]:
+    base = generate(out / "cc", files=files * 2, size_mb=files * 2 * file_kb / 1024, big_mb=0,
+                    long_line_mb=0, codex_share=0.5, seed=seed)
+    found = {"claude-code": [p for p in base.paths if base.claude_root in p.parents][:files],
+             "codex": [p for p in base.paths if base.codex_root in p.parents][:files]}
+    rng = random.Random(seed)
+    for name, gen in FORMATS.items():
+        found[name] = gen(out / "other", rng, files, file_kb)
+    return found
+
+
+def best(fn: Callable[[], Any], rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def measure(paths: list[Path], rounds: int) -> dict[str, float]:
+    registry = default_registry()
+    adapters = [registry.sniff(str(p)) for p in paths]
+    assert all(adapters), "a generated file no adapter recognises"
+    mb = sum(p.stat().st_size for p in paths) / 1e6
+    listing = best(lambda: [quick_meta(str(p), registry) for p in paths], rounds)
+    loaded = [ls for a, p in zip(adapters, paths) for ls in a.load(str(p))]
+    entries = sum(len(ls.entries) for ls in loaded)
+    parse = best(lambda: [a.load(str(p)) for a, p in zip(adapters, paths)], rounds)
+    return {"files": len(paths), "sessions": len(loaded), "mb": mb, "entries": entries,
+            "list_files_s": len(paths) / listing, "parse_mb_s": mb / parse, "parse_entries_s": entries / parse,
+            "parse_sessions_s": len(loaded) / parse}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", type=int, default=100, help="sessions per format")
+    ap.add_argument("--file-kb", type=int, default=60, help="about this many KB a session")
+    ap.add_argument("--rounds", type=int, default=3, help="best of this many runs")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ss-formats-") as tmp:
+        results = {name: measure(paths, args.rounds)
+                   for name, paths in corpora(Path(tmp), args.files, args.file_kb, args.seed).items()}
+    ref = results["claude-code"]
+    if args.json:
+        print(json.dumps({"params": vars(args), "formats": results}, indent=2))
+        return 0
+    print(f"{args.files} sessions a format, ~{args.file_kb} KB each; best of {args.rounds}; ratios to claude-code")
+    print(f"{'format':22} {'MB':>6} {'list files/s':>13} {'ratio':>6} {'parse MB/s':>11} {'ratio':>6} "
+          f"{'entries/s':>10} {'ratio':>6} {'sessions/s':>11}")
+    for name, r in results.items():
+        print(f"{name:22} {r['mb']:6.1f} {r['list_files_s']:13,.0f} {r['list_files_s'] / ref['list_files_s']:6.2f} "
+              f"{r['parse_mb_s']:11.1f} {r['parse_mb_s'] / ref['parse_mb_s']:6.2f} {r['parse_entries_s']:10,.0f} "
+              f"{r['parse_entries_s'] / ref['parse_entries_s']:6.2f} {r['parse_sessions_s']:11,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

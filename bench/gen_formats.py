@@ -1,0 +1,223 @@
+"""Bench corpora of the formats beyond Claude Code and Codex (`gen_corpus.py` makes those): one
+generator per format, registered in `FORMATS`, each writing `files` sessions of about `file_kb` KB
+laid out as the agent lays them out. A generator is `gen(out, rng, files, file_kb) -> paths`.
+
+The record mix follows the real files (../shared/corpus, FORMATS.md): prompts, replies, tool calls
+with their outputs (most of the bytes), token usage. Text comes from a Zipf-ish vocabulary.
+"""
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+Gen = Callable[[Path, random.Random, int, int], "list[Path]"]
+_VOCAB = [f"w{i}" for i in range(2000)] + "the a to of and in is it for on with that this cart webhook test".split()
+_WEIGHTS = [1 / (i + 1) for i in range(len(_VOCAB))]
+_T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choices(_VOCAB, weights=_WEIGHTS, k=n))
+
+
+def _iso(t: datetime) -> str:
+    return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# -- Copilot CLI, pi, OpenCode ---------------------------------------------------------------------
+
+def _session_turns(rng: random.Random, size: int):
+    """(kind, text, extra) steps of a session of about `size` bytes: a prompt, then replies with
+    tool calls and their outputs, as the real files mix them."""
+    total, n = 0, 0
+    while total < size:
+        n += 1
+        if n % 5 == 1:
+            text = words(rng, rng.randint(5, 40))
+            yield "user", text, None
+        elif n % 5 == 3:
+            tool = rng.choice(["bash", "read", "edit"])
+            args = {"command": f"pytest -q {words(rng, 2)}"} if tool == "bash" else {"path": f"src/{words(rng, 1)}.py"}
+            out = words(rng, rng.randint(50, 600))
+            text = out
+            yield "tool", out, (f"call_{n}", tool, args)
+        else:
+            text = words(rng, rng.randint(10, 120))
+            yield "assistant", text, None
+        total += len(text) + 120
+
+
+def gen_copilot(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """`session-state/<id>/events.jsonl`: session.start, user/assistant messages, each tool call as
+    a request, an execution_start and an execution_complete, turn markers, the shutdown metrics."""
+    paths = []
+    for i in range(files):
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        t = _T0 + timedelta(hours=i)
+        ev = []
+
+        def add(etype: str, data: dict) -> None:
+            nonlocal t
+            t += timedelta(seconds=rng.randint(1, 20))
+            ev.append({"type": etype, "data": data, "id": str(uuid.UUID(int=rng.getrandbits(128))),
+                       "timestamp": _iso(t), "parentId": ev[-1]["id"] if ev else None})
+
+        add("session.start", {"sessionId": sid, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.34",
+                              "startTime": _iso(t), "context": {"cwd": f"/home/dev/p{i % 7}", "branch": "main"}})
+        for kind, text, call in _session_turns(rng, file_kb * 1024):
+            if kind == "user":
+                add("user.message", {"content": text, "transformedContent": text, "attachments": []})
+                add("assistant.turn_start", {"turnId": "0"})
+            elif kind == "assistant":
+                add("assistant.message", {"messageId": sid[:8], "content": text, "toolRequests": [], "outputTokens": 90})
+            else:
+                cid, tool, args = call
+                add("assistant.message", {"messageId": sid[:8], "content": "", "outputTokens": 40,
+                                          "toolRequests": [{"toolCallId": cid, "name": tool, "arguments": args}]})
+                add("tool.execution_start", {"toolCallId": cid, "toolName": tool, "arguments": args})
+                add("tool.execution_complete", {"toolCallId": cid, "success": True, "result": {"content": text}})
+        add("session.shutdown", {"modelMetrics": {"gpt-5": {"usage": {"inputTokens": 90000, "outputTokens": 3000,
+                                                                      "cacheReadTokens": 60000}}}})
+        p = out / "copilot" / "session-state" / sid / "events.jsonl"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("".join(json.dumps(e) + "\n" for e in ev))
+        paths.append(p)
+    return paths
+
+
+def gen_pi(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """`sessions/--<cwd>--/<time>_<id>.jsonl` (v3): header, model change, tree-linked messages with
+    thinking/text/toolCall parts and toolResult messages."""
+    paths = []
+    for i in range(files):
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        t = _T0 + timedelta(hours=i)
+        cwd = f"/home/dev/p{i % 7}"
+        lines = [{"type": "session", "version": 3, "id": sid, "timestamp": _iso(t), "cwd": cwd}]
+        parent = None
+
+        def add(rec: dict) -> None:
+            nonlocal parent, t
+            t += timedelta(seconds=rng.randint(1, 20))
+            rid = f"{rng.getrandbits(32):08x}"
+            lines.append({**rec, "id": rid, "parentId": parent, "timestamp": _iso(t)})
+            parent = rid
+
+        add({"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"})
+        for kind, text, call in _session_turns(rng, file_kb * 1024):
+            ms = int(t.timestamp() * 1000)
+            if kind == "user":
+                add({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": text}],
+                                                    "timestamp": ms}})
+            elif kind == "assistant":
+                add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "thinking", "thinking": words(rng, 20)}, {"type": "text", "text": text}],
+                     "usage": {"input": 900, "output": 80, "cacheRead": 4000, "cacheWrite": 0}, "stopReason": "stop",
+                     "timestamp": ms}})
+            else:
+                cid, tool, args = call
+                add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "toolCall", "id": cid, "name": tool, "arguments": args}],
+                     "usage": {"input": 900, "output": 30}, "stopReason": "toolUse", "timestamp": ms}})
+                add({"type": "message", "message": {"role": "toolResult", "toolCallId": cid, "toolName": tool,
+                     "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ms}})
+        folder = "--" + cwd.lstrip("/").replace("/", "-") + "--"
+        p = out / "pi" / "sessions" / folder / f"{_iso(_T0 + timedelta(hours=i)).replace(':', '-')}_{sid}.jsonl"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        paths.append(p)
+    return paths
+
+
+def _opencode_records(rng: random.Random, i: int, file_kb: int):
+    """(session info, [(message info, [parts])]) of one OpenCode session of about `file_kb` KB."""
+    sid = f"ses_{rng.getrandbits(96):024x}"
+    t = int((_T0 + timedelta(hours=i)).timestamp() * 1000)
+    info = {"id": sid, "slug": "s", "version": "1.1.53", "projectID": "p" * 40, "directory": f"/home/dev/p{i % 7}",
+            "title": words(rng, 6), "time": {"created": t, "updated": t}}
+    messages: list[tuple[dict, list[dict]]] = []
+    for n, (kind, text, call) in enumerate(_session_turns(rng, file_kb * 1024)):
+        t += rng.randint(1000, 20000)
+        if kind == "user" or not messages or messages[-1][0]["role"] == "user":
+            role = "user" if kind == "user" else "assistant"
+            msg = {"id": f"msg_{t:012x}{n:04d}", "sessionID": sid, "role": role, "time": {"created": t}}
+            if role == "assistant":
+                msg.update(modelID="claude-sonnet-4-5", providerID="anthropic",
+                           tokens={"input": 900, "output": 80, "reasoning": 10, "cache": {"read": 4000, "write": 0}})
+            messages.append((msg, []))
+        parts = messages[-1][1]
+        pid = f"prt_{t:012x}{n:04d}"
+        if call is not None:
+            cid, tool, args = call
+            parts.append({"id": pid, "type": "tool", "callID": cid, "tool": tool,
+                          "state": {"status": "completed", "input": args, "output": text, "time": {"start": t, "end": t}}})
+        else:
+            parts.append({"id": pid, "type": "text", "text": text})
+    info["time"]["updated"] = t
+    return info, messages
+
+
+def gen_opencode_tree(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """`storage/session/<project>/ses_*.json` with `message/<ses>/msg_*.json` and
+    `part/<msg>/prt_*.json` beside it (pretty-printed, as OpenCode writes them)."""
+    storage = out / "opencode" / "storage"
+    paths = []
+    for i in range(files):
+        info, messages = _opencode_records(rng, i, file_kb)
+        p = storage / "session" / info["projectID"] / f"{info['id']}.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(info, indent=2))
+        for msg, parts in messages:
+            m = storage / "message" / info["id"] / f"{msg['id']}.json"
+            m.parent.mkdir(parents=True, exist_ok=True)
+            m.write_text(json.dumps(msg, indent=2))
+            for part in parts:
+                q = storage / "part" / msg["id"] / f"{part['id']}.json"
+                q.parent.mkdir(parents=True, exist_ok=True)
+                q.write_text(json.dumps({**part, "messageID": msg["id"], "sessionID": info["id"]}, indent=2))
+        paths.append(p)
+    return paths
+
+
+def gen_opencode_db(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """One `opencode.db` holding `files` sessions (rows of session, message and part; bodies as JSON
+    in `data`), checkpointed (OpenCode not running)."""
+    import sqlite3
+
+    db = out / "opencode-db" / "opencode.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(db)
+    con.executescript(
+        "CREATE TABLE session (id text PRIMARY KEY, project_id text, parent_id text, slug text, directory text,"
+        " title text, version text, time_created integer, time_updated integer);"
+        "CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, time_updated integer, data text);"
+        "CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer,"
+        " time_updated integer, data text);"
+        "CREATE INDEX message_session_idx ON message (session_id); CREATE INDEX part_session_idx ON part (session_id);")
+    for i in range(files):
+        info, messages = _opencode_records(rng, i, file_kb)
+        t = info["time"]
+        con.execute("INSERT INTO session VALUES (?, ?, NULL, 's', ?, ?, '1.2.0', ?, ?)",
+                    (info["id"], info["projectID"], info["directory"], info["title"], t["created"], t["updated"]))
+        for msg, parts in messages:
+            body = {k: v for k, v in msg.items() if k not in ("id", "sessionID")}
+            con.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                        (msg["id"], info["id"], msg["time"]["created"], msg["time"]["created"], json.dumps(body)))
+            con.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                            [(p["id"], msg["id"], info["id"], msg["time"]["created"], msg["time"]["created"],
+                              json.dumps({k: v for k, v in p.items() if k != "id"})) for p in parts])
+    con.commit()
+    con.close()
+    return [db]
+
+
+FORMATS: dict[str, Gen] = {
+    "copilot-cli": gen_copilot,
+    "pi": gen_pi,
+    "opencode (json tree)": gen_opencode_tree,
+    "opencode (sqlite)": gen_opencode_db,
+}
