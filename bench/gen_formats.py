@@ -7,6 +7,7 @@ with their outputs (most of the bytes), token usage. Text comes from a Zipf-ish 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import uuid
@@ -215,9 +216,108 @@ def gen_opencode_db(out: Path, rng: random.Random, files: int, file_kb: int) -> 
     return [db]
 
 
+
+# -- Gemini CLI, Aider -------------------------------------------------------------------------------
+
+def _gemini_messages(rng: random.Random, size: int, start: datetime) -> list[dict]:
+    """User and gemini messages (thoughts, tool calls with results, tokens) of about `size` bytes."""
+    out: list[dict] = []
+    t, n, total = start, 0, 0
+    while total < size:
+        n += 1
+        t += timedelta(seconds=rng.randint(2, 40))
+        if n % 4 == 1:
+            m = {"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": _iso(t), "type": "user",
+                 "content": [{"text": words(rng, rng.randint(5, 40))}]}
+        else:
+            calls = [{"id": f"c{n}{k}", "name": rng.choice(["read_file", "run_shell_command", "replace"]),
+                      "args": {"file_path": f"src/{words(rng, 1)}.py"}, "status": "success",
+                      "timestamp": _iso(t),
+                      "result": [{"functionResponse": {"id": f"c{n}{k}", "name": "read_file",
+                                                       "response": {"output": words(rng, rng.randint(50, 600))}}}]}
+                     for k in range(rng.randint(0, 2))]
+            m = {"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": _iso(t), "type": "gemini",
+                 "content": words(rng, rng.randint(10, 120)), "model": "gemini-2.5-pro",
+                 "thoughts": [{"subject": words(rng, 3), "description": words(rng, 40), "timestamp": _iso(t)}],
+                 "tokens": {"input": 9000, "output": 300, "cached": 4000, "thoughts": 120, "tool": 0, "total": 9420},
+                 "toolCalls": calls}
+        out.append(m)
+        total += len(json.dumps(m))
+    return out
+
+
+def gen_gemini_jsonl(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """~/.gemini/tmp/<hash>/chats/session-*.jsonl: metadata, messages re-appended when updated
+    (one in three), `$set` patches."""
+    paths = []
+    for i in range(files):
+        project = f"/home/dev/projects/p{i % 20}"
+        h = hashlib.sha256(project.encode()).hexdigest()
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        start = _T0 + timedelta(hours=i)
+        lines = [{"sessionId": sid, "projectHash": h, "startTime": _iso(start), "lastUpdated": _iso(start), "kind": "main"}]
+        for m in _gemini_messages(rng, file_kb * 1024, start):
+            lines.append(m)
+            if m["type"] == "gemini" and rng.random() < 0.33:
+                lines.append(m)  # re-appended with the same id
+            lines.append({"$set": {"lastUpdated": m["timestamp"]}})
+        p = out / "gemini" / "tmp" / h / "chats" / f"session-{i:05d}-{sid[:8]}.jsonl"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+        paths.append(p)
+    return paths
+
+
+def gen_gemini_json(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """The legacy single-document chat, pretty-printed with two spaces as Gemini wrote it."""
+    paths = []
+    for i in range(files):
+        project = f"/home/dev/projects/p{i % 20}"
+        h = hashlib.sha256(project.encode()).hexdigest()
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        start = _T0 + timedelta(hours=i)
+        msgs = _gemini_messages(rng, file_kb * 1024 * 2 // 3, start)  # (indentation adds a third)
+        doc = {"sessionId": sid, "projectHash": h, "startTime": _iso(start), "lastUpdated": msgs[-1]["timestamp"],
+               "messages": msgs}
+        p = out / "gemini-json" / "tmp" / h / "chats" / f"session-{i:05d}-{sid[:8]}.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+        paths.append(p)
+    return paths
+
+
+def gen_aider(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
+    """<project>/.aider.chat.history.md: a few sessions per file, tool output, replies with
+    SEARCH/REPLACE edits."""
+    paths = []
+    for i in range(files):
+        lines: list[str] = []
+        t = _T0 + timedelta(hours=i)
+        while sum(len(x) + 1 for x in lines) < file_kb * 1024:
+            t += timedelta(minutes=rng.randint(5, 300))
+            lines += ["", f"# aider chat started at {t:%Y-%m-%d %H:%M:%S}", "", "> Aider v0.86.1  ",
+                      "> Main model: gemini/gemini-2.5-pro with diff-fenced edit format  ", ""]
+            for _ in range(rng.randint(2, 8)):
+                lines += [f"#### {words(rng, rng.randint(5, 30))}  ", ""]
+                lines += [words(rng, rng.randint(10, 25)) for _ in range(rng.randint(2, 12))] + [""]
+                if rng.random() < 0.6:
+                    lines += ["```python", f"src/{words(rng, 1)}.py", "<<<<<<< SEARCH",
+                              *[words(rng, 8) for _ in range(rng.randint(1, 8))], "=======",
+                              *[words(rng, 8) for _ in range(rng.randint(1, 10))], ">>>>>>> REPLACE", "```", ""]
+                lines += ["> Tokens: 9.1k sent, 412 received.  ", "> Applied edit to src/x.py  ", ""]
+        p = out / "aider" / f"project{i:05d}" / ".aider.chat.history.md"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("\n".join(lines) + "\n")
+        paths.append(p)
+    return paths
+
+
 FORMATS: dict[str, Gen] = {
     "copilot-cli": gen_copilot,
     "pi": gen_pi,
     "opencode (json tree)": gen_opencode_tree,
     "opencode (sqlite)": gen_opencode_db,
+    "gemini-cli (jsonl)": gen_gemini_jsonl,
+    "gemini-cli (legacy json)": gen_gemini_json,
+    "aider": gen_aider,
 }

@@ -1,0 +1,543 @@
+"""Gemini CLI chats (`~/.gemini/tmp/<project>/chats/session-*.json` and `.jsonl`).
+
+Why: Gemini CLI keeps one file per chat in a folder named after the project's hash (or, since
+its project registry, a short slug), in two formats over time; this adapter reads both and names
+the project from what maps that hash to a folder.
+
+Formats read (content-sniffed, see FORMATS.md §3):
+  * legacy single JSON (until spring 2026): one pretty-printed document rewritten on every
+    message, `{"sessionId", "projectHash", "startTime", "lastUpdated", "kind"?, "summary"?,
+    "messages": [...]}`. Read whole (`base.load_json_document`): the header, then one record per
+    message, located where its JSON starts; its `account` counts records, not lines.
+  * JSONL (2026): line 1 the same metadata without `messages`, then one message record per line,
+    **re-appended with the same `id` when it is updated** (tool calls and results arriving): the
+    last version wins, at the place of the first; the lines of earlier versions become noise.
+    `{"$set": {...}}` patches the metadata (noise), `{"$rewindTo": "<id>"}` rewinds: that
+    message and everything after it are kept, marked off the active branch (`b` shows them).
+
+Messages: `type` user (`content` a string or a list of parts; `displayContent`, what the user
+typed, is shown when it has text), gemini (`thoughts` -> one THINKING entry, `content` -> TEXT,
+each of `toolCalls` -> TOOL_USE plus its TOOL_RESULT from the `functionResponse` parts or
+`resultDisplay`; `status: error` marks the result an error), info / warning / error -> SYSTEM.
+Other types are kept as unknown records. Entry ids: the message id, `<id>.thinking`,
+`<id>.<call id>` and `<id>.<call id>.result`.
+
+Tokens (`tokens` on gemini messages, counted once per message id): Gemini's `input` includes
+`cached`, so input = input - cached (+ `tool`, the tool-use prompt), cache_read = cached,
+output = output + thoughts.
+
+Project: the folder the chat's project folder maps to, first found of: the `.project_root`
+marker Gemini's registry writes into the project's temp folder; a metadata `directories` entry
+whose sha256 is `projectHash`; Gemini's registry `projects.json` (path -> slug, beside `tmp/`);
+the sha256 of the working directory, its parents, and the folders of the config's
+`project_roots` (each and its direct subfolders). Else the hash itself (the library replaces it
+by a known session's project that hashes to it, core/catalog/library.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import replace
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+from ..jsonl import ParsedLine, RecordFile
+from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
+from ..listing import FIELDS, Ends, QuickMeta, last_stamp
+from .base import Adapter, LoadedSession, RecordParser, first_json_lines, load_json_document, token_count
+from .base import json_text as _dumps
+
+NAME = "gemini-cli"
+AGENT = "gemini-cli"
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_JSON_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"sessionId"\s*:\s*"([^"\\]*)"\s*,\s*"projectHash"\s*:')
+_SYSTEM_TYPES = {"info": False, "warning": False, "error": True}
+
+
+def is_metadata(value: Any) -> bool:
+    """A chat's metadata record: `sessionId` and `projectHash`, no message `type`."""
+    return isinstance(value, dict) and "sessionId" in value and "projectHash" in value and "type" not in value
+
+
+class GeminiAdapter(Adapter):
+    name = NAME
+    agent = AGENT
+    suffixes = (".jsonl", ".json")
+
+    def sniff(self, path: str, head: bytes) -> bool:
+        if path.endswith(".json"):
+            return _JSON_HEAD.match(head) is not None
+        objs = first_json_lines(head, 1)
+        return bool(objs) and is_metadata(objs[0])
+
+    def parser(self, path: str) -> GeminiParser:
+        return GeminiParser(path)
+
+    def reads_whole(self, path: str) -> bool:
+        return path.endswith(".json")  # the legacy chat is rewritten whole on every message
+
+    def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        if path.endswith(".json"):
+            return load_json_document(self.parser(path), path, "messages")
+        return super().load(path, record_file)
+
+    def quick(self, ends: Ends) -> QuickMeta:
+        """JSONL: the metadata line gives id, kind, start and project; the first user message the
+        title unless a summary may come later; the tail the last time. A legacy JSON document is
+        parsed when it was read whole, else only its id is known."""
+        if ends.path.endswith(".json"):
+            if ends.whole:
+                s = self.load(ends.path)[0].session
+                return ends.meta(self, (), session_id=s.id, kind=s.kind, project=s.project,
+                                 title=s.title, first_timestamp=s.first_timestamp,
+                                 last_timestamp=s.last_timestamp)
+            m = _JSON_HEAD.match(ends.head.buf)
+            sid = m.group(1).decode("utf-8", "replace") if m and m.group(1) else None
+            return ends.meta(self, [f for f in FIELDS if f != "session_id" or not sid], session_id=sid)
+        parser = self.parser(ends.path)
+        title_seen = False
+        for piece in ends.head_pieces():
+            values = ends.head.values(piece)
+            if values is None:
+                continue
+            for value in values:
+                parser.observe(value)
+            if parser.meta is not None and parser.first_prompt is not None and not ends.whole:
+                title_seen = True
+                break  # (a whole file is read to its end: a `$set` summary may title it)
+        last = last_stamp(ends, _stamp)
+        meta = parser.meta or {}
+        unsure: set[str] = set()
+        if not ends.whole:
+            if parser.meta is None:
+                unsure.update(FIELDS)
+            if not title_seen or meta.get("summary") is None:
+                unsure.add("title")  # a `$set` summary may come later and title the session
+            if last is None:
+                unsure.add("last_timestamp")
+        first = parse_timestamp(meta.get("startTime")) or parser.first_ts
+        last = max((t for t in (last, parse_timestamp(meta.get("lastUpdated")), first) if t), default=None)
+        ident = parser.identity()
+        return ends.meta(self, unsure, session_id=ident["id"], kind=ident["kind"], project=ident["project"],
+                         title=parser.title(), first_timestamp=first, last_timestamp=last)
+
+
+def _stamp(value: Any) -> datetime | None:
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("$set"), dict):
+        return parse_timestamp(value["$set"].get("lastUpdated"))
+    return parse_timestamp(value.get("timestamp")) or parse_timestamp(value.get("lastUpdated"))
+
+
+class _Record:
+    """One fed message version (or any other record that gave entries), in file order."""
+
+    __slots__ = ("mid", "entries", "locator", "usage")
+
+    def __init__(self, mid: str | None, entries: list[Entry], locator: Locator, usage: TokenUsage) -> None:
+        self.mid = mid
+        self.entries = entries
+        self.locator = locator
+        self.usage = usage
+
+
+class GeminiParser(RecordParser):
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.meta: dict[str, Any] | None = None
+        self.first_prompt: str | None = None
+        self.first_ts: datetime | None = None
+        self.records: list[_Record] = []
+        self.noise: list[Locator] = []
+        self.warnings: list[str] = []
+        self._rewinds: list[tuple[str, int]] = []  # (message id, records fed before the rewind)
+
+    # -- metadata ------------------------------------------------------------------------
+    def observe(self, value: Any) -> None:
+        """What a record tells the session (metadata, patches, the first prompt, times)."""
+        if not isinstance(value, dict):
+            return
+        if is_metadata(value):
+            if self.meta is None:
+                self.meta = dict(value)
+            return
+        patch = value.get("$set")
+        if isinstance(patch, dict):
+            if self.meta is not None:
+                self.meta.update(patch)
+            return
+        ts = parse_timestamp(value.get("timestamp"))
+        if ts is not None and self.first_ts is None:
+            self.first_ts = ts
+        if value.get("type") == "user" and self.first_prompt is None:
+            text = _user_text(value).strip()
+            if text:
+                self.first_prompt = " ".join(text.split())
+
+    def title(self) -> str | None:
+        summary = (self.meta or {}).get("summary")
+        title = summary if isinstance(summary, str) and summary.strip() else self.first_prompt
+        return truncate(" ".join(title.split()), 200) if title else None
+
+    def identity(self) -> dict[str, Any]:
+        meta = self.meta or {}
+        sid = meta.get("sessionId")
+        kind = SessionKind.SUBAGENT if meta.get("kind") == "subagent" else SessionKind.MAIN
+        parent = None
+        folder = os.path.dirname(self.path)
+        if kind is SessionKind.SUBAGENT and os.path.basename(folder) != "chats":
+            parent = os.path.basename(folder)  # chats/<parent session id>/<session id>.jsonl
+        return {
+            "id": sid if isinstance(sid, str) and sid else _stem(self.path),
+            "kind": kind,
+            "parent_id": parent,
+            "project": project_of(self.path, meta),
+        }
+
+    # -- records -------------------------------------------------------------------------
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        entries = super().feed(parsed)
+        if not entries:
+            self.noise.append(self.locator(parsed))
+        elif not parsed.ok or not any(isinstance(v, dict) and "id" in v and "type" in v for v in parsed.values):
+            self.records.append(_Record(None, entries, self.locator(parsed), TokenUsage()))
+        return entries
+
+    def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
+        out: list[Entry] = []
+        for value in parsed.values:
+            self.observe(value)
+            if not isinstance(value, dict):
+                out.append(self.unknown_entry(parsed))
+                continue
+            if is_metadata(value) or isinstance(value.get("$set"), dict):
+                continue
+            target = value.get("$rewindTo")
+            if isinstance(target, str):
+                self._rewinds.append((target, len(self.records)))
+                continue
+            mid, mtype = value.get("id"), value.get("type")
+            if not isinstance(mid, str) or not isinstance(mtype, str):
+                out.append(self.unknown_entry(parsed))
+                continue
+            try:
+                entries, usage = self._message(value, mid, mtype, parsed)
+            except Exception:  # noqa: BLE001 - a message of an unexpected shape must not stop a load
+                entries, usage = [self.unknown_entry(parsed)], TokenUsage()
+            if entries:
+                self.records.append(_Record(mid, entries, self.locator(parsed), usage))
+            out.extend(entries)
+        return out, True
+
+    def _message(self, m: dict[str, Any], mid: str, mtype: str,
+                 parsed: ParsedLine) -> tuple[list[Entry], TokenUsage]:
+        loc = self.locator(parsed)
+        ts = parse_timestamp(m.get("timestamp"))
+        model = m.get("model") if isinstance(m.get("model"), str) else None
+        if mtype == "user":
+            return [Entry(mid, Role.USER.value, EntryKind.TEXT, _user_text(m), loc, timestamp=ts,
+                          message_id=mid, raw_type=mtype)], TokenUsage()
+        if mtype in _SYSTEM_TYPES:
+            return [Entry(mid, Role.SYSTEM.value, EntryKind.SYSTEM, _parts_text(m.get("content")), loc,
+                          timestamp=ts, is_error=_SYSTEM_TYPES[mtype], message_id=mid, raw_type=mtype)], TokenUsage()
+        if mtype != "gemini":
+            return [self.unknown_entry(parsed, mtype)], TokenUsage()
+        out: list[Entry] = []
+        common = {"timestamp": ts, "message_id": mid, "model": model, "raw_type": mtype}
+        thoughts = _thoughts_text(m.get("thoughts"))
+        if thoughts:
+            out.append(Entry(f"{mid}.thinking", Role.ASSISTANT.value, EntryKind.THINKING, thoughts, loc, **common))
+        text = _parts_text(m.get("content"))
+        if text:
+            out.append(Entry(mid, Role.ASSISTANT.value, EntryKind.TEXT, text, loc, **common))
+        calls = m.get("toolCalls")
+        for n, call in enumerate(calls if isinstance(calls, list) else ()):
+            if not isinstance(call, dict):
+                continue
+            cid = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call{n}"
+            name = call.get("name") if isinstance(call.get("name"), str) else "tool"
+            out.append(Entry(f"{mid}.{cid}", Role.ASSISTANT.value, EntryKind.TOOL_USE, _dumps(call.get("args")),
+                             loc, tool_name=name, tool_input=call.get("args"), tool_use_id=cid, **common))
+            result = _result_text(call)
+            if result is not None or "status" in call:
+                out.append(Entry(f"{mid}.{cid}.result", Role.TOOL.value, EntryKind.TOOL_RESULT, result or "",
+                                 loc, timestamp=parse_timestamp(call.get("timestamp")) or ts,
+                                 tool_name=name, tool_use_id=cid, is_error=call.get("status") == "error",
+                                 message_id=mid, raw_type="toolCall"))
+        return out, _usage(m.get("tokens"))
+
+    # -- the session ---------------------------------------------------------------------
+    def finish(self) -> list[LoadedSession]:
+        first_of: dict[str, int] = {}
+        last_of: dict[str, int] = {}
+        for i, rec in enumerate(self.records):
+            if rec.mid is not None:
+                first_of.setdefault(rec.mid, i)
+                last_of[rec.mid] = i
+        # An earlier version's line leaves the conversation (still shown raw, as noise).
+        kept = {rec.locator for i, rec in enumerate(self.records) if rec.mid is None or last_of[rec.mid] == i}
+        for loc in dict.fromkeys(rec.locator for rec in self.records if rec.locator not in kept):
+            self.account.conversation -= 1
+            self.account.noise += 1
+            self.noise.append(loc)
+        # A rewind takes its target message and everything fed after it (before the rewind).
+        off: set[int] = set()
+        for target, fed in self._rewinds:
+            start = first_of.get(target)
+            if start is not None:
+                off.update(range(start, fed))
+        entries = self._ordered(last_of, first_of, off)
+        usage = TokenUsage()
+        for i in last_of.values():
+            usage = usage + self.records[i].usage
+        models: list[str] = []
+        for e in entries:
+            if e.model and e.model not in models:
+                models.append(e.model)
+        ident = self.identity()
+        meta = self.meta or {}
+        if self.meta is None:
+            self.warnings.append("no Gemini CLI metadata record: session id taken from the file name")
+        stamps = [e.timestamp for e in entries if e.timestamp and e.kind is not EntryKind.UNKNOWN]
+        first = parse_timestamp(meta.get("startTime")) or (min(stamps) if stamps else None)
+        last = max((t for t in (parse_timestamp(meta.get("lastUpdated")), *stamps, first) if t), default=None)
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        session = Session(
+            id=ident["id"], agent=AGENT, source_format=NAME, paths=(self.path,), kind=ident["kind"],
+            project=ident["project"], title=self.title(), first_timestamp=first, last_timestamp=last,
+            entry_count=sum(1 for e in entries if e.kind is not EntryKind.MALFORMED and e.on_active_branch),
+            models=tuple(models), usage=usage, parent_id=ident["parent_id"],
+            line_count=self.account.lines, malformed_count=self.account.malformed,
+            noise_count=self.account.noise, size=size)
+        return [LoadedSession(session, entries, self.noise, self.account, self.warnings)]
+
+    def _placed(self, rec: _Record, rewound: bool) -> list[Entry]:
+        if not rewound:
+            return rec.entries
+        return [replace(e, on_active_branch=False) for e in rec.entries]
+
+    def _ordered(self, last_of: dict[str, int], first_of: dict[str, int], off: set[int]) -> list[Entry]:
+        """Entries in the order messages first appeared, each with its last version's content."""
+        out: list[Entry] = []
+        for i, rec in enumerate(self.records):
+            if rec.mid is None:
+                out.extend(self._placed(rec, i in off))
+            elif first_of[rec.mid] == i:
+                out.extend(self._placed(self.records[last_of[rec.mid]], i in off))
+        return out
+
+
+# -- content ---------------------------------------------------------------------------------
+def _parts_text(content: Any) -> str:
+    """A `PartListUnion` as text: a string, a part, or a list of them; the text of text parts
+    (function calls and responses inside content are left to the tool call entries)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for part in content:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
+            out.append(part["text"])
+    return "".join(out)
+
+
+def _user_text(m: dict[str, Any]) -> str:
+    shown = _parts_text(m.get("displayContent"))
+    return shown if shown.strip() else _parts_text(m.get("content"))
+
+
+def _thoughts_text(thoughts: Any) -> str:
+    if not isinstance(thoughts, list):
+        return ""
+    out = []
+    for t in thoughts:
+        if not isinstance(t, dict):
+            continue
+        subject = t.get("subject") if isinstance(t.get("subject"), str) else ""
+        desc = t.get("description") if isinstance(t.get("description"), str) else ""
+        out.append(f"**{subject}**\n{desc}" if subject and desc else subject or desc)
+    return "\n\n".join(o for o in out if o)
+
+
+def _result_text(call: dict[str, Any]) -> str | None:
+    """A tool call's output: the `functionResponse` parts' `output` (or `error`, or the response
+    as JSON), else `resultDisplay` when it is text; None when the call has no result yet."""
+    result = call.get("result")
+    parts = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
+    texts = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        fr = part.get("functionResponse")
+        if isinstance(fr, dict):
+            resp = fr.get("response")
+            if isinstance(resp, dict):
+                value = resp.get("output", resp.get("error", resp))
+                texts.append(value if isinstance(value, str) else _dumps(value))
+            elif resp is not None:
+                texts.append(resp if isinstance(resp, str) else _dumps(resp))
+        elif isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    if texts:
+        return "\n".join(texts)
+    display = call.get("resultDisplay")
+    if isinstance(display, str) and display:
+        return display
+    if isinstance(display, dict):
+        return _dumps(display)
+    return None
+
+
+def _usage(tokens: Any) -> TokenUsage:
+    if not isinstance(tokens, dict):
+        return TokenUsage()
+
+    def n(key: str) -> int:
+        return token_count(tokens, key)
+
+    cached = n("cached")
+    return TokenUsage(max(n("input") - cached, 0) + n("tool"), n("output") + n("thoughts"), cached, 0)
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+# -- the project ---------------------------------------------------------------------------------
+def path_hash(folder: str) -> str:
+    """Gemini's `projectHash` of a project folder: the sha256 of its absolute path."""
+    return hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def project_of(path: str, meta: dict[str, Any]) -> str | None:
+    """The project folder of the chat at `path` (see the module docstring), else its hash."""
+    phash = meta.get("projectHash")
+    phash = phash if isinstance(phash, str) and phash else None
+    project_dir = _project_dir(path)
+    if project_dir is not None:
+        marked = _read_marker(os.path.join(project_dir, ".project_root"))
+        if marked:
+            return marked
+    dirs = meta.get("directories")
+    if phash and isinstance(dirs, list):
+        for d in dirs:
+            if isinstance(d, str) and d and path_hash(d) == phash:
+                return d
+    if project_dir is not None:
+        registry = _registry_of(os.path.dirname(os.path.dirname(project_dir)))
+        slug = os.path.basename(project_dir)
+        for folder, sid in registry:
+            if sid == slug or (phash and path_hash(folder) == phash):
+                return folder
+    if phash:
+        found = known_folders().get(phash)
+        if found:
+            return found
+    return phash or (os.path.basename(project_dir) if project_dir else None)
+
+
+def _project_dir(path: str) -> str | None:
+    """`tmp/<project>` of `tmp/<project>/chats/x.json` or `tmp/<project>/chats/<parent>/x.jsonl`."""
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(2):
+        if os.path.basename(d) == "chats":
+            return os.path.dirname(d)
+        d = os.path.dirname(d)
+    return None
+
+
+def _read_marker(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    return text if text.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[\\/]", text) else None
+
+
+def _registry_of(gemini_dir: str) -> tuple[tuple[str, str], ...]:
+    """Gemini's project registry `<gemini dir>/projects.json`: (folder, slug) pairs."""
+    p = os.path.join(gemini_dir, "projects.json")
+    try:
+        st = os.stat(p)
+    except OSError:
+        return ()
+    return _read_registry(p, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=16)
+def _read_registry(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]:
+    try:
+        with open(path, "rb") as fh:
+            data = orjson.loads(fh.read(1 << 22))
+    except (OSError, orjson.JSONDecodeError):
+        return ()
+    projects = data.get("projects") if isinstance(data, dict) else None
+    if not isinstance(projects, dict):
+        return ()
+    return tuple((k, v) for k, v in projects.items() if isinstance(k, str) and isinstance(v, str))
+
+
+def known_folders() -> dict[str, str]:
+    """projectHash -> folder for the folders a user works in that sessionscope knows without
+    reading any session: the working directory and its parents, and the config's
+    `project_roots` with their direct subfolders."""
+    from ...config import config_path, load_config
+
+    p = config_path()
+    try:
+        st = p.stat()
+        key = (str(p), st.st_mtime_ns)
+    except OSError:
+        key = (str(p), 0)
+    roots = load_config(p).project_roots if key[1] else ()
+    return _known(os.getcwd(), roots)
+
+
+@lru_cache(maxsize=8)
+def _known(cwd: str, roots: tuple[str, ...]) -> dict[str, str]:
+    folders: list[str] = []
+    d = cwd
+    while True:
+        folders.append(d)
+        up = os.path.dirname(d)
+        if up == d:
+            break
+        d = up
+    for root in roots:
+        root = os.path.abspath(os.path.expanduser(root))
+        folders.append(root)
+        try:
+            with os.scandir(root) as it:
+                folders.extend(e.path for e in it if e.is_dir(follow_symlinks=True))
+        except OSError:
+            continue
+    return {path_hash(f): f for f in folders}
+
+
+def resolve_hashed(sessions: list[Session], projects: set[str]) -> list[Session]:
+    """Gemini sessions whose project is still a hash, named by a known project (of any
+    agent's session) that hashes to it; the others unchanged."""
+    todo = [s for s in sessions if s.agent == AGENT and s.project and _HEX64.fullmatch(s.project)]
+    if not todo:
+        return sessions
+    table = {path_hash(p): p for p in projects if p and not _HEX64.fullmatch(p)}
+    fixed = {id(s): replace(s, project=table[s.project]) for s in todo if s.project in table}
+    return [fixed.get(id(s), s) for s in sessions] if fixed else sessions
+
+
+__all__ = ["GeminiAdapter", "GeminiParser", "path_hash", "project_of", "resolve_hashed"]

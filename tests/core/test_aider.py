@@ -1,0 +1,187 @@
+"""Aider chat histories: sessions split at their headers, user/output/reply blocks, edits as
+Edit calls (diffs), times from the input history, and finding the files in project folders."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, DATA, NO_CORPUS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.catalog.library import Library
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.config import Config
+from sessionscope.core.model import EntryKind
+from sessionscope.core.read.adapters import default_registry
+from sessionscope.core.read.adapters.aider import AiderAdapter
+from sessionscope.core.read.discovery import Root, project_roots, resolve_roots
+from sessionscope.core.read.listing import quick_meta
+from sessionscope.core.read.resume import resume_command
+from sessionscope.core.read.transcript import diff_of
+
+REG = default_registry()
+SHOP = DATA / "aider" / "shop"
+HISTORY = SHOP / ".aider.chat.history.md"
+REAL = CORPUS / "aider" / "Simple-Calulator__.aider.chat.history.md"
+
+
+def load(path: Path):
+    adapter = REG.sniff(str(path))
+    assert isinstance(adapter, AiderAdapter), path
+    loaded = adapter.load(str(path))
+    for ls in loaded:
+        assert ls.account.holds(), ls.account
+    return loaded
+
+
+def test_sessions_blocks_and_times() -> None:
+    first, second = load(HISTORY)
+    assert first.session.id != second.session.id
+    assert first.session.title == "fix the rounding in cart totals"
+    assert first.session.project == str(SHOP.resolve())
+    assert first.session.models == ("anthropic/claude-sonnet-4",)
+    # "2.1k sent, 1.5k cache hit, 120 received": the cached part is not input again
+    u = first.session.usage
+    assert (u.input, u.cache_read, u.output) == (600, 1500, 120)
+    roles = [(e.role, e.kind) for e in first.entries]
+    assert roles[:4] == [("system", EntryKind.SYSTEM), ("user", EntryKind.TEXT),
+                         ("assistant", EntryKind.TEXT), ("assistant", EntryKind.TOOL_USE)]
+    # the user's time from .aider.input.history; a reply takes the time before it
+    assert first.entries[1].timestamp.strftime("%H:%M:%S.%f") == "14:00:05.123456"
+    assert first.entries[2].timestamp == first.entries[1].timestamp
+    assert second.session.title == "add a docstring to checkout keep it short"
+    assert second.entries[1].text == "add a docstring to checkout\nkeep it short"  # one message
+    assert second.entries[1].timestamp.strftime("%H:%M:%S") == "09:30:10"
+    assert second.entries[-1].text == "^C KeyboardInterrupt"
+
+
+def test_edit_blocks_are_edit_calls_shown_as_diffs() -> None:
+    first, second = load(HISTORY)
+    for ls, fname in ((first, "shop/cart.py"), (second, "shop/checkout.py")):  # diff and diff-fenced
+        [edit] = [e for e in ls.entries if e.kind is EntryKind.TOOL_USE]
+        assert edit.tool_name == "Edit" and edit.tool_input["file_path"] == fname
+        lines = diff_of(edit)
+        assert lines and any(d.tag == "+" for d in lines)
+    text = " ".join(e.text for e in first.entries if e.kind is EntryKind.TEXT)
+    assert "SEARCH" not in text and "shop/cart.py" not in text
+
+
+def test_ids_stay_put_while_the_file_grows(tmp_path: Path) -> None:
+    target = tmp_path / ".aider.chat.history.md"
+    shutil.copy(HISTORY, target)
+    before = [ls.session.id for ls in load(target)]
+    with open(target, "a") as fh:
+        fh.write("\n# aider chat started at 2026-03-12 08:00:00\n\n#### one more\n")
+    after = load(target)
+    assert [ls.session.id for ls in after][:2] == before and len(after) == 3
+
+
+def test_text_before_the_first_header_is_malformed_not_lost(tmp_path: Path) -> None:
+    target = tmp_path / "x.chat.history.md"
+    target.write_text("stray line\n" + HISTORY.read_text())
+    first = AiderAdapter().load(str(target))[0]  # (not sniffed as Aider's: its first line is not a header)
+    assert first.account.malformed == 1 and first.entries[0].kind is EntryKind.MALFORMED
+
+
+@pytest.mark.skipif(not REAL.exists(), reason=NO_CORPUS)
+def test_real_history() -> None:
+    [ls] = load(REAL)
+    s = ls.session
+    assert s.title == "give me a quick summarized overview of this repo"
+    assert s.models[0] == "gemini/gemini-2.5-pro-exp-03-25"
+    edits = [e for e in ls.entries if e.kind is EntryKind.TOOL_USE]
+    assert len(edits) == 26 and all(e.tool_input["file_path"] for e in edits)
+    users = [e for e in ls.entries if e.role == "user"]
+    assert users[0].timestamp.strftime("%H:%M:%S") == "17:06:57"  # from the input history beside it
+    assert ls.account.malformed == 0 and ls.account.lines == 2844
+
+
+def test_quick_listing_agrees_with_the_full_parse() -> None:
+    for path in [HISTORY] + ([REAL] if REAL.exists() else []):
+        meta = quick_meta(str(path), REG)
+        s = load(path)[-1].session
+        assert meta.error is None and meta.agent == "aider" and meta.project == s.project
+        for name, value in (("session_id", s.id), ("title", s.title), ("first_timestamp", s.first_timestamp),
+                            ("last_timestamp", s.last_timestamp)):
+            if meta.knows(name):
+                assert getattr(meta, name) == value, name
+
+
+def test_found_in_project_folders_never_by_a_walk(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("AIDER_CHAT_HISTORY_FILE", raising=False)
+    code = tmp_path / "code"
+    shutil.copytree(SHOP, code / "shop")
+    deep = code / "shop" / "vendor" / "lib"
+    deep.mkdir(parents=True)
+    shutil.copy(HISTORY, deep / ".aider.chat.history.md")  # below a project: not looked at
+    roots = project_roots(Config(project_roots=(str(code),)), env={}, cwd=str(tmp_path))
+    assert [r.path for r in roots] == [str(code / "shop")]  # the folders holding a history
+    assert all(r.shallow for r in roots)
+    lib = Library(roots, catalog=Catalog(None))
+    lib.scan()
+    paths = {s.path for s in lib.sessions()}
+    assert paths == {str(code / "shop" / ".aider.chat.history.md")}
+
+
+def test_known_projects_folders_are_looked_in(tmp_path: Path) -> None:
+    proj = tmp_path / "elsewhere"
+    shutil.copytree(SHOP, proj)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "x.jsonl").write_text('{"session_id": "s1", "agent_id": "my-agent", '
+                                  f'"started_at": "2026-03-01T00:00:00Z", "cwd": "{proj}"}}\n')
+    catalog = Catalog(tmp_path / "cat.db")
+    lib = Library([Root(str(logs), "config", explicit=True), Root(str(tmp_path / "nope"), "claude-code")],
+                  catalog=catalog)  # (a default root: the known projects are looked in)
+    lib.scan()
+    lib.scan()  # the second scan knows the session's project from the catalog
+    assert {s.agent for s in lib.sessions()} == {"my-agent", "aider"}
+    again = Library([Root(str(logs), "config", explicit=True), Root(str(tmp_path / "nope"), "claude-code")],
+                    catalog=catalog)
+    again.load_cached()
+    assert {s.agent for s in again.sessions()} == {"my-agent", "aider"}
+    named = Library([Root(str(logs), "--root")], catalog=Catalog(None))  # only the roots given
+    named.scan()
+    assert {s.agent for s in named.sessions()} == {"my-agent"}
+
+
+def test_resolve_roots_adds_project_folders_only_with_the_defaults(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert not any(r.shallow for r in resolve_roots(config=Config()))  # no history here: no root
+    shutil.copy(HISTORY, tmp_path / ".aider.chat.history.md")
+    assert any(r.shallow and r.path == str(tmp_path) for r in resolve_roots(config=Config()))
+    assert not any(r.shallow for r in resolve_roots([str(tmp_path)], config=Config()))
+
+
+def test_env_names_another_history_file(tmp_path: Path, monkeypatch) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    shutil.copy(HISTORY, proj / "chat.md")
+    monkeypatch.setenv("AIDER_CHAT_HISTORY_FILE", str(proj / "chat.md"))
+    adapter = AiderAdapter()
+    assert adapter.project_files == (".aider.chat.history.md", "chat.md")
+    assert adapter.sniff(str(proj / "chat.md"), (proj / "chat.md").read_bytes())
+    roots = project_roots(Config(), cwd=str(tmp_path))
+    assert str(proj) in [r.path for r in roots]
+
+
+def test_resume_restores_the_history_in_its_folder() -> None:
+    s = load(HISTORY)[0].session
+    cmd = resume_command(s)
+    assert cmd is not None and cmd.cwd == s.project
+    assert cmd.argv == ("aider", "--restore-chat-history", "--chat-history-file", str(HISTORY))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=400), prefix=st.booleans())
+def test_any_bytes_read_without_a_crash(tmp_path: Path, data: bytes, prefix: bool) -> None:
+    target = tmp_path / ".aider.chat.history.md"
+    target.write_bytes((b"# aider chat started at 2026-01-01 00:00:00\n" if prefix else b"") + data)
+    loaded = AiderAdapter().load(str(target))
+    for ls in loaded:
+        assert ls.account.holds()
+    if prefix:
+        assert loaded

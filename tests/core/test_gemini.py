@@ -1,0 +1,212 @@
+"""Gemini CLI chats: the legacy JSON document and the JSONL of 2026, on the real files and on
+fixtures (tests/data/gemini) that hold what the real ones lack (tool calls in a legacy file,
+`$rewindTo`, a subagent, a broken line, a project named by Gemini's marker or only by its hash)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import CORPUS, DATA, NO_CORPUS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.catalog.library import Library
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.model import EntryKind, SessionKind
+from sessionscope.core.read.adapters import default_registry
+from sessionscope.core.read.adapters.gemini import GeminiAdapter, path_hash
+from sessionscope.core.read.discovery import Root, default_roots
+from sessionscope.core.read.listing import quick_meta
+from sessionscope.core.read.resume import resume_command
+
+REG = default_registry()
+GEM = DATA / "gemini" / "tmp"
+LEGACY = GEM / "webshop" / "chats" / "session-2025-11-02T09-00-7d1e0f52.json"
+JSONL = GEM / "9f2c0d1e" / "chats" / "session-2026-04-01T10-00-3c9a77e1.jsonl"
+SUB = GEM / "9f2c0d1e" / "chats" / "3c9a77e1-2222-4d3e-8f00-bbbbbbbbbbbb" / "5e5e5e5e-3333-4444-8888-cccccccccccc.jsonl"
+REAL_JSONL = CORPUS / "gemini" / "VibeCodingTracker__test_conversation_gemini.jsonl"
+REAL_JSON = CORPUS / "gemini" / "VibeCodingTracker__test_conversation_gemini@b36a8d3.json"
+needs_corpus = pytest.mark.skipif(not REAL_JSONL.exists(), reason=NO_CORPUS)
+
+
+def load(path: Path):
+    adapter = REG.sniff(str(path))
+    assert isinstance(adapter, GeminiAdapter), path
+    [ls] = adapter.load(str(path))
+    assert ls.account.holds(), ls.account
+    return ls
+
+
+@needs_corpus
+def test_real_jsonl_keeps_the_last_version_of_each_reappended_message() -> None:
+    ls = load(REAL_JSONL)
+    ids = [e.id for e in ls.entries]
+    assert len(ids) == len(set(ids))  # five message ids are written twice in this file
+    lines = [json.loads(x) for x in REAL_JSONL.read_text().splitlines()]
+    twice = {d["id"] for d in lines if "id" in d and sum(1 for o in lines if o.get("id") == d["id"]) > 1}
+    assert len(twice) == 5
+    # the earlier versions' lines are noise, with the metadata and the `$set` patches
+    sets = sum(1 for d in lines if "$set" in d)
+    assert ls.account.noise == 1 + sets + len(twice)
+    s = ls.session
+    assert s.id == "0ab84937-9fe7-4284-986a-33c832af0b6a" and s.kind is SessionKind.MAIN
+    assert s.title == "/init"  # the displayContent, not the expanded prompt
+    assert s.models == ("gemini-3-flash-preview", "gemini-3.1-pro-preview")
+    kinds = {e.kind for e in ls.entries}
+    assert {EntryKind.TOOL_USE, EntryKind.TOOL_RESULT, EntryKind.THINKING, EntryKind.SYSTEM} <= kinds
+    calls = {e.tool_use_id for e in ls.entries if e.kind is EntryKind.TOOL_USE}
+    results = {e.tool_use_id for e in ls.entries if e.kind is EntryKind.TOOL_RESULT}
+    assert calls == results
+    assert s.project == s.project and len(s.project) == 64  # no folder known here: the hash
+
+
+@needs_corpus
+def test_real_legacy_json_is_read_as_records() -> None:
+    ls = load(REAL_JSON)
+    s = ls.session
+    assert s.id == "eefc44a3-0832-4bc0-ac33-fa668f038213"
+    assert ls.account.lines == 1 + 19  # the header and one record per message
+    assert s.usage.cache_read > 0 and s.usage.output > 0
+    first = ls.entries[0]
+    assert first.role == "user" and first.locator.line == 7  # where its JSON starts in the file
+    assert sum(e.kind is EntryKind.THINKING for e in ls.entries) == 17
+
+
+def test_legacy_tool_calls_list_content_and_marker_project() -> None:
+    ls = load(LEGACY)
+    s = ls.session
+    assert s.project == "/home/dev/projects/webshop"  # from Gemini's .project_root marker
+    assert s.title == "why does checkout fail?"  # list-typed user content joined
+    by_id = {e.id: e for e in ls.entries}
+    assert by_id["m2.c1"].tool_input == {"file_path": "shop/checkout.py"}
+    assert by_id["m2.c1.result"].text.startswith("def checkout")
+    assert by_id["m2.c2.result"].is_error and "ZeroDivisionError" in by_id["m2.c2.result"].text
+    assert by_id["m3"].kind is EntryKind.SYSTEM
+    # input excludes the cached part; thoughts count as output
+    assert (s.usage.input, s.usage.cache_read, s.usage.output) == (600 + 200, 400 + 1000, 70 + 30)
+
+
+def test_jsonl_patches_rewinds_duplicates_and_a_broken_line() -> None:
+    ls = load(JSONL)
+    s = ls.session
+    assert s.title == "Retry for the webhook sender"  # the `$set` summary
+    assert s.last_timestamp.isoformat().startswith("2026-04-01T10:03:00")
+    by_id = {e.id: e for e in ls.entries}
+    assert by_id["g1.t1.result"].text == "def send(): post()"  # the last version of g1
+    assert not by_id["u2"].on_active_branch  # rewound
+    assert all(e.on_active_branch for e in ls.entries if e.id != "u2")
+    assert by_id["u3"].text == "use tenacity instead"  # what the user typed
+    assert by_id["L13"].kind is EntryKind.UNKNOWN
+    assert ls.account.malformed == 1 and by_id["L6"].kind is EntryKind.MALFORMED
+    assert s.entry_count == sum(1 for e in ls.entries if e.kind is not EntryKind.MALFORMED) - 1
+
+
+def test_subagent_names_its_parent() -> None:
+    s = load(SUB).session
+    assert s.kind is SessionKind.SUBAGENT and s.parent_id == "3c9a77e1-2222-4d3e-8f00-bbbbbbbbbbbb"
+
+
+def _copy_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "gemini" / "tmp"
+    shutil.copytree(GEM, root)
+    return root
+
+
+def test_project_named_by_the_registry_by_a_known_project_else_the_hash(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path)
+    root = _copy_tree(tmp_path)
+    path = root / "9f2c0d1e" / "chats" / JSONL.name
+    digest = hashlib.sha256(b"/home/dev/projects/gemini-demo").hexdigest()
+    assert load(path).session.project == digest
+    # Gemini's own registry (path -> slug of the temp folder) names it
+    (root.parent / "projects.json").write_text(json.dumps({"projects": {"/home/dev/projects/gemini-demo": "9f2c0d1e"}}))
+    assert load(path).session.project == "/home/dev/projects/gemini-demo"
+    # a configured project root names it too (its subfolder hashes to the chat's projectHash)
+    (root.parent / "projects.json").unlink()
+    proj = tmp_path / "code" / "shop"
+    proj.mkdir(parents=True)
+    lines = path.read_text().splitlines()
+    meta = json.loads(lines[0])
+    meta["projectHash"] = path_hash(str(proj))
+    path.write_text("\n".join([json.dumps(meta), *lines[1:]]) + "\n")
+    assert load(path).session.project == meta["projectHash"]
+    (tmp_path / "cfg.toml").write_text(f'project_roots = ["{tmp_path / "code"}"]\n')
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))
+    assert load(path).session.project == str(proj)
+
+
+def test_library_names_a_hash_by_another_agents_project(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path)
+    root = _copy_tree(tmp_path)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "x.jsonl").write_text(
+        json.dumps({"session_id": "other", "agent_id": "my-agent", "started_at": "2026-04-01T09:00:00Z",
+                    "cwd": "/home/dev/projects/gemini-demo"}) + "\n")
+    lib = Library([Root(str(root), "--root"), Root(str(logs), "--root")], catalog=Catalog(None))
+    lib.scan()
+    assert lib.find("3c9a77e1").project == "/home/dev/projects/gemini-demo"
+    parent = lib.find("3c9a77e1")
+    assert parent.child_ids == ("5e5e5e5e-3333-4444-8888-cccccccccccc",)
+
+
+def test_quick_listing_agrees_with_the_full_parse() -> None:
+    files = [LEGACY, JSONL, SUB] + ([REAL_JSONL, REAL_JSON] if REAL_JSONL.exists() else [])
+    for path in files:
+        meta = quick_meta(str(path), REG)
+        s = load(path).session
+        assert meta.error is None and meta.agent == "gemini-cli"
+        for name, value in (("session_id", s.id), ("kind", s.kind), ("project", s.project), ("title", s.title)):
+            if meta.knows(name):
+                assert getattr(meta, name) == value, (path.name, name)
+        if meta.knows("last_timestamp"):
+            assert abs((meta.last_timestamp - s.last_timestamp).total_seconds()) <= 10
+
+
+def test_quick_listing_of_a_big_jsonl_leaves_the_title_unsure(tmp_path: Path) -> None:
+    big = tmp_path / JSONL.name
+    pad = json.dumps({"id": "pad", "timestamp": "2026-04-01T10:02:40.000Z", "type": "info", "content": "x" * 200_000})
+    lines = JSONL.read_text().splitlines()
+    big.write_text("\n".join([*lines[:-1], pad, lines[-1]]) + "\n")
+    meta = quick_meta(str(big), REG)
+    assert "title" in meta.unsure and meta.knows("session_id") and meta.knows("last_timestamp")
+    assert meta.last_timestamp.isoformat().startswith("2026-04-01T10:03:00")
+
+
+def test_not_sniffed_other_json() -> None:
+    assert not GeminiAdapter().sniff("x.json", b'[{"sessionId": "a", "messageId": 0, "type": "user"}]')  # logs.json
+    assert not GeminiAdapter().sniff("x.jsonl", b'{"type": "user", "sessionId": "a"}\n')
+
+
+def test_default_roots_and_overrides(tmp_path: Path) -> None:
+    from sessionscope.core.config import Config
+
+    roots = default_roots({"GEMINI_CLI_HOME": str(tmp_path / "alt")}, tmp_path / "home",
+                          Config(gemini_home=str(tmp_path / "cfg-gemini")))
+    gem = [r.path for r in roots if r.origin == "gemini-cli"]
+    assert gem == [str(tmp_path / "home" / ".gemini" / "tmp"), str(tmp_path / "alt" / ".gemini" / "tmp"),
+                   str(tmp_path / "cfg-gemini" / "tmp")]
+
+
+def test_resume_needs_the_project_folder() -> None:
+    s = load(LEGACY).session
+    cmd = resume_command(s)
+    assert cmd is not None and cmd.argv == ("gemini", "--resume", s.id) and cmd.cwd == "/home/dev/projects/webshop"
+    assert resume_command(load(JSONL).session) is None  # only the hash is known: no folder to start in
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 4000), junk=st.binary(max_size=40))
+def test_a_damaged_legacy_document_is_one_counted_record(tmp_path: Path, cut: int, junk: bytes) -> None:
+    data = LEGACY.read_bytes()
+    target = tmp_path / LEGACY.name
+    target.write_bytes(data[:cut] + junk)
+    [ls] = GeminiAdapter().load(str(target))  # never raises
+    assert ls.account.holds()
+    if ls.account.lines:
+        assert ls.account.malformed <= 1

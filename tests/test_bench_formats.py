@@ -1,0 +1,23 @@
+"""bench/bench_formats.py on a tiny configuration: every format's generated files are recognised
+by its adapter and measured, Claude Code's and Codex's beside the others."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from helpers import ROOT
+
+
+def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_formats.py"), "--files", "3", "--file-kb", "8",
+                          "--rounds", "1", "--json"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    formats = json.loads(out.stdout)["formats"]
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gen_formats import FORMATS
+
+    assert list(formats) == ["claude-code", "codex", *FORMATS]
+    for name, r in formats.items():
+        assert r["files"] == 3 and r["entries"] > 0 and r["parse_mb_s"] > 0, name
