@@ -41,7 +41,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     cwd: str | None = os.getcwd()
     missing_memory = [d for d in memory_dirs if not os.path.isdir(d)]
     roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes))
+                              dict(config.agent_homes), config.project_roots)
     base = cache_dir()
     if args.root and not args.demo and not any(r.error is None for r in roots):
         # A mistyped --root is an error, as for the commands, not a reason to show the demo.

@@ -100,7 +100,7 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
         roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes))
+                              dict(config.agent_homes), config.project_roots)
     missing = [r.error for r in roots if r.explicit and r.error]
     if any(r.error is None for r in roots):
         return roots, warnings + missing

@@ -20,7 +20,7 @@ def cmd_roots(args: argparse.Namespace) -> int:
     config = load_config()
     roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
              else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes)))
+                              dict(config.agent_homes), config.project_roots))
     data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
     if args.json:
         emit({"roots": data, "config": config.path})

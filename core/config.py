@@ -41,6 +41,9 @@ class Config:
     memory_dirs: tuple[str, ...] = ()
     #: (agent, folder) from `<agent>_home` keys: another home of that agent, read as its default roots
     agent_homes: tuple[tuple[str, str], ...] = ()
+    #: folders holding the user's projects (each, and its direct subfolders): where Aider's chat
+    #: histories are looked for, and what names a Gemini CLI project hash
+    project_roots: tuple[str, ...] = ()
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -100,9 +103,9 @@ MAX_TOOL_RESULT_CAP = 1 << 30
 MAX_LOCK_TIMEOUT = 600.0
 #: the most folders `max_folders` may let one walk go through
 MAX_FOLDERS = 10_000_000
-HOME_KEYS = ("copilot_home", "pi_home", "opencode_home")
+HOME_KEYS = ("copilot_home", "pi_home", "opencode_home", "gemini_home")
 KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders",
-              "memory_dirs", *HOME_KEYS)
+              "memory_dirs", "project_roots", *HOME_KEYS)
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -168,6 +171,7 @@ def load_config(path: Path | None = None) -> Config:
             refuse(key, f"must be true or false (unquoted), not {value!r}", str(default).lower())
             value = default
         flags[key] = value
+    project_roots = _folders(data, "project_roots", warnings, p)
     homes = []
     for key in HOME_KEYS:
         value = data.get(key)
@@ -190,6 +194,22 @@ def load_config(path: Path | None = None) -> Config:
         max_folders=folders,
         memory_dirs=tuple(os.path.expanduser(d) for d in memory_dirs),
         agent_homes=tuple(homes),
+        project_roots=project_roots,
         path=str(p),
         warnings=tuple(warnings),
     )
+
+
+def _folders(data: dict, key: str, warnings: list[str], p: Path) -> tuple[str, ...]:
+    """A list-of-folders key, `~` expanded; a wrong type or an unusable entry is a warning."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(d, str) for d in value):
+        warnings.append(f"config {p}: '{key}' must be a list of folders; ignored")
+        return ()
+    good = []
+    for d in value:
+        if "\0" in d or not d.strip():
+            warnings.append(f"config {p}: '{key}' entry {d!r} is not a usable path; skipped")
+        else:
+            good.append(os.path.expanduser(d))
+    return tuple(good)

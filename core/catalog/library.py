@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
-from .links import _link, _Links
+from .links import _link, _Links, _named_projects
 from .store import Catalog, FileRow, Fingerprint
-from ..read.discovery import Root, candidate_files
+from ..read.discovery import Root, candidate_files, looks_in_projects, project_root
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..read.walk import WalkReport
 
@@ -105,7 +105,7 @@ class Library:
         registry: Registry | None = None,
         catalog: Catalog | None = None,
     ) -> None:
-        self.roots = roots
+        self.roots = list(roots)
         self._registry = registry
         self.catalog = catalog or Catalog(None)
         self._sessions: dict[str, Session] = {}
@@ -132,7 +132,9 @@ class Library:
         gc_was = gc.isenabled()
         gc.disable()  # ~10 objects per session, all long-lived: GC passes would only slow it
         try:
-            for path, found in self.catalog.sessions_by_file():
+            every = list(self.catalog.sessions_by_file())
+            self._add_project_roots(s.project for _, found in every for s in found)
+            for path, found in every:
                 if found and _under_any(path, self.roots):
                     sessions.extend(found)
         finally:
@@ -165,6 +167,18 @@ class Library:
         self._sessions = _link([s for r in rows for s in r.sessions])
         return len(self._sessions)
 
+    def _add_project_roots(self, projects: Iterable[str | None]) -> None:
+        """With the agents' default roots, the known projects' folders join the roots (shallow):
+        agents that keep their history in the project (Aider) are found there, without walking
+        the disk (core/read/discovery.py `project_roots`)."""
+        if not looks_in_projects(self.roots):
+            return
+        have = {r.path for r in self.roots if r.shallow}
+        for p in sorted({p for p in projects if p and p not in have}):
+            if os.path.isabs(p) and os.path.isdir(p):
+                self.roots.append(project_root(p))
+                have.add(p)
+
     def scan(self, progress: ProgressFn | None = None, *, quick: bool = False,
              interim: InterimFn | None = None, interim_every: float = INTERIM_EVERY) -> ScanReport:
         """Bring the catalog and the session map up to date with the files under the roots.
@@ -177,6 +191,8 @@ class Library:
         sessions, the others as before), while any listed session is left in it; after the last
         file, the scan's own map replaces it. `interim` is called (in the scanning thread) each
         time the map has been replaced. A warm catalog knows every file: nothing is listed."""
+        known = {row.path: row for row in self.catalog.all()}
+        self._add_project_roots(s.project for row in known.values() for s in row.sessions)
         report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
         self.catalog.messages.clear()
         todo: list[tuple[str, os.stat_result]] = []
@@ -198,7 +214,6 @@ class Library:
             report.errors += walk.errors()
             report.skipped += walk.notes()
         report.files = len(todo)
-        known = {row.path: row for row in self.catalog.all()}
         seen = {p for p, _ in todo}
         gone = [p for p in known if p not in seen and _under_any(p, live_roots)]
         if gone:
@@ -334,7 +349,7 @@ class Library:
         if adapter is not None:
             try:
                 loaded = adapter.load(path)
-                row.sessions = [ls.session for ls in loaded]
+                row.sessions = _named_projects([ls.session for ls in loaded], self._sessions.values())
             except ReaderError as exc:
                 row.error = str(exc)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
@@ -534,7 +549,8 @@ def is_child(s: Session) -> bool:
 
 
 def _under_any(path: str, roots: list[Root]) -> bool:
-    return any(path == r.path or path.startswith(r.path.rstrip(os.sep) + os.sep) for r in roots)
+    return any(os.path.dirname(path) == r.path.rstrip(os.sep) if r.shallow
+               else path == r.path or path.startswith(r.path.rstrip(os.sep) + os.sep) for r in roots)
 
 
 def conversation(entries: list[Entry]) -> list[Entry]:

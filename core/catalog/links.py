@@ -6,13 +6,16 @@ change in time proportional to that file's sessions (a live append must not reli
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Iterable
 
 from ..model import Session
 from .store import FileRow
 
 
 def _link(sessions: list[Session]) -> dict[str, Session]:
-    """Child ids derived from the children's parent ids (adapters set `parent_id`)."""
+    """Child ids derived from the children's parent ids (adapters set `parent_id`); a Gemini
+    CLI project still named by its hash named by a known session's project that hashes to it."""
+    sessions = _named_projects(sessions, sessions)
     by_id: dict[str, Session] = {}
     for s in sessions:
         prev = by_id.get(s.id)
@@ -149,3 +152,13 @@ def _winner(cands: list[tuple[int, int, Session]]) -> Session:
         if c[2].size > best[2].size or (c[2].size == best[2].size and c[:2] < best[:2]):
             best = c
     return best[2]
+
+
+def _named_projects(sessions: list[Session], known: Iterable[Session]) -> list[Session]:
+    """Sessions whose project is a Gemini CLI project hash, named by a project of `known` that
+    hashes to it (core/read/adapters/gemini.py); the list itself when none is."""
+    if not any(s.agent == "gemini-cli" for s in sessions):
+        return sessions
+    from ..read.adapters.gemini import resolve_hashed
+
+    return resolve_hashed(sessions, {s.project for s in known if s.project})

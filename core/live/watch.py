@@ -75,7 +75,7 @@ class Watcher:
         self.tracker = Tracker(library)
         self.poll = poll
         self.debounce_ms = debounce_ms
-        self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)]
+        self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path) and not r.shallow]
                       + [p for p in extra if os.path.isdir(p)])
         self.stop = WakingEvent()
         self.armed = threading.Event()

@@ -400,6 +400,11 @@ def user_instruction_files(home: str) -> list[str]:
         p = os.path.join(home, rel)
         if os.path.isfile(p) or os.path.islink(p):
             out.append(p)
+    gemini_home = os.environ.get("GEMINI_CLI_HOME")  # (the home Gemini CLI takes instead of the user's)
+    if gemini_home:
+        p = os.path.join(os.path.expanduser(gemini_home), ".gemini", "GEMINI.md")
+        if (os.path.isfile(p) or os.path.islink(p)) and p not in out:
+            out.append(p)
     rules = os.path.join(home, ".claude", "rules")
     try:
         out += [os.path.join(rules, n) for n in sorted(os.listdir(rules)) if n.endswith(".md")]

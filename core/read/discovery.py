@@ -24,6 +24,9 @@ class Root:
     origin: str  # "claude-code", "codex", "copilot-cli", "pi", "opencode", "--root", "config", "demo"
     explicit: bool = False  # given by the user: a missing one is an error, not a note
     max_folders: int = MAX_DIRS  # a walk of it stops after this many folders (config `max_folders`)
+    #: a project folder: only the files agents keep in a project (Adapter.project_files) directly
+    #: in it are read, nothing below it is walked (and it is not watched)
+    shallow: bool = False
 
     @property
     def error(self) -> str | None:
@@ -40,7 +43,7 @@ class Root:
 
 
 #: the agents whose home a config key (`<agent>_home`) or an environment variable moves
-AGENT_HOMES = ("copilot", "pi", "opencode")
+AGENT_HOMES = ("copilot", "pi", "opencode", "gemini")
 
 
 def is_database_file(path: str) -> bool:
@@ -73,7 +76,66 @@ def default_roots(env: dict[str, str] | None = None, home: Path | None = None,
         roots.append(Root(str(d / "sessions"), "codex"))
         roots.append(Root(str(d / "archived_sessions"), "codex"))
     roots += _more_agents(env, home, homes)
+    for d in gemini_homes(env, home, homes):
+        roots.append(Root(str(d / "tmp"), "gemini-cli"))
     return _dedupe(roots)
+
+
+def gemini_homes(env: dict[str, str], home: Path, homes: dict[str, str] | None = None) -> list[Path]:
+    """Gemini CLI's folders: ~/.gemini, `$GEMINI_CLI_HOME/.gemini` (Gemini takes that variable
+    for the home directory) and the config's `gemini_home`."""
+    found = [home / ".gemini"]
+    if env.get("GEMINI_CLI_HOME", "").strip():
+        found.append(Path(env["GEMINI_CLI_HOME"]).expanduser() / ".gemini")
+    if (homes or {}).get("gemini"):
+        found.append(Path(homes["gemini"]).expanduser())  # type: ignore[index]
+    return found
+
+
+def project_roots(folders: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                  cwd: str | None = None) -> list[Root]:
+    """The project folders that hold a file an agent keeps in a project (Aider's chat history),
+    as shallow roots: among the working directory, the config's `project_roots` (`folders`) and
+    their direct subfolders, and the folder of an absolute `$AIDER_CHAT_HISTORY_FILE`. Never a
+    walk of the disk: the known projects of the sessions join them in the library
+    (core/catalog/library.py). A folder without such a file is no root (nothing to read there,
+    and no "history found" where there is none)."""
+    env = dict(os.environ) if env is None else env
+    from .adapters.aider import history_names  # (the one agent that keeps history in a project)
+
+    names = history_names(env)
+    try:
+        found = [cwd or os.getcwd()]
+    except OSError:  # the working directory was deleted
+        found = []
+    for r in folders:
+        r = os.path.abspath(os.path.expanduser(r))
+        found.append(r)
+        try:
+            with os.scandir(r) as it:
+                found.extend(sorted(e.path for e in it if e.is_dir() and not e.name.startswith(".")))
+        except OSError:
+            continue
+    named = env.get("AIDER_CHAT_HISTORY_FILE", "")
+    if os.path.isabs(named):
+        found.append(os.path.dirname(named))
+    return [project_root(f) for f in dict.fromkeys(found)
+            if any(os.path.isfile(os.path.join(f, n)) for n in names)]
+
+
+#: the origin of a project folder root (a shallow one)
+PROJECT = "project"
+#: the origins of roots the user named (the others are the agents' defaults)
+NAMED = frozenset({"--root", "config", "demo"})
+
+
+def project_root(folder: str) -> Root:
+    return Root(folder, PROJECT, shallow=True)
+
+
+def looks_in_projects(roots: list[Root]) -> bool:
+    """Whether the known projects' folders are looked in too: with the agents' default roots."""
+    return any(r.origin == PROJECT or (r.origin not in NAMED and not r.explicit) for r in roots)
 
 
 def _more_agents(env: dict[str, str], home: Path, homes: dict[str, str]) -> list[Root]:
@@ -98,10 +160,10 @@ def _more_agents(env: dict[str, str], home: Path, homes: dict[str, str]) -> list
 
 
 def _dedupe(roots: list[Root]) -> list[Root]:
-    seen: set[str] = set()
+    seen: set[tuple[str, bool]] = set()
     out = []
     for r in roots:
-        key = os.path.realpath(r.path)
+        key = (os.path.realpath(r.path), r.shallow)
         if key not in seen:
             seen.add(key)
             out.append(r)
@@ -114,6 +176,7 @@ def resolve_roots(
     use_defaults: bool = True,
     max_folders: int = MAX_DIRS,
     homes: dict[str, str] | None = None,
+    project_folders: tuple[str, ...] = (),
 ) -> list[Root]:
     """Explicit `--root`s first, then config roots, then the agents' defaults (if enabled; with
     the agent homes of the config, `homes`)."""
@@ -121,6 +184,7 @@ def resolve_roots(
     roots += [Root(str(Path(p).expanduser()), "config", explicit=True) for p in config_roots]
     if use_defaults and not explicit:
         roots += default_roots(homes=homes)
+        roots += project_roots(project_folders)
     if max_folders != MAX_DIRS:
         roots = [replace(r, max_folders=max_folders) for r in roots]
     return _dedupe(roots)
@@ -134,6 +198,9 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
     if os.path.isfile(root.path):  # a database root: the file itself
         yield root.path
         return
+    if root.shallow:
+        yield from _project_files(root.path, registry)
+        return
     suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
     seen: set[str] = set()
     for path in walk_files(root.path, suffixes, report, max_dirs=root.max_folders):
@@ -144,3 +211,16 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
             continue
         seen.add(real)
         yield path
+
+
+def _project_files(folder: str, registry: Registry) -> Iterator[str]:
+    """The files directly in a project folder that an adapter keeps there (by name)."""
+    names = tuple(n for a in registry.adapters for n in a.project_files)
+    if not names:
+        return
+    try:
+        with os.scandir(folder) as it:
+            found = sorted(e.path for e in it if e.name.endswith(names) and e.is_file())
+    except OSError:
+        return
+    yield from found

@@ -6,6 +6,7 @@ should live in one place.
 """
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 
@@ -17,7 +18,14 @@ _COMMANDS = {
     "copilot-cli": ("copilot", "--resume"),
     "pi": ("pi", "--session"),
     "opencode": ("opencode", "--session"),
+    # Gemini CLI finds a chat among its project's (the folder it is started in): only a session
+    # whose project folder is known can be resumed.
+    "gemini-cli": ("gemini", "--resume"),
 }
+#: agents resumed by their file, not an id: Aider restores a chat history file whole (all its
+#: sessions), in its project folder
+_BY_FILE = {"aider": ("aider", "--restore-chat-history", "--chat-history-file")}
+_NEEDS_FOLDER = frozenset({"gemini-cli", "aider"})
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,12 @@ def resume_command(session: Session, parent: Session | None = None) -> ResumeCom
 
     A subagent, compaction or warmup run cannot be resumed on its own: its parent is."""
     target = parent if (parent is not None and session.parent_id == parent.id) else session
-    base = _COMMANDS.get(target.agent) or _COMMANDS.get(target.source_format)
+    agent = target.agent if target.agent in _COMMANDS or target.agent in _BY_FILE else target.source_format
+    if agent in _NEEDS_FOLDER and not (target.project and os.path.isabs(target.project)):
+        return None  # (a Gemini project known only by its hash)
+    if agent in _BY_FILE:
+        return ResumeCommand((*_BY_FILE[agent], target.path), target.project)
+    base = _COMMANDS.get(agent)
     if base is None or "/" in target.id:
         return None
     return ResumeCommand((*base, target.id), target.project)

@@ -32,7 +32,10 @@ def demo_files() -> list[Path]:
     return files[:6]
 
 
-SOURCES = [*corpus_files("claude-code")[:6], *corpus_files("codex")[:3]]
+DATA = Path(__file__).resolve().parent.parent / "data"
+SOURCES = [*corpus_files("claude-code")[:6], *corpus_files("codex")[:3], *corpus_files("gemini"),
+           *corpus_files("aider", "*.chat.history.md"),
+           *sorted((DATA / "gemini").rglob("*.jsonl")), DATA / "aider" / "shop" / ".aider.chat.history.md"]
 
 junk = st.one_of(
     st.binary(max_size=60).map(lambda b: b.replace(b"\n", b" ")),

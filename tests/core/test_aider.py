@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.catalog.store import Catalog
-from sessionscope.core.config import Config
 from sessionscope.core.model import EntryKind
 from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.read.adapters.aider import AiderAdapter
@@ -117,7 +116,7 @@ def test_found_in_project_folders_never_by_a_walk(tmp_path: Path, monkeypatch) -
     deep = code / "shop" / "vendor" / "lib"
     deep.mkdir(parents=True)
     shutil.copy(HISTORY, deep / ".aider.chat.history.md")  # below a project: not looked at
-    roots = project_roots(Config(project_roots=(str(code),)), env={}, cwd=str(tmp_path))
+    roots = project_roots((str(code),), env={}, cwd=str(tmp_path))
     assert [r.path for r in roots] == [str(code / "shop")]  # the folders holding a history
     assert all(r.shallow for r in roots)
     lib = Library(roots, catalog=Catalog(None))
@@ -150,10 +149,10 @@ def test_known_projects_folders_are_looked_in(tmp_path: Path) -> None:
 
 def test_resolve_roots_adds_project_folders_only_with_the_defaults(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert not any(r.shallow for r in resolve_roots(config=Config()))  # no history here: no root
+    assert not any(r.shallow for r in resolve_roots())  # no history here: no root
     shutil.copy(HISTORY, tmp_path / ".aider.chat.history.md")
-    assert any(r.shallow and r.path == str(tmp_path) for r in resolve_roots(config=Config()))
-    assert not any(r.shallow for r in resolve_roots([str(tmp_path)], config=Config()))
+    assert any(r.shallow and r.path == str(tmp_path) for r in resolve_roots())
+    assert not any(r.shallow for r in resolve_roots([str(tmp_path)]))
 
 
 def test_env_names_another_history_file(tmp_path: Path, monkeypatch) -> None:
@@ -164,7 +163,7 @@ def test_env_names_another_history_file(tmp_path: Path, monkeypatch) -> None:
     adapter = AiderAdapter()
     assert adapter.project_files == (".aider.chat.history.md", "chat.md")
     assert adapter.sniff(str(proj / "chat.md"), (proj / "chat.md").read_bytes())
-    roots = project_roots(Config(), cwd=str(tmp_path))
+    roots = project_roots(cwd=str(tmp_path))
     assert str(proj) in [r.path for r in roots]
 
 

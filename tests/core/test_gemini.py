@@ -184,10 +184,12 @@ def test_not_sniffed_other_json() -> None:
 
 
 def test_default_roots_and_overrides(tmp_path: Path) -> None:
-    from sessionscope.core.config import Config
+    from sessionscope.core.config import load_config
 
-    roots = default_roots({"GEMINI_CLI_HOME": str(tmp_path / "alt")}, tmp_path / "home",
-                          Config(gemini_home=str(tmp_path / "cfg-gemini")))
+    (tmp_path / "c.toml").write_text(f'gemini_home = "{tmp_path / "cfg-gemini"}"\n')
+    config = load_config(tmp_path / "c.toml")
+    assert not config.warnings
+    roots = default_roots({"GEMINI_CLI_HOME": str(tmp_path / "alt")}, tmp_path / "home", dict(config.agent_homes))
     gem = [r.path for r in roots if r.origin == "gemini-cli"]
     assert gem == [str(tmp_path / "home" / ".gemini" / "tmp"), str(tmp_path / "alt" / ".gemini" / "tmp"),
                    str(tmp_path / "cfg-gemini" / "tmp")]

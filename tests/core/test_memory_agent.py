@@ -233,6 +233,18 @@ def test_user_level_instruction_files(tmp_path: Path) -> None:
     assert sorted(i.project for i in items) == ["(user)", "(user)"] and len(items) == 2
 
 
+def test_gemini_md_of_gemini_cli_home_joins_the_user_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, alt = tmp_path / "home", tmp_path / "alt"
+    (home / ".gemini").mkdir(parents=True)
+    (alt / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "GEMINI.md").write_text("## Gemini Added Memories\n- use uv\n")
+    (alt / ".gemini" / "GEMINI.md").write_text("# Work profile\n")
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(alt))
+    items = discover_memory([], [], home=str(home))
+    assert sorted(i.path for i in items) == [str(alt / ".gemini" / "GEMINI.md"), str(home / ".gemini" / "GEMINI.md")]
+    assert {i.project for i in items} == {"(user)"}
+
+
 def test_dangling_symlink_is_reported(tmp_path: Path) -> None:
     proj = tmp_path / "p"
     proj.mkdir()

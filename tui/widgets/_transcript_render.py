@@ -137,7 +137,8 @@ class Painter:
         self.p = palette
         self.code_theme = code_theme
         self.assistant_label = {"claude-code": "Claude", "codex": "Codex", "copilot-cli": "Copilot", "pi": "pi",
-                                "opencode": "OpenCode"}.get(agent, "Assistant")
+                                "opencode": "OpenCode", "gemini-cli": "Gemini",
+                                "aider": "Aider"}.get(agent, "Assistant")
         self.project = project
 
     # -- entry points --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ Format (FORMATS.md §4; content-sniffed: the first non-blank line is `# aider ch
 
 Accounting: every line of a block (blank lines inside a reply too) is conversation; session
 headers and blank lines between blocks are noise; text before the first session header is
-malformed. The file is read whole (`reads_whole`): sessions are only told apart by the whole file.
+malformed. The file is read whole (`appends` is False): only the whole file tells its sessions.
 
 Times: Aider writes none per message. The sibling `.aider.input.history` (`# <local time>` then
 `+<line>` per input line) dates each user message it holds (matched by text, in order); other
@@ -35,7 +35,7 @@ from typing import Iterator
 
 from ..jsonl import ParsedLine, RawLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, truncate
-from ..listing import FIELDS, Ends, QuickMeta
+from ..ends import FIELDS, Ends, QuickMeta
 from .base import Adapter, LoadedSession, RecordParser
 
 NAME = "aider"
@@ -64,6 +64,7 @@ class AiderAdapter(Adapter):
     name = NAME
     agent = AGENT
     suffixes = (".chat.history.md",)
+    appends = False  # (a grown file is read whole again: only the whole file tells its sessions)
 
     def __init__(self) -> None:
         self.project_files = history_names()
@@ -71,9 +72,6 @@ class AiderAdapter(Adapter):
 
     def sniff(self, path: str, head: bytes) -> bool:
         return _SNIFF.match(head) is not None
-
-    def reads_whole(self, path: str) -> bool:
-        return True
 
     def parser(self, path: str) -> AiderParser:
         return AiderParser(path)

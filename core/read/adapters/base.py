@@ -143,6 +143,9 @@ class Adapter(ABC):
     #: JSON document, a database, a session spread over several files): any change of such a
     #: file re-reads it whole, and it is never streamed line by line.
     appends: bool = True
+    #: endings of the names of files the agent keeps in a project folder (Aider's chat history):
+    #: looked for directly in project folders (core/read/discovery.py `project_roots`)
+    project_files: tuple[str, ...] = ()
 
     def grows(self, path: str) -> bool:
         """Whether `path` is read on from where it stopped when it grew (`appends`, per file for
@@ -214,6 +217,72 @@ def loads_observed(fn: LoadHook) -> Iterator[None]:
         yield
     finally:
         _load_hook.fn = prev
+
+
+def load_json_document(parser: RecordParser, path: str, key: str) -> list[LoadedSession]:
+    """A file that is one JSON object whose `key` array holds the records (Codex's TypeScript
+    era, Gemini CLI's legacy chats), fed to a line parser as if it were JSONL: first the object
+    without `key` (the header), then each record, with the byte offset and 1-based line where its
+    JSON starts in the (pretty-printed) file (offset 0 / line 1 when the structural scan cannot
+    align with the parsed records). The parser's `account` then counts records, not lines.
+
+    A document that does not parse (the agent was killed mid-rewrite) is one malformed record;
+    one that is not an object is fed as a single line."""
+    import orjson
+
+    from ..jsonl import RawLine, parse_line, reader_error
+
+    try:
+        with open(path, "rb") as fh:
+            buf = fh.read()
+    except OSError as exc:
+        raise reader_error(path, exc) from exc
+    body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf
+    if not body.strip():
+        return parser.finish()
+    try:
+        doc = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        parser.feed(ParsedLine(RawLine(0, 1, buf[:65536]), (), f"not a complete JSON document ({exc})"))
+        return parser.finish()
+    if not isinstance(doc, dict):
+        parser.feed(parse_line(RawLine(0, 1, buf[:65536])))
+        return parser.finish()
+    shift = len(buf) - len(body)
+    items = doc.get(key)
+    items = items if isinstance(items, list) else []
+    spans = array_spans(body, f'"{key}"'.encode())
+    aligned = spans is not None and len(spans) == len(items) and all(isinstance(i, dict) for i in items)
+    header = {k: v for k, v in doc.items() if k != key}
+    parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(header)), (header,)))
+    line, pos = 1, 0
+    for index, item in enumerate(items):
+        if aligned:
+            start, end = spans[index]  # type: ignore[index]
+            line += body.count(b"\n", pos, start)
+            pos = start
+            parser.feed(ParsedLine(RawLine(start + shift, line, body[start:end]), (item,)))
+        else:
+            parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(item)), (item,)))
+    return parser.finish()
+
+
+def json_text(value: object) -> str:
+    """A value as compact JSON text ("" for None; `str` of what JSON cannot hold)."""
+    import orjson
+
+    if value is None:
+        return ""
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:
+        return str(value)
+
+
+def token_count(counts: dict, key: str) -> int:
+    """A positive whole number under `key`, else 0 (a bool, float, string or negative is no count)."""
+    v = counts.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
 
 
 def _pending(rf: RecordFile) -> bool:

@@ -56,7 +56,7 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
-from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient, parse_line, reader_error
+from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient
 from ...model import (
     Entry,
     EntryKind,
@@ -69,7 +69,8 @@ from ...model import (
     truncate,
 )
 from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, array_spans, walk_files
+from .base import Adapter, LoadedSession, RecordParser, load_json_document, walk_files
+from .base import json_text as _dumps
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 _WRAPPED_HEAD = re.compile(
@@ -253,43 +254,8 @@ class CodexAdapter(Adapter):
 
     # -- TypeScript era: one JSON document ------------------------------------------------
     def _load_json_document(self, path: str) -> list[LoadedSession]:
-        try:
-            with open(path, "rb") as fh:
-                buf = fh.read()
-        except OSError as exc:
-            raise reader_error(path, exc) from exc
-        parser = self.parser(path)
-        body = buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf
-        if not body.strip():
-            return parser.finish()
-        try:
-            doc = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
-            # Codex rewrote this file on every change; a half-written one is one bad record.
-            raw = RawLine(0, 1, buf[:65536])
-            parser.feed(ParsedLine(raw, (), f"not a complete JSON document ({exc})"))
-            return parser.finish()
-        if not isinstance(doc, dict):
-            parser.feed(parse_line(RawLine(0, 1, buf[:65536])))
-            return parser.finish()
-        shift = len(buf) - len(body)
-        items = doc.get("items")
-        items = items if isinstance(items, list) else []
-        spans = array_spans(body, b'"items"')
-        aligned = spans is not None and len(spans) == len(items) and all(isinstance(i, dict) for i in items)
-        header = {k: v for k, v in doc.items() if k != "items"}
-        parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(header)), (header,)))
-        line, pos = 1, 0
-        for index, item in enumerate(items):
-            if aligned:
-                start, end = spans[index]  # type: ignore[index]
-                line += body.count(b"\n", pos, start)
-                pos = start
-                raw = RawLine(start + shift, line, body[start:end])
-                parser.feed(ParsedLine(raw, (item,)))
-            else:
-                parser.feed(ParsedLine(RawLine(0, 1, orjson.dumps(item)), (item,)))
-        loaded = parser.finish()
+        # Codex rewrote this file on every change; a half-written one is one bad record.
+        loaded = load_json_document(self.parser(path), path, "items")
         for ls in loaded:
             ls.entries = _unique_ids(ls.entries)
         return loaded
@@ -1017,15 +983,6 @@ def _content_text(content: Any) -> str:
 
 def _lenient_json(text: str) -> Any:
     return loads_lenient(text.encode("utf-8", "replace"))
-
-
-def _dumps(value: Any) -> str:
-    if value is None:
-        return ""
-    try:
-        return orjson.dumps(value).decode("utf-8")
-    except TypeError:
-        return str(value)
 
 
 def _command_text(command: Any) -> str:

@@ -47,8 +47,8 @@ import orjson
 
 from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from ..listing import FIELDS, Ends, QuickMeta, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, first_json_lines, load_json_document, token_count
+from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
+from .base import Adapter, LoadedSession, RecordParser, load_json_document, token_count
 from .base import json_text as _dumps
 
 NAME = "gemini-cli"
@@ -77,8 +77,8 @@ class GeminiAdapter(Adapter):
     def parser(self, path: str) -> GeminiParser:
         return GeminiParser(path)
 
-    def reads_whole(self, path: str) -> bool:
-        return path.endswith(".json")  # the legacy chat is rewritten whole on every message
+    def grows(self, path: str) -> bool:
+        return not path.endswith(".json")  # the legacy chat is rewritten whole on every message
 
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):

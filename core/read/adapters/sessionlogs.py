@@ -66,7 +66,7 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser
+from .base import Adapter, LoadedSession, RecordParser, token_count
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
@@ -362,12 +362,7 @@ def _content_text(content: Any) -> str:
 def _usage(tokens: Any) -> TokenUsage:
     if not isinstance(tokens, dict):
         return TokenUsage()
-
-    def n(key: str) -> int:
-        v = tokens.get(key)
-        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
-
-    return TokenUsage(n("input"), n("output"), n("cache_read"), n("cache_creation"))
+    return TokenUsage(*(token_count(tokens, k) for k in ("input", "output", "cache_read", "cache_creation")))
 
 
 __all__ = ["SessionLogsAdapter", "SessionLogsParser", "is_header"]
