@@ -279,12 +279,6 @@ def json_text(value: object) -> str:
         return str(value)
 
 
-def token_count(counts: dict, key: str) -> int:
-    """A positive whole number under `key`, else 0 (a bool, float, string or negative is no count)."""
-    v = counts.get(key)
-    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
-
-
 def _pending(rf: RecordFile) -> bool:
     # The unterminated tail was held back if it does not parse.
     if rf.complete_end >= rf.size:

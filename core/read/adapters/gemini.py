@@ -48,7 +48,8 @@ import orjson
 from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, load_json_document, token_count
+from .base import Adapter, LoadedSession, RecordParser, load_json_document
+from .collect import count
 from .base import json_text as _dumps
 
 NAME = "gemini-cli"
@@ -406,7 +407,7 @@ def _usage(tokens: Any) -> TokenUsage:
         return TokenUsage()
 
     def n(key: str) -> int:
-        return token_count(tokens, key)
+        return count(tokens.get(key))
 
     cached = n("cached")
     return TokenUsage(max(n("input") - cached, 0) + n("tool"), n("output") + n("thoughts"), cached, 0)

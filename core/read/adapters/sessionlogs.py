@@ -66,7 +66,8 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, token_count
+from .base import Adapter, LoadedSession, RecordParser
+from .collect import count
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
@@ -362,7 +363,7 @@ def _content_text(content: Any) -> str:
 def _usage(tokens: Any) -> TokenUsage:
     if not isinstance(tokens, dict):
         return TokenUsage()
-    return TokenUsage(*(token_count(tokens, k) for k in ("input", "output", "cache_read", "cache_creation")))
+    return TokenUsage(*(count(tokens.get(k)) for k in ("input", "output", "cache_read", "cache_creation")))
 
 
 __all__ = ["SessionLogsAdapter", "SessionLogsParser", "is_header"]
