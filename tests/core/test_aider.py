@@ -184,3 +184,29 @@ def test_any_bytes_read_without_a_crash(tmp_path: Path, data: bytes, prefix: boo
         assert ls.account.holds()
     if prefix:
         assert loaded
+
+
+def test_a_growing_history_is_read_whole_by_the_watcher_and_the_index(tmp_path: Path) -> None:
+    """A session appended to the file: the watcher and the index read it whole again (its new
+    lines alone cannot tell which session they belong to)."""
+    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.search.index import SearchIndex
+
+    root = tmp_path / "root"
+    root.mkdir()
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    tracker, index = Tracker(lib), SearchIndex(tmp_path / "index")
+    target = root / ".aider.chat.history.md"
+    shutil.copy(HISTORY, target)
+    (ev,) = tracker.apply([str(target)])
+    assert ev.kind is Change.CREATED and len(ev.sessions) == 2
+    index.update(lib)
+    with open(target, "a") as fh:
+        fh.write("\n# aider chat started at 2026-03-12 08:00:00\n\n#### rename the flamingo module\n\nDone.\n")
+    (ev,) = tracker.apply([str(target)])
+    assert ev.kind is Change.REWRITTEN and len(ev.sessions) == 3
+    index.update(lib)
+    [hit] = index.search("flamingo").hits
+    assert hit.role == "user" and hit.session_id == ev.sessions[2].id
+    assert len(index.search("docstring").hits) >= 1  # the earlier sessions are still found

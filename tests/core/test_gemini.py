@@ -212,3 +212,34 @@ def test_a_damaged_legacy_document_is_one_counted_record(tmp_path: Path, cut: in
     assert ls.account.holds()
     if ls.account.lines:
         assert ls.account.malformed <= 1
+
+
+@needs_corpus
+def test_real_legacy_chat_named_by_another_agents_session_of_the_same_folder(tmp_path: Path, monkeypatch) -> None:
+    """The legacy chat's projectHash is the sha256 of a folder that a Copilot CLI session of the
+    same author recorded as its cwd: read together, the chat is listed under that folder."""
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path)
+    lib = Library([Root(str(CORPUS), "--root")], catalog=Catalog(None))
+    lib.scan()
+    s = lib.find("eefc44a3")
+    meta = json.loads(REAL_JSON.read_text())
+    assert s.project is not None and s.project.startswith("/") and path_hash(s.project) == meta["projectHash"]
+
+
+def test_a_growing_jsonl_chat_is_followed_from_where_it_stopped(tmp_path: Path) -> None:
+    """The JSONL chat is appended to: the watcher reports only the new entries (the legacy
+    document is re-read whole, see the Copilot and Codex tests of rewritten documents)."""
+    from sessionscope.core.live.watch import Change, Tracker
+
+    root = _copy_tree(tmp_path)
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    tracker = Tracker(lib)
+    path = root / "9f2c0d1e" / "chats" / JSONL.name
+    with open(path, "a") as fh:
+        fh.write(json.dumps({"id": "u9", "timestamp": "2026-04-01T10:05:00.000Z", "type": "user",
+                             "content": [{"text": "and log each retry"}]}) + "\n")
+    (ev,) = tracker.apply([str(path)])
+    assert ev.kind is Change.GREW and [e.id for e in ev.entries] == ["u9"]
+    assert GeminiAdapter().grows(str(path)) and not GeminiAdapter().grows(str(LEGACY))
