@@ -452,9 +452,11 @@ async def test_in_the_app_over_the_demo_corpus(demo_app: App[None]) -> None:
 
 
 async def test_each_agent_has_its_colour_in_the_agent_column() -> None:
-    """Claude Code, Codex, Copilot CLI, pi and OpenCode each have their colour; an agent the list
-    does not know is muted like the other columns, and the cursor row's own colours win."""
-    agents = ["claude-code", "codex", "copilot-cli", "pi", "opencode", "other"]
+    """Claude Code, Codex, Copilot CLI, pi, OpenCode, Gemini CLI and Aider each have their colour;
+    an agent the list does not know is muted like the other columns, and the cursor row's own
+    colours win."""
+    agents = ["claude-code", "codex", "copilot-cli", "pi", "opencode", "gemini-cli", "aider", "other"]
+    known = len(agents) - 1
     app = ListApp([session(f"s{i}", f"title {i}", agent=a, hours_ago=i + 1) for i, a in enumerate(agents)])
     async with app.run_test(size=SIZE):
         listing = app.query_one(SessionList)
@@ -464,7 +466,7 @@ async def test_each_agent_has_its_colour_in_the_agent_column() -> None:
             seg = next(s for s in strip if s.text.strip() == row.session.agent)
             colours[row.session.agent] = seg.style.color if seg.style else None
         muted = listing._style("session-list--muted").color
-        assert len({colours[a] for a in agents[:5]}) == 5 and muted not in {colours[a] for a in agents[:5]}
+        assert len({colours[a] for a in agents[:known]}) == known and muted not in {colours[a] for a in agents[:known]}
         assert colours["other"] == muted
         cursor = listing._render_row(listing.model.rows[0], 118, True, False)
         seg = next(s for s in cursor if s.text.strip() == listing.model.rows[0].session.agent)

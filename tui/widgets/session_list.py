@@ -74,6 +74,8 @@ AGENT_CLASSES = {
     "copilot-cli": "session-list--agent-copilot",
     "pi": "session-list--agent-pi",
     "opencode": "session-list--agent-opencode",
+    "gemini-cli": "session-list--agent-gemini",
+    "aider": "session-list--agent-aider",
 }
 _MIN_TITLE = 24
 _GAP = 2
@@ -152,6 +154,8 @@ class SessionList(ScrollView, can_focus=True):
         & > .session-list--agent-copilot { color: $text-primary; }
         & > .session-list--agent-pi { color: $error-lighten-2; }
         & > .session-list--agent-opencode { color: $text-secondary; }
+        & > .session-list--agent-gemini { color: $accent-lighten-1; }
+        & > .session-list--agent-aider { color: $success-darken-2; }
     }
     """
 
