@@ -19,7 +19,7 @@ from sessionscope.core.read.adapters.aider import AiderAdapter
 from sessionscope.core.read.discovery import Root, project_roots, resolve_roots
 from sessionscope.core.read.listing import quick_meta
 from sessionscope.core.read.resume import resume_command
-from sessionscope.core.read.transcript import diff_of
+from sessionscope.core.read.diffs import diff_of
 
 REG = default_registry()
 SHOP = DATA / "aider" / "shop"
@@ -189,7 +189,7 @@ def test_any_bytes_read_without_a_crash(tmp_path: Path, data: bytes, prefix: boo
 def test_a_growing_history_is_read_whole_by_the_watcher_and_the_index(tmp_path: Path) -> None:
     """A session appended to the file: the watcher and the index read it whole again (its new
     lines alone cannot tell which session they belong to)."""
-    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.live.tracker import Change, Tracker
     from sessionscope.core.search.index import SearchIndex
 
     root = tmp_path / "root"

@@ -230,7 +230,7 @@ def test_real_legacy_chat_named_by_another_agents_session_of_the_same_folder(tmp
 def test_a_growing_jsonl_chat_is_followed_from_where_it_stopped(tmp_path: Path) -> None:
     """The JSONL chat is appended to: the watcher reports only the new entries (the legacy
     document is re-read whole, see the Copilot and Codex tests of rewritten documents)."""
-    from sessionscope.core.live.watch import Change, Tracker
+    from sessionscope.core.live.tracker import Change, Tracker
 
     root = _copy_tree(tmp_path)
     lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
