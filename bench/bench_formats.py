@@ -30,7 +30,8 @@ from sessionscope.core.read.listing import quick_meta  # noqa: E402
 
 
 def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Path]]:
-    base = generate(out / "cc", files=files * 2, size_mb=files * 2 * file_kb / 1024, big_mb=0,
+    # (its plan mixes in subagent files and rounds the Codex share: ask for more, take `files` each)
+    base = generate(out / "cc", files=files * 4, size_mb=files * 4 * file_kb / 1024, big_mb=0,
                     long_line_mb=0, codex_share=0.5, seed=seed)
     found = {"claude-code": [p for p in base.paths if base.claude_root in p.parents][:files],
              "codex": [p for p in base.paths if base.codex_root in p.parents][:files]}

@@ -19,5 +19,5 @@ def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
     from gen_formats import FORMATS
 
     assert list(formats) == ["claude-code", "codex", *FORMATS]
-    for name, r in formats.items():
-        assert r["files"] == 3 and r["entries"] > 0 and r["parse_mb_s"] > 0, name
+    for name, r in formats.items():  # (OpenCode's database is one file holding every session)
+        assert r["files"] == (1 if "sqlite" in name else 3) and r["entries"] > 0 and r["parse_mb_s"] > 0, name
