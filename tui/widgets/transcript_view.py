@@ -11,7 +11,6 @@ while the rest of a big file is still being read, and the scrollbar grows as mor
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import ClassVar, Sequence
@@ -38,6 +37,7 @@ from sessionscope.core.read.transcript import (
     copy_text,
 )
 from sessionscope.core.read.subagents import match_subagent, subagent_children
+from sessionscope.tui.widgets._strip_cache import _StripCache
 from sessionscope.tui.widgets._transcript_render import (
     CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, estimate, highlight,
 )
@@ -47,39 +47,6 @@ CACHE_LINES = 4000
 _TURN = Binding.Group("Turn", compact=True)
 _ENDS = Binding.Group("Top/end", compact=True)
 _MATCH = Binding.Group("Match", compact=True)
-
-
-class _StripCache:
-    """Rendered items by index, bounded by their total number of lines."""
-
-    def __init__(self, max_lines: int) -> None:
-        self.max_lines = max_lines
-        self._items: OrderedDict[int, tuple[tuple[int, bool], list[Strip]]] = OrderedDict()
-        self._lines = 0
-
-    def get(self, index: int, key: tuple[int, bool]) -> list[Strip] | None:
-        found = self._items.get(index)
-        if found is None or found[0] != key:
-            return None
-        self._items.move_to_end(index)
-        return found[1]
-
-    def put(self, index: int, key: tuple[int, bool], strips: list[Strip]) -> None:
-        self.discard(index)
-        self._items[index] = (key, strips)
-        self._lines += len(strips)
-        while self._lines > self.max_lines and len(self._items) > 1:
-            _, (_, old) = self._items.popitem(last=False)
-            self._lines -= len(old)
-
-    def discard(self, index: int) -> None:
-        found = self._items.pop(index, None)
-        if found is not None:
-            self._lines -= len(found[1])
-
-    def clear(self) -> None:
-        self._items.clear()
-        self._lines = 0
 
 
 class TranscriptView(ScrollView, can_focus=True):
