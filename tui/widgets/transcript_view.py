@@ -37,13 +37,14 @@ from sessionscope.core.read.transcript import (
 )
 from sessionscope.core.read.subagents import match_subagent, subagent_children
 from sessionscope.tui.widgets._strip_cache import _StripCache
-from sessionscope.tui.widgets._transcript_live import TranscriptLive
-from sessionscope.tui.widgets._transcript_rows import TranscriptRows
 from sessionscope.tui.widgets._transcript_cursor import TranscriptCursor
 from sessionscope.tui.widgets._transcript_expand import TranscriptExpand
+from sessionscope.tui.widgets._transcript_find import TranscriptFind
+from sessionscope.tui.widgets._transcript_live import TranscriptLive
 from sessionscope.tui.widgets._transcript_render import (
     CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, highlight,
 )
+from sessionscope.tui.widgets._transcript_rows import TranscriptRows
 
 #: rendered lines kept in the strip cache (whole items, least recently used dropped first)
 CACHE_LINES = 4000
@@ -52,7 +53,8 @@ _ENDS = Binding.Group("Top/end", compact=True)
 _MATCH = Binding.Group("Match", compact=True)
 
 
-class TranscriptView(TranscriptExpand, TranscriptCursor, TranscriptRows, TranscriptLive, ScrollView, can_focus=True):
+class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, TranscriptRows, TranscriptLive,
+                     ScrollView, can_focus=True):
     """A session's entries: messages as Markdown, tool calls folded to one line, a cursor."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = set(COMPONENTS)
@@ -335,22 +337,6 @@ class TranscriptView(TranscriptExpand, TranscriptCursor, TranscriptRows, Transcr
         self.app.copy_to_clipboard(text)
         return text, dropped
 
-    def find(self, query: str, *, jump: bool = True) -> None:
-        """Highlight `query` everywhere and move to its first match at or after the cursor."""
-        self._query = query
-        self._matches = self.model.matches(query, self._rows) if query else []
-        self.refresh()
-        self.refresh_bindings()  # n/N show in the footer only while there is a query
-        if jump and self._matches:
-            start = self._cursor if self._cursor >= 0 else 0
-            after = [i for i in self._matches if self._row_of[i] >= self._row_of[start]]
-            self._goto_match(after[0] if after else self._matches[0])
-        else:
-            self._post_find()
-
-    def clear_find(self) -> None:
-        self.find("", jump=False)
-
     # -- loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self._loader = self._load(self._generation, self._painted)
@@ -554,54 +540,6 @@ class TranscriptView(TranscriptExpand, TranscriptCursor, TranscriptRows, Transcr
         if action == "toggle_branches":
             return self.model.has_branches
         return True
-
-    def action_find_next(self, step: int) -> None:
-        if not self._matches:
-            if self._query:
-                self.notify(printable(f"“{self._query}” is not in this transcript"), severity="warning",
-                            timeout=3, markup=False)
-            return
-        cur = self.cursor_row
-        ordered = self._matches
-        if step > 0:
-            nxt = next((i for i in ordered if self._row_of[i] > cur), ordered[0])
-        else:
-            nxt = next((i for i in reversed(ordered) if self._row_of[i] < cur), ordered[-1])
-        self._goto_match(nxt)
-
-    def _goto_match(self, index: int) -> None:
-        item = self.model.items[index]
-        if item.collapsible and not self._expanded(index):
-            head = self._strips_for(index)[0].text.casefold()
-            if self._query.casefold() not in head:
-                self._toggled ^= {index}
-                self.read_rest(index)
-                self._invalidate(index)
-                self._sync_size()
-        strips = self._strips_for(index)
-        self._move(index, align="top", line=_match_line(strips, self._query))
-        self._post_find()
-
-    def _post_find(self) -> None:
-        current = 0
-        if self._cursor in self._matches:
-            current = self._matches.index(self._cursor) + 1
-        self.post_message(self.FindUpdated(self, self._query, current, len(self._matches)))
-
-
-def _match_line(strips: list[Strip], query: str) -> int | None:
-    """The first line of an item's strips that shows `query`, or where it starts when the text
-    wraps in its middle (a phrase cut at a space, a long word folded): the find scrolls there,
-    not to the top of a long entry."""
-    needle = " ".join(query.split()).casefold()
-    if not needle:
-        return None
-    texts = [" ".join(s.text.split()).casefold() for s in strips]
-    found = next((k for k, t in enumerate(texts) if needle in t), None)
-    if found is not None:
-        return found
-    return next((k for k in range(len(texts) - 1)
-                 if needle in f"{texts[k]} {texts[k + 1]}" or needle in texts[k] + texts[k + 1]), None)
 
 
 def _local_day(ts: datetime | None) -> date | None:

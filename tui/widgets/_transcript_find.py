@@ -1,0 +1,75 @@
+"""The transcript view's find: a query highlighted everywhere, the cursor moved from match to match
+(a folded tool call opened where the match is inside it)."""
+from __future__ import annotations
+
+from textual.strip import Strip
+
+from sessionscope.core.text import printable
+
+
+class TranscriptFind:
+    """Mixed into TranscriptView (the state it uses is set up in TranscriptView.__init__)."""
+
+    def find(self, query: str, *, jump: bool = True) -> None:
+        """Highlight `query` everywhere and move to its first match at or after the cursor."""
+        self._query = query
+        self._matches = self.model.matches(query, self._rows) if query else []
+        self.refresh()
+        self.refresh_bindings()  # n/N show in the footer only while there is a query
+        if jump and self._matches:
+            start = self._cursor if self._cursor >= 0 else 0
+            after = [i for i in self._matches if self._row_of[i] >= self._row_of[start]]
+            self._goto_match(after[0] if after else self._matches[0])
+        else:
+            self._post_find()
+
+    def clear_find(self) -> None:
+        self.find("", jump=False)
+
+    def action_find_next(self, step: int) -> None:
+        if not self._matches:
+            if self._query:
+                self.notify(printable(f"“{self._query}” is not in this transcript"), severity="warning",
+                            timeout=3, markup=False)
+            return
+        cur = self.cursor_row
+        ordered = self._matches
+        if step > 0:
+            nxt = next((i for i in ordered if self._row_of[i] > cur), ordered[0])
+        else:
+            nxt = next((i for i in reversed(ordered) if self._row_of[i] < cur), ordered[-1])
+        self._goto_match(nxt)
+
+    def _goto_match(self, index: int) -> None:
+        item = self.model.items[index]
+        if item.collapsible and not self._expanded(index):
+            head = self._strips_for(index)[0].text.casefold()
+            if self._query.casefold() not in head:
+                self._toggled ^= {index}
+                self.read_rest(index)
+                self._invalidate(index)
+                self._sync_size()
+        strips = self._strips_for(index)
+        self._move(index, align="top", line=_match_line(strips, self._query))
+        self._post_find()
+
+    def _post_find(self) -> None:
+        current = 0
+        if self._cursor in self._matches:
+            current = self._matches.index(self._cursor) + 1
+        self.post_message(self.FindUpdated(self, self._query, current, len(self._matches)))
+
+
+def _match_line(strips: list[Strip], query: str) -> int | None:
+    """The first line of an item's strips that shows `query`, or where it starts when the text
+    wraps in its middle (a phrase cut at a space, a long word folded): the find scrolls there,
+    not to the top of a long entry."""
+    needle = " ".join(query.split()).casefold()
+    if not needle:
+        return None
+    texts = [" ".join(s.text.split()).casefold() for s in strips]
+    found = next((k for k, t in enumerate(texts) if needle in t), None)
+    if found is not None:
+        return found
+    return next((k for k in range(len(texts) - 1)
+                 if needle in f"{texts[k]} {texts[k + 1]}" or needle in texts[k] + texts[k + 1]), None)
