@@ -18,12 +18,7 @@ from typing import Callable, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
-from textual.geometry import Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import count, project_name, short_time
@@ -39,7 +34,8 @@ from sessionscope.core.memory.places import (
 )
 from sessionscope.core.text import one_line
 
-from ._cells import clock_of, fit, foreground
+from ._cells import clock_of, fit
+from ._line_list import CURSOR_KEYS, END_KEYS, PAGE_KEYS, VIM_END_KEYS, LineList, ListMessage
 from ._memory_rows import STATUS_FILTERS, Line, MemoryRows
 
 __all__ = ["HEADER_LINES", "STATUS_FILTERS", "Line", "MemoryTimeline", "badge_label"]
@@ -67,42 +63,21 @@ def when(ts: datetime | None, now: datetime) -> str:
     return short_time(ts, now)
 
 
-class MemoryTimeline(ScrollView, can_focus=True):
+class MemoryTimeline(LineList):
     """Memory items grouped by project; `set_items()` fills it, the messages report the cursor."""
+
+    HEADER_LINES = HEADER_LINES
+    ITEM_LINES = 2  # the item's line and its summary
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Sessions", id="memory-timeline.select"),
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("g", "first", "First", show=False),
-        Binding("G", "last", "Last", show=False),
+        *CURSOR_KEYS, *PAGE_KEYS, *END_KEYS, *VIM_END_KEYS,
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "memory-timeline--counts",
-        "memory-timeline--filter",
-        "memory-timeline--project",
-        "memory-timeline--path",
-        "memory-timeline--resume",
-        "memory-timeline--axis",
-        "memory-timeline--date",
-        "memory-timeline--in-progress",
-        "memory-timeline--paused",
-        "memory-timeline--completed",
-        "memory-timeline--no-status",
-        "memory-timeline--kind",
-        "memory-timeline--summary",
-        "memory-timeline--warning",
-        "memory-timeline--cursor",
-        "memory-timeline--hover",
-        "memory-timeline--empty",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"memory-timeline--{name}" for name in (
+        "counts", "filter", "project", "path", "resume", "axis", "date", "in-progress", "paused",
+        "completed", "no-status", "kind", "summary", "warning", "cursor", "hover", "empty"
+    )}
 
     # What the view needs to work anywhere (a visible cursor, readable badges); the app's look
     # is in styles/memory.tcss.
@@ -141,27 +116,17 @@ class MemoryTimeline(ScrollView, can_focus=True):
     """
 
     @dataclass
-    class ItemHighlighted(Message):
+    class ItemHighlighted(ListMessage):
         """The cursor moved to another item; also posted after every change of the items or
         filters, for the item then highlighted (its file may have changed)."""
 
-        memory_timeline: MemoryTimeline
         item: MemoryItem
-
-        @property
-        def control(self) -> MemoryTimeline:
-            return self.memory_timeline
 
     @dataclass
-    class ItemSelected(Message):
+    class ItemSelected(ListMessage):
         """Enter (or a click on the highlighted item): go to the item's detail."""
 
-        memory_timeline: MemoryTimeline
         item: MemoryItem
-
-        @property
-        def control(self) -> MemoryTimeline:
-            return self.memory_timeline
 
     def __init__(
         self,
@@ -174,12 +139,9 @@ class MemoryTimeline(ScrollView, can_focus=True):
         """`now` fixes the clock the dates are shown in (its time zone; tests, snapshots)."""
         super().__init__(name=name, id=id, classes=classes)
         self._clock: Callable[[], datetime] = clock_of(now)
-        self.model = MemoryRows()
-        self._cursor = 0  # index into the shown items
-        self._hover: int | None = None  # index into the shown items
+        self.model = MemoryRows()  # the items are its shown items
         self._message = "Reading memory…"
         self._width = 0  # the width the resume lines were wrapped to
-        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
 
     # -- public API ---------------------------------------------------------------------------
     def set_items(self, items: list[MemoryItem], resume: dict[str, str] | None = None) -> None:
@@ -271,9 +233,7 @@ class MemoryTimeline(ScrollView, can_focus=True):
         self._width = self.scrollable_content_region.width if self.is_mounted else 0
         self.model.rebuild(self._wrap)
         items = self.model.items
-        self._cache.clear()
-        self._hover = None
-        self.virtual_size = Size(1, len(self.model.lines) + HEADER_LINES)
+        self._reset(len(self.model.lines))
         index = 0
         if keep is not None:
             index = next((i for i, it in enumerate(items) if it.path == keep.path), 0)
@@ -286,41 +246,28 @@ class MemoryTimeline(ScrollView, can_focus=True):
             self.post_message(self.ItemHighlighted(self, items[self._cursor]))
 
     # -- cursor ---------------------------------------------------------------------------------
-    @property
-    def cursor(self) -> int:
-        return self._cursor
+    def _item_count(self) -> int:
+        return len(self.model.items)
 
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+    def _line_count(self) -> int:
+        return len(self.model.lines)
 
-    def _refresh_item(self, index: int | None) -> None:
-        if index is not None and 0 <= index < len(self.model.item_lines):
-            self.refresh_lines(self.model.item_lines[index] + HEADER_LINES, 2)
+    def _line_of(self, index: int) -> int:
+        return self.model.item_lines[index]
 
-    def _scroll_to_cursor(self) -> None:
-        if not self.model.items:
-            return
-        page, top = self._page(), round(self.scroll_y)
-        first = self.model.item_lines[self._cursor]
-        last = first + 1
+    def _item_head(self, index: int) -> int:
         # Moving onto a project's first item also brings its header (and resume line) into view.
-        head = self.model.head_of(self._cursor)
-        if head < top:
-            self.scroll_to(y=head if last - head < page else first, animate=False)
-        elif last >= top + page:
-            self.scroll_to(y=last - page + 1, animate=False)
+        return self.model.head_of(index)
 
-    def _move(self, index: int) -> None:
-        if not self.model.items:
-            return
-        index = max(0, min(index, len(self.model.items) - 1))
-        if index == self._cursor:
-            return
-        old, self._cursor = self._cursor, index
-        self._refresh_item(old)
-        self._refresh_item(index)
-        self._scroll_to_cursor()
+    def _item_of_line(self, line: int) -> int | None:
+        found = self.model.lines[line]
+        return found.item if found.kind in ("item", "summary") else None
+
+    def _highlighted(self, index: int) -> None:
         self.post_message(self.ItemHighlighted(self, self.model.items[index]))
+
+    def _selected(self, index: int) -> None:
+        self.post_message(self.ItemSelected(self, self.model.items[index]))
 
     def select_path(self, path: str) -> bool:
         """Move the cursor to the item of this file; False when it is not shown."""
@@ -330,109 +277,22 @@ class MemoryTimeline(ScrollView, can_focus=True):
         self._move(index)
         return True
 
-    def action_cursor(self, delta: int) -> None:
-        self._move(self._cursor + delta)
-
-    def action_page(self, direction: int) -> None:
-        if not self.model.items:
-            return
-        target = self.model.item_lines[self._cursor] + direction * self._page()
-        order = range(len(self.model.items)) if direction > 0 else range(len(self.model.items) - 1, -1, -1)
-        fallback = len(self.model.items) - 1 if direction > 0 else 0
-        self._move(next((i for i in order
-                         if (self.model.item_lines[i] >= target if direction > 0 else self.model.item_lines[i] <= target)),
-                        fallback))
-
-    def action_first(self) -> None:
-        self._move(0)
-        self.scroll_to(y=0, animate=False)
-
-    def action_last(self) -> None:
-        self._move(len(self.model.items) - 1)
-
-    def action_select(self) -> None:
-        item = self.highlighted_item
-        if item is not None:
-            self.post_message(self.ItemSelected(self, item))
-
-    # -- mouse ----------------------------------------------------------------------------------
-    def _item_at(self, event: events.MouseEvent) -> int | None:
-        offset = event.get_content_offset(self)
-        if offset is None or offset.y < HEADER_LINES:
-            return None
-        index = round(self.scroll_y) + offset.y - HEADER_LINES
-        if not 0 <= index < len(self.model.lines):
-            return None
-        line = self.model.lines[index]
-        return line.item if line.kind in ("item", "summary") else None
-
-    def on_click(self, event: events.Click) -> None:
-        index = self._item_at(event)
-        if index is None:
-            return
-        if index == self._cursor or event.chain >= 2:
-            self._move(index)
-            self.action_select()
-        else:
-            self._move(index)
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        index = self._item_at(event)
-        if index != self._hover:
-            self._refresh_item(self._hover)
-            self._refresh_item(index)
-            self._hover = index
-
-    def on_leave(self, event: events.Leave) -> None:
-        if self._hover is not None:
-            self._refresh_item(self._hover)
-            self._hover = None
-
-    def on_focus(self, event: events.Focus) -> None:
-        self._refresh_item(self._cursor)
-
-    def on_blur(self, event: events.Blur) -> None:
-        self._refresh_item(self._cursor)
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()  # theme change: every cached strip has stale colours
-
     # -- rendering ------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        return foreground(self.get_component_rich_style(name))
+    def _render_top(self, y: int, width: int) -> Strip:
+        return self._render_counts(width)
 
-    def _strip(self, text: Text, width: int, base: Style | None = None) -> Strip:
-        text.truncate(width, overflow="ellipsis", pad=True)
-        style = self.rich_style + base if base is not None else self.rich_style
-        return Strip(text.render(self.app.console), width).apply_style(style)
+    def _render_empty(self, line: int, width: int) -> Strip:
+        if line == 0:
+            message = ("No memory matches the filters · esc clears them" if self.model.all and self.filtered
+                       else self._message)
+            # (Styled as a span: `Text.render` drops the base style of a Text without spans.)
+            text = Text(" ", no_wrap=True, end="")
+            text.append(one_line(message), self._style("memory-timeline--empty"))
+            return self._strip(text, width)
+        return Strip.blank(width, self.rich_style)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        if y < HEADER_LINES:
-            return self._render_counts(width)
-        index = round(self.scroll_y) + y - HEADER_LINES
-        if not self.model.lines:
-            if index == 0:
-                message = ("No memory matches the filters · esc clears them" if self.model.all and self.filtered
-                           else self._message)
-                # (Styled as a span: `Text.render` drops the base style of a Text without spans.)
-                text = Text(" ", no_wrap=True, end="")
-                text.append(one_line(message), self._style("memory-timeline--empty"))
-                return self._strip(text, width)
-            return Strip.blank(width, self.rich_style)
-        if index >= len(self.model.lines):
-            return Strip.blank(width, self.rich_style)
-        line = self.model.lines[index]
-        cursor = line.item == self._cursor and line.kind in ("item", "summary")
-        focused = cursor and self.has_focus
-        hover = line.item == self._hover and line.kind in ("item", "summary")
-        key = (index, line, width, cursor, focused, hover)
-        strip = self._cache.get(key)
-        if strip is None:
-            strip = self._render(line, width, cursor, hover)
-            self._cache[key] = strip
-        return strip
+    def _line_key(self, line: int) -> tuple[object, ...]:
+        return (line, self.model.lines[line])
 
     def _render_counts(self, width: int) -> Strip:
         total, shown = len(self.model.all), len(self.model.items)
@@ -453,7 +313,8 @@ class MemoryTimeline(ScrollView, can_focus=True):
         text.append_text(filters)
         return self._strip(text, width)
 
-    def _render(self, line: Line, width: int, cursor: bool, hover: bool) -> Strip:
+    def _render_line(self, index: int, width: int, cursor: bool, hover: bool) -> Strip:
+        line = self.model.lines[index]
         if line.kind == "gap":
             return Strip.blank(width, self.rich_style)
         if line.kind == "project":
@@ -475,12 +336,7 @@ class MemoryTimeline(ScrollView, can_focus=True):
             text = Text(" " + ("  " if line.last else "│ ") + "  ", style=muted, no_wrap=True, end="")
             summary = one_line(item.summary) or one_line(item.path)
             text.append(summary, Style() if cursor else self._style("memory-timeline--summary"))
-        base = None
-        if cursor:
-            base = self.get_component_rich_style("memory-timeline--cursor")
-        elif hover:
-            base = self.get_component_rich_style("memory-timeline--hover")
-        return self._strip(text, width, base)
+        return self._strip(text, width, self._row_style(cursor, hover, "memory-timeline"))
 
     def _badge_style(self, item: MemoryItem) -> Style:
         if item.kind != SESSION_NOTE:

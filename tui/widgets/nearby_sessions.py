@@ -13,11 +13,8 @@ from typing import Callable, ClassVar, Iterable, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import short_time
@@ -25,7 +22,8 @@ from sessionscope.core.memory.places import claude_dir_name
 from sessionscope.core.model import Session
 from sessionscope.core.text import one_line
 
-from ._cells import clock_of, fit, foreground
+from ._cells import clock_of, fit
+from ._line_list import CURSOR_KEYS, END_KEYS, LineList, ListMessage
 
 __all__ = ["NEARBY_WINDOW", "Nearby", "NearbySessions", "same_project", "sessions_around"]
 
@@ -85,27 +83,20 @@ def sessions_around(
     return out
 
 
-class NearbySessions(ScrollView, can_focus=True):
+class NearbySessions(LineList):
     """One line per session: its start, when it was relative to the moment, agent and title."""
+
+    CACHE_SIZE = 0  # a few rows, rendered when painted
+    REVEAL_UNMOVED = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Open", id="nearby-sessions.open"),
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
+        *CURSOR_KEYS, *END_KEYS,
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "nearby-sessions--when",
-        "nearby-sessions--during",
-        "nearby-sessions--muted",
-        "nearby-sessions--cursor",
-        "nearby-sessions--hover",
-        "nearby-sessions--empty",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"nearby-sessions--{name}" for name in (
+        "when", "during", "muted", "cursor", "hover", "empty"
+    )}
 
     DEFAULT_CSS = """
     NearbySessions {
@@ -133,15 +124,10 @@ class NearbySessions(ScrollView, can_focus=True):
     """
 
     @dataclass
-    class SessionSelected(Message):
+    class SessionSelected(ListMessage):
         """A session was opened (enter, double-click, or a click on the highlighted one)."""
 
-        nearby_sessions: NearbySessions
         session: Session
-
-        @property
-        def control(self) -> NearbySessions:
-            return self.nearby_sessions
 
     def __init__(
         self,
@@ -155,8 +141,6 @@ class NearbySessions(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._clock: Callable[[], datetime] = clock_of(now)
         self._rows: list[Nearby] = []
-        self._cursor = 0
-        self._hover: int | None = None
         self._message = ""
 
     # -- public API ---------------------------------------------------------------------------
@@ -165,8 +149,7 @@ class NearbySessions(ScrollView, can_focus=True):
         self._rows = list(rows)
         self._message = empty
         self._cursor = 0
-        self._hover = None
-        self.virtual_size = Size(1, max(1, len(self._rows)))
+        self._reset(max(1, len(self._rows)))
         self.scroll_to(y=0, animate=False)
         self.refresh(layout=True)  # height: auto follows the number of rows
 
@@ -182,102 +165,26 @@ class NearbySessions(ScrollView, can_focus=True):
     def highlighted_session(self) -> Session | None:
         return self._rows[self._cursor].session if self._rows else None
 
-    @property
-    def cursor(self) -> int:
-        return self._cursor
-
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(1, len(self._rows))
 
-    # -- cursor ---------------------------------------------------------------------------------
-    def _move(self, index: int) -> None:
-        if not self._rows:
-            return
-        index = max(0, min(index, len(self._rows) - 1))
-        old, self._cursor = self._cursor, index
-        self.refresh_line(old)
-        self.refresh_line(index)
-        page, top = max(1, self.scrollable_content_region.height), round(self.scroll_y)
-        if index < top:
-            self.scroll_to(y=index, animate=False)
-        elif index >= top + page:
-            self.scroll_to(y=index - page + 1, animate=False)
+    # -- cursor and rendering ------------------------------------------------------------------
+    def _item_count(self) -> int:
+        return len(self._rows)
 
-    def action_cursor(self, delta: int) -> None:
-        self._move(self._cursor + delta)
+    def _selected(self, index: int) -> None:
+        self.post_message(self.SessionSelected(self, self._rows[index].session))
 
-    def action_first(self) -> None:
-        self._move(0)
+    def _render_empty(self, line: int, width: int) -> Strip:
+        # (Styled as a span: `Text.render` drops the base style of a Text without spans.)
+        text = Text(" ", no_wrap=True, end="")
+        if line == 0:
+            text.append(one_line(self._message), self._style("nearby-sessions--empty"))
+        return self._strip(text, width)
 
-    def action_last(self) -> None:
-        self._move(len(self._rows) - 1)
-
-    def action_select(self) -> None:
-        session = self.highlighted_session
-        if session is not None:
-            self.post_message(self.SessionSelected(self, session))
-
-    # -- mouse ----------------------------------------------------------------------------------
-    def _row_at(self, event: events.MouseEvent) -> int | None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return None
-        index = round(self.scroll_y) + offset.y
-        return index if 0 <= index < len(self._rows) else None
-
-    def on_click(self, event: events.Click) -> None:
-        index = self._row_at(event)
-        if index is None:
-            return
-        if index == self._cursor or event.chain >= 2:
-            self._move(index)
-            self.action_select()
-        else:
-            self._move(index)
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        index = self._row_at(event)
-        if index != self._hover:
-            for old in (self._hover, index):
-                if old is not None:
-                    self.refresh_line(old)
-            self._hover = index
-
-    def on_leave(self, event: events.Leave) -> None:
-        if self._hover is not None:
-            self.refresh_line(self._hover)
-            self._hover = None
-
-    def on_focus(self, event: events.Focus) -> None:
-        self.refresh_line(self._cursor)
-
-    def on_blur(self, event: events.Blur) -> None:
-        self.refresh_line(self._cursor)
-
-    # -- rendering ------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        return foreground(self.get_component_rich_style(name))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = round(self.scroll_y) + y
-        if not self._rows:
-            # (Styled as a span: `Text.render` drops the base style of a Text without spans.)
-            text = Text(" ", no_wrap=True, end="")
-            if index == 0:
-                text.append(one_line(self._message), self._style("nearby-sessions--empty"))
-        elif index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
-        else:
-            text = self._row(self._rows[index], index == self._cursor)
-        base = None
-        if self._rows and index == self._cursor:
-            base = self.get_component_rich_style("nearby-sessions--cursor")
-        elif self._rows and index == self._hover:
-            base = self.get_component_rich_style("nearby-sessions--hover")
-        text.truncate(width, overflow="ellipsis", pad=True)
-        style = self.rich_style + base if base is not None else self.rich_style
-        return Strip(text.render(self.app.console), width).apply_style(style)
+    def _render_line(self, line: int, width: int, cursor: bool, hover: bool) -> Strip:
+        return self._strip(self._row(self._rows[line], cursor), width,
+                           self._row_style(cursor, hover, "nearby-sessions"))
 
     def _row(self, row: Nearby, cursor: bool) -> Text:
         s = row.session

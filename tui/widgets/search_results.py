@@ -7,18 +7,14 @@ spans `core.search.hits.highlight_spans` finds.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, ClassVar, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
-from textual.geometry import Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import count, project_name, short_time
@@ -29,7 +25,8 @@ from sessionscope.core.search.query import Query
 from sessionscope.core.search.hits import Hit
 from sessionscope.core.text import one_line, printable
 
-from ._cells import clock_of, fit, foreground
+from ._cells import clock_of, fit
+from ._line_list import CURSOR_KEYS, END_KEYS, PAGE_KEYS, LineList, ListMessage
 
 Lookup = Callable[[str], "Session | None"]
 
@@ -81,31 +78,19 @@ def snippet_text(preview: str, query: Query | None, match: Style) -> Text:
     return text
 
 
-class SearchResults(ScrollView, can_focus=True):
+class SearchResults(LineList):
     """Hits of one search, grouped by session in the order of their best hit."""
+
+    REVEAL_UNMOVED = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Open hit", id="search-results.open"),
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
+        *CURSOR_KEYS, *PAGE_KEYS, *END_KEYS,
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "search-results--header",
-        "search-results--meta",
-        "search-results--label",
-        "search-results--match",
-        "search-results--cursor",
-        "search-results--hover",
-        "search-results--message",
-        "search-results--error",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"search-results--{name}" for name in (
+        "header", "meta", "label", "match", "cursor", "hover", "message", "error"
+    )}
 
     DEFAULT_CSS = """
     SearchResults {
@@ -133,15 +118,10 @@ class SearchResults(ScrollView, can_focus=True):
     """
 
     @dataclass
-    class HitSelected(Message):
+    class HitSelected(ListMessage):
         """A hit was opened (enter, double-click, or a click on the highlighted hit)."""
 
-        search_results: SearchResults
         hit: Hit
-
-        @property
-        def control(self) -> SearchResults:
-            return self.search_results
 
     def __init__(
         self,
@@ -157,11 +137,8 @@ class SearchResults(ScrollView, can_focus=True):
         self._lookup = lookup
         self._clock: Callable[[], datetime] = clock_of(now)
         self._rows: list[Row] = []
-        self._hit_rows: list[int] = []  # indices into _rows of the selectable rows
-        self._cursor = 0  # index into _hit_rows
-        self._hover: int | None = None  # index into _rows
+        self._hit_rows: list[int] = []  # indices into _rows of the selectable rows (the items)
         self._query: Query | None = None
-        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
 
     # -- content ---------------------------------------------------------------------------------
     def show_result(self, result: SearchResult, *, keep_cursor: bool = False) -> None:
@@ -197,9 +174,7 @@ class SearchResults(ScrollView, can_focus=True):
         self._rows = rows
         self._hit_rows = [i for i, r in enumerate(rows) if r.kind == "hit"]
         self._cursor = 0
-        self._hover = None
-        self._cache.clear()
-        self.virtual_size = Size(1, len(rows))
+        self._reset(len(rows))
         self.scroll_to(y=0, animate=False)
         self.refresh()
 
@@ -216,129 +191,32 @@ class SearchResults(ScrollView, can_focus=True):
         return list(self._rows)
 
     # -- cursor ----------------------------------------------------------------------------------
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height)
+    def _item_count(self) -> int:
+        return len(self._hit_rows)
 
-    def _move(self, position: int) -> None:
-        if not self._hit_rows:
-            return
-        position = max(0, min(position, len(self._hit_rows) - 1))
-        old = self._hit_rows[self._cursor]
-        self._cursor = position
-        row = self._hit_rows[position]
-        self.refresh_line(old)
-        self.refresh_line(row)
-        self._scroll_to_row(row)
+    def _line_count(self) -> int:
+        return len(self._rows)
 
-    def _scroll_to_row(self, row: int) -> None:
-        page, top = self._page(), round(self.scroll_y)
+    def _line_of(self, index: int) -> int:
+        return self._hit_rows[index]
+
+    def _item_head(self, index: int) -> int:
         # Moving up onto a group's first hit also brings its session header into view.
-        header = row
+        row = header = self._hit_rows[index]
         while header > 0 and self._rows[header - 1].kind in ("header", "gap") and row - header < 2:
             header -= 1
-        if header < top:
-            self.scroll_to(y=header if row - header < page else row, animate=False)
-        elif row >= top + page:
-            self.scroll_to(y=row - page + 1, animate=False)
+        return header
 
-    def action_cursor(self, delta: int) -> None:
-        self._move(self._cursor + delta)
+    def _item_of_line(self, line: int) -> int | None:
+        position = bisect_left(self._hit_rows, line)
+        return position if position < len(self._hit_rows) and self._hit_rows[position] == line else None
 
-    def action_page(self, direction: int) -> None:
-        if not self._hit_rows:
-            return
-        target = self._hit_rows[self._cursor] + direction * self._page()
-        # The first hit at or past the target row (in the direction of travel).
-        positions = range(len(self._hit_rows)) if direction > 0 else range(len(self._hit_rows) - 1, -1, -1)
-        fallback = len(self._hit_rows) - 1 if direction > 0 else 0
-        self._move(next((p for p in positions
-                         if (self._hit_rows[p] >= target if direction > 0 else self._hit_rows[p] <= target)),
-                        fallback))
-
-    def action_first(self) -> None:
-        self._move(0)
-        self.scroll_to(y=0, animate=False)
-
-    def action_last(self) -> None:
-        self._move(len(self._hit_rows) - 1)
-
-    def action_select(self) -> None:
-        hit = self.highlighted_hit
-        if hit is not None:
-            self.post_message(self.HitSelected(self, hit))
-
-    def _refresh_cursor(self) -> None:
-        if self._hit_rows:
-            self.refresh_line(self._hit_rows[self._cursor])
-
-    def on_focus(self, event: events.Focus) -> None:
-        self._refresh_cursor()
-
-    def on_blur(self, event: events.Blur) -> None:
-        self._refresh_cursor()
-
-    # -- mouse -----------------------------------------------------------------------------------
-    def _row_at(self, event: events.MouseEvent) -> int | None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return None
-        index = round(self.scroll_y) + offset.y
-        return index if 0 <= index < len(self._rows) else None
-
-    def on_click(self, event: events.Click) -> None:
-        index = self._row_at(event)
-        if index is None or self._rows[index].kind != "hit":
-            return
-        position = self._hit_rows.index(index)
-        if position == self._cursor or event.chain >= 2:
-            self._move(position)
-            self.action_select()
-        else:
-            self._move(position)
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        index = self._row_at(event)
-        if index is not None and self._rows[index].kind != "hit":
-            index = None
-        if index != self._hover:
-            for old in (self._hover, index):
-                if old is not None:
-                    self.refresh_line(old)
-            self._hover = index
-
-    def on_leave(self, event: events.Leave) -> None:
-        if self._hover is not None:
-            self.refresh_line(self._hover)
-            self._hover = None
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()
+    def _selected(self, index: int) -> None:
+        self.post_message(self.HitSelected(self, self._rows[self._hit_rows[index]].hit))  # type: ignore[arg-type]
 
     # -- rendering -------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        """A component's text style without its background, to lay over a row's background.
-
-        (Not `partial=True`: that drops the blending of translucent colours such as
-        `$foreground-muted`, which then come out at full strength.)"""
-        return foreground(self.get_component_rich_style(name))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = round(self.scroll_y) + y
-        if index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
-        row = self._rows[index]
-        cursor = bool(self._hit_rows) and index == self._hit_rows[self._cursor]
-        hover = index == self._hover
-        key = (index, width, cursor, cursor and self.has_focus, hover)
-        strip = self._cache.get(key)
-        if strip is None:
-            strip = self._render_row(row, width, cursor, hover)
-            self._cache[key] = strip
-        return strip
-
-    def _render_row(self, row: Row, width: int, cursor: bool, hover: bool) -> Strip:
+    def _render_line(self, line: int, width: int, cursor: bool, hover: bool) -> Strip:
+        row = self._rows[line]
         base: Style | None = None
         if row.kind == "gap":
             text = Text()
@@ -348,14 +226,9 @@ class SearchResults(ScrollView, can_focus=True):
             text = self._header_text(row, width)
         else:
             text = self._hit_text(row, width, cursor)
-            if cursor:
-                base = self.get_component_rich_style("search-results--cursor")
-            elif hover:
-                base = self.get_component_rich_style("search-results--hover")
+            base = self._row_style(cursor, hover, "search-results")
         text.no_wrap, text.end = True, ""
-        text.truncate(width, overflow="ellipsis", pad=True)
-        style = self.rich_style + base if base is not None else self.rich_style
-        return Strip(text.render(self.app.console), width).apply_style(style)
+        return self._strip(text, width, base)
 
     def _header_text(self, row: Row, width: int) -> Text:
         hit = row.hit

@@ -15,8 +15,8 @@ Keys (for the keyboard first; every one also in the footer or the docstring belo
 
 Why type-to-filter rather than a project picker: a project or a session is found fastest by
 typing a few letters of either, and the list narrows while you type; `a`/`p` cycle for the
-common "only this agent/project" case without typing. Only the rows in the viewport are ever
-rendered (and cached), so 20,000 sessions paint as fast as 20.
+common "only this agent/project" case without typing. The cursor, scrolling, mouse and the cache
+of rendered rows are the Line API lists' (`_line_list.LineList`); this module has the rows.
 """
 from __future__ import annotations
 
@@ -29,10 +29,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
-from textual.geometry import Region, Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.format import human_tokens, project_name, relative_time
@@ -41,7 +37,8 @@ from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line
 
-from ._cells import _fit_pieces, _fit_segments, clock_of, fit, foreground
+from ._cells import _fit_pieces, _fit_segments, clock_of, fit
+from ._line_list import CURSOR_KEYS, END_KEYS, PAGE_KEYS, VIM_END_KEYS, LineList, ListMessage
 from ._session_rows import SORTS, Row, SessionRows
 
 __all__ = ["HEADER_LINES", "SORTS", "Row", "SessionList"]
@@ -80,21 +77,15 @@ _MIN_TITLE = 24
 _GAP = 2
 
 
-class SessionList(ScrollView, can_focus=True):
+class SessionList(LineList):
     """Sessions as a table; `set_sessions()` fills it, the messages report the cursor and picks."""
+
+    HEADER_LINES = HEADER_LINES
+    CACHE_SIZE = 1024
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "Open", id="session-list.open"),
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("g", "first", "First", show=False),
-        Binding("G", "last", "Last", show=False),
+        *CURSOR_KEYS, *PAGE_KEYS, *END_KEYS, *VIM_END_KEYS,
         Binding("s", "cycle_sort", "Sort", id="session-list.sort"),
         Binding("S", "reverse_sort", "Reverse", show=False, id="session-list.reverse"),
         Binding("a", "cycle_agent(1)", "Agent", id="session-list.agent"),
@@ -108,19 +99,10 @@ class SessionList(ScrollView, can_focus=True):
         Binding("escape", "escape", "Clear filters", id="session-list.clear"),
     ]
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "session-list--counts",
-        "session-list--filter",
-        "session-list--column",
-        "session-list--sorted",
-        "session-list--cursor",
-        "session-list--hover",
-        "session-list--muted",
-        "session-list--kind",
-        "session-list--child",
-        "session-list--empty",
-        *AGENT_CLASSES.values(),
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"session-list--{name}" for name in (
+        "counts", "filter", "column", "sorted", "cursor", "hover", "muted", "kind", "child",
+        "empty"
+    )} | set(AGENT_CLASSES.values())
 
     # Only what the widget needs to be usable anywhere (a visible cursor, no x-scrolling);
     # the app's look lives in styles/lists.tcss.
@@ -159,26 +141,16 @@ class SessionList(ScrollView, can_focus=True):
     """
 
     @dataclass
-    class SessionHighlighted(Message):
+    class SessionHighlighted(ListMessage):
         """The cursor moved to another session."""
 
-        session_list: SessionList
         session: Session
-
-        @property
-        def control(self) -> SessionList:
-            return self.session_list
 
     @dataclass
-    class SessionSelected(Message):
+    class SessionSelected(ListMessage):
         """A session was opened (enter, double-click, or a click on the highlighted row)."""
 
-        session_list: SessionList
         session: Session
-
-        @property
-        def control(self) -> SessionList:
-            return self.session_list
 
     def __init__(
         self,
@@ -199,11 +171,7 @@ class SessionList(ScrollView, can_focus=True):
         self.model = SessionRows()
         if loading:
             self.model.set_sessions([], complete=False)
-        self._cursor = 0
-        self._hover: int | None = None
         self.editing_filter = False
-        self._cache: LRUCache[tuple[object, ...], Strip] = LRUCache(1024)
-        self._base: Style | None = None  # `rich_style` during one render (see `render_lines`)
 
     # -- public API ---------------------------------------------------------------------------
     def set_sessions(self, sessions: list[Session], complete: bool = True,
@@ -279,17 +247,17 @@ class SessionList(ScrollView, can_focus=True):
     def _rows_changed(self, keep: Session | None) -> None:
         """After the model rebuilt its rows: resize, repaint, keep the cursor on its session."""
         rows = self.model.rows
-        self._cache.clear()
-        self._hover = None
-        self.virtual_size = Size(1, len(rows) + HEADER_LINES)
+        self._reset(len(rows))
         index = 0
         if keep is not None:
             index = next((i for i, r in enumerate(rows) if r.session.id == keep.id), -1)
             if index < 0 and isinstance(keep, ListedSession):  # its id was a guess (or its path)
                 index = next((i for i, r in enumerate(rows) if r.session.path == keep.path), 0)
             index = max(index, 0)
-        self._cursor = -1  # nothing to refresh in the old rows: everything is repainted below
-        self._set_cursor(index, announce=bool(rows) and (keep is None or rows[index].session.id != keep.id))
+        self._cursor = max(0, min(index, len(rows) - 1))  # (no old row to refresh: all is repainted)
+        self._scroll_to_cursor()
+        if rows and (keep is None or rows[index].session.id != keep.id):
+            self._highlighted(self._cursor)
         self.refresh()
         self.refresh_bindings()  # "Clear filters" comes and goes with the filters
 
@@ -299,37 +267,14 @@ class SessionList(ScrollView, can_focus=True):
         self._rows_changed(keep)
 
     # -- cursor ---------------------------------------------------------------------------------
-    @property
-    def cursor(self) -> int:
-        return self._cursor
+    def _item_count(self) -> int:
+        return len(self.model.rows)
 
-    def _page(self) -> int:
-        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+    def _highlighted(self, index: int) -> None:
+        self.post_message(self.SessionHighlighted(self, self.model.rows[index].session))
 
-    def _set_cursor(self, index: int, *, announce: bool = True) -> None:
-        old = self._cursor
-        self._cursor = max(0, min(index, len(self.model.rows) - 1))
-        if old >= 0:
-            self.refresh_line(old + HEADER_LINES)
-            self.refresh_line(self._cursor + HEADER_LINES)
-        self._scroll_to_cursor()
-        if announce and self.model.rows:
-            self.post_message(self.SessionHighlighted(self, self.model.rows[self._cursor].session))
-
-    def _scroll_to_cursor(self) -> None:
-        page, top = self._page(), round(self.scroll_y)
-        if self._cursor < top:
-            self.scroll_to(y=self._cursor, animate=False)
-        elif self._cursor >= top + page:
-            self.scroll_to(y=self._cursor - page + 1, animate=False)
-
-    def _move(self, index: int) -> None:
-        index = max(0, min(index, len(self.model.rows) - 1))
-        if index != self._cursor:
-            self._set_cursor(index)
-
-    def action_cursor(self, delta: int) -> None:
-        self._move(self._cursor + delta)
+    def _selected(self, index: int) -> None:
+        self.post_message(self.SessionSelected(self, self.model.rows[index].session))
 
     def action_page(self, direction: int) -> None:
         page = self._page()
@@ -339,15 +284,11 @@ class SessionList(ScrollView, can_focus=True):
         self._scroll_to_cursor()
 
     def action_first(self) -> None:
-        self._move(0)
-
-    def action_last(self) -> None:
-        self._move(len(self.model.rows) - 1)
+        self._move(0)  # (no scrolling to the top: the first row is the top)
 
     def action_select(self) -> None:
         self._set_editing(False)
-        if self.model.rows:
-            self.post_message(self.SessionSelected(self, self.model.rows[self._cursor].session))
+        super().action_select()
 
     # -- sort, filters, nesting ------------------------------------------------------------------
     def set_sort(self, sort: str, reverse: bool = False) -> None:
@@ -429,13 +370,6 @@ class SessionList(ScrollView, can_focus=True):
             self.set_text_filter(self.text_filter + " ".join(event.text.split()))
 
     # -- mouse ----------------------------------------------------------------------------------
-    def _row_at(self, event: events.MouseEvent) -> int | None:
-        offset = event.get_content_offset(self)
-        if offset is None or offset.y < HEADER_LINES:
-            return None
-        index = round(self.scroll_y) + offset.y - HEADER_LINES
-        return index if 0 <= index < len(self.model.rows) else None
-
     def _column_at(self, x: int) -> str | None:
         title_width, columns = self._layout(self.scrollable_content_region.width)
         pos = 1
@@ -449,34 +383,11 @@ class SessionList(ScrollView, can_focus=True):
             pos += col.width
         return None
 
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is not None and offset.y == 1:  # the column header: sort by that column
-            key = self._column_at(offset.x)
+    def _click_header(self, x: int, y: int) -> None:
+        if y == 1:  # the column header: sort by that column
+            key = self._column_at(x)
             if key in SORTS:
                 self.set_sort(key, not self.reversed if key == self.sort else False)  # type: ignore[arg-type]
-            return
-        index = self._row_at(event)
-        if index is None:
-            return
-        if index == self._cursor or event.chain >= 2:
-            self._move(index)
-            self.action_select()
-        else:
-            self._move(index)
-
-    def on_mouse_move(self, event: events.MouseMove) -> None:
-        index = self._row_at(event)
-        if index != self._hover:
-            for old in (self._hover, index):
-                if old is not None:
-                    self.refresh_line(old + HEADER_LINES)
-            self._hover = index
-
-    def on_leave(self, event: events.Leave) -> None:
-        if self._hover is not None:
-            self.refresh_line(self._hover + HEADER_LINES)
-            self._hover = None
 
     # -- lifecycle ------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -490,24 +401,7 @@ class SessionList(ScrollView, can_focus=True):
             self._cache.clear()
             self.refresh()
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._cache.clear()  # theme change: every cached strip has stale colours
-
-    def on_focus(self, event: events.Focus) -> None:
-        self.refresh_line(self._cursor + HEADER_LINES)
-
-    def on_blur(self, event: events.Blur) -> None:
-        self.refresh_line(self._cursor + HEADER_LINES)
-
     # -- rendering ------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        """A component's text style without its background, to lay over a row's background.
-
-        (Not `partial=True`: that drops the blending of translucent colours such as
-        `$foreground-muted`, which then come out at full strength.)"""
-        return foreground(self.get_component_rich_style(name))
-
     def _layout(self, width: int) -> tuple[int, list[_Column]]:
         columns = list(_COLUMNS)
         fixed = lambda: sum(c.width + _GAP for c in columns) + 2  # noqa: E731 - a leading and a trailing space
@@ -517,43 +411,20 @@ class SessionList(ScrollView, can_focus=True):
             columns = [c for c in columns if c.key != key]
         return max(1, width - fixed()), columns
 
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        if y == 0:
-            return self._render_counts(width)
-        if y == 1:
-            return self._render_header(width)
-        index = round(self.scroll_y) + y - HEADER_LINES
-        if not self.model.rows:
-            if y == HEADER_LINES:
-                return self._strip(Text(" " + self.model.empty, style=self._style("session-list--empty")),
-                                   width)
-            return Strip.blank(width, self.rich_style)
-        if index >= len(self.model.rows):
-            return Strip.blank(width, self.rich_style)
-        cursor, hover = index == self._cursor, index == self._hover
-        row = self.model.rows[index]
-        key = (row.session.id, row.depth, row.last, width, cursor, cursor and self.has_focus, hover)
-        strip = self._cache.get(key)
-        if strip is None:
-            strip = self._render_row(row, width, cursor, hover)
-            self._cache[key] = strip
-        return strip
+    def _render_top(self, y: int, width: int) -> Strip:
+        return self._render_counts(width) if y == 0 else self._render_header(width)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._base = None  # worked out again for each render, once (not once per row)
-        return super().render_lines(crop)
+    def _render_empty(self, line: int, width: int) -> Strip:
+        if line == 0:
+            return self._strip(Text(" " + self.model.empty, style=self._style("session-list--empty")), width)
+        return Strip.blank(width, self.rich_style)
 
-    def _base_style(self) -> Style:
-        """`rich_style`: the colours inherited from the ancestors."""
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
+    def _line_key(self, line: int) -> tuple[object, ...]:
+        row = self.model.rows[line]
+        return (row.session.id, row.depth, row.last)
 
-    def _strip(self, text: Text, width: int, base: Style | None = None) -> Strip:
-        text.truncate(width, overflow="ellipsis", pad=True)
-        style = self._base_style() + base if base is not None else self._base_style()
-        return Strip(text.render(self.app.console), width).apply_style(style)
+    def _render_line(self, line: int, width: int, cursor: bool, hover: bool) -> Strip:
+        return self._render_row(self.model.rows[line], width, cursor, hover)
 
     def _render_counts(self, width: int) -> Strip:
         filters = Text(no_wrap=True, end="")
@@ -626,11 +497,7 @@ class SessionList(ScrollView, can_focus=True):
                 style = self._style(AGENT_CLASSES[s.agent])
             segments += _fit_pieces([(values[col.key], style)], col.width, right=col.right,
                                     pad_style=None if col.right else style)
-        base = None
-        if cursor:
-            base = self.get_component_rich_style("session-list--cursor")
-        elif hover:
-            base = self.get_component_rich_style("session-list--hover")
+        base = self._row_style(cursor, hover, "session-list")
         style = self._base_style() + base if base is not None else self._base_style()
         return Strip(_fit_segments(segments, width), width).apply_style(style)
 
