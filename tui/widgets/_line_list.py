@@ -2,9 +2,9 @@
 between them that are not items: headers, gaps), the keys and the mouse that move it, scrolling it
 into view, the lines that stay put on top, and a cache of rendered lines.
 
-Each list (sessions, search hits, nearby sessions, the memory timeline) says only what its rows
-are and how a line looks: the hooks below the `LineList` docstring. Only the lines in the
-viewport are ever rendered (and cached), so 20,000 rows paint as fast as 20.
+Each list (sessions, search hits, nearby sessions, the memory timeline, the composer's findings)
+says only what its rows are and how a line looks: the hooks in the `LineList` docstring. Only
+the lines in the viewport are ever rendered (and cached), so 20,000 rows paint as fast as 20.
 """
 from __future__ import annotations
 

@@ -18,11 +18,7 @@ from typing import ClassVar, Iterable, NamedTuple
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
-from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from sessionscope.core.brief.assist import PROPOSED, proposed
@@ -30,8 +26,8 @@ from sessionscope.core.brief.finding import CHECKED_NOW, CONFLICTING, LABELS, VE
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import one_line, printable
 
-from ._cells import foreground
 from ._draft import APPROVED, REJECTED, UNDECIDED, Draft, DraftItem
+from ._line_list import LineList, ListMessage
 
 __all__ = ["APPROVED", "REJECTED", "UNDECIDED", "DraftItem", "FindingList"]
 
@@ -48,8 +44,10 @@ class _Line(NamedTuple):
     label: str = ""
 
 
-class FindingList(ScrollView, can_focus=True):
+class FindingList(LineList):
     """The draft's findings; `set_findings()` fills it, the messages report what changed."""
+
+    ITEM_LINES = 2  # the finding's text and its facts
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", id="composer.approve"),
@@ -111,36 +109,20 @@ class FindingList(ScrollView, can_focus=True):
     """
 
     @dataclass
-    class FindingHighlighted(Message):
+    class FindingHighlighted(ListMessage):
         """The cursor moved to another finding."""
 
-        finding_list: FindingList
         item: DraftItem
 
-        @property
-        def control(self) -> FindingList:
-            return self.finding_list
-
     @dataclass
-    class DraftChanged(Message):
+    class DraftChanged(ListMessage):
         """A finding was approved, rejected, edited, retyped, moved or added: the brief changed."""
 
-        finding_list: FindingList
-
-        @property
-        def control(self) -> FindingList:
-            return self.finding_list
-
     @dataclass
-    class EditRequested(Message):
+    class EditRequested(ListMessage):
         """`e` on a finding: the screen asks for new text and hands it to `set_text`."""
 
-        finding_list: FindingList
         item: DraftItem
-
-        @property
-        def control(self) -> FindingList:
-            return self.finding_list
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
@@ -148,9 +130,8 @@ class FindingList(ScrollView, can_focus=True):
         self._order: list[DraftItem] = []  # the draft's findings in display order
         self._lines: list[_Line] = []
         self._first_line: dict[str, int] = {}  # item id -> its first line
-        self._cursor = 0  # index into _order
+        self._index: dict[str, int] = {}  # item id -> its index in _order (the cursor's)
         self._notes: list[str] = ["Type the task above and press enter."]
-        self._strips: dict[tuple[object, ...], Strip] = {}
         self.left_out: frozenset[str] = frozenset()  # ids of approved findings the budget leaves out
 
     # -- public API ---------------------------------------------------------------------------
@@ -172,7 +153,7 @@ class FindingList(ScrollView, can_focus=True):
         ids = frozenset(ids)
         if ids != self.left_out:
             self.left_out = ids
-            self._strips.clear()
+            self._reset(len(self._lines))  # every cached line forgotten
             self.refresh()
 
     def is_left_out(self, item: DraftItem) -> bool:
@@ -210,7 +191,7 @@ class FindingList(ScrollView, can_focus=True):
     def move_cursor_to(self, item_id: str) -> None:
         item = self.draft.get(item_id)
         if item is not None:
-            self._set_cursor(self._order.index(item))
+            self._move(self._index[item.id])
 
     # -- actions ------------------------------------------------------------------------------
     def _decide(self, state: str) -> None:
@@ -223,7 +204,7 @@ class FindingList(ScrollView, can_focus=True):
         else:
             self.draft.set_state(item, state)
             self._rebuild(keep=item)
-            self._set_cursor(self._cursor + 1)
+            self._move(self._cursor + 1)
         self.post_message(self.DraftChanged(self))
 
     def action_approve(self) -> None:
@@ -251,17 +232,11 @@ class FindingList(ScrollView, can_focus=True):
             self._rebuild(keep=item)
             self.post_message(self.DraftChanged(self))
 
-    def action_cursor(self, step: int) -> None:
-        self._set_cursor(self._cursor + step)
-
     def action_first(self) -> None:
-        self._set_cursor(0)
-
-    def action_last(self) -> None:
-        self._set_cursor(len(self._order) - 1)
+        self._move(0)  # (the first finding's heading is the top)
 
     def action_page(self, direction: int) -> None:
-        self._set_cursor(self._cursor + direction * max(1, self.scrollable_content_region.height // 3))
+        self._move(self._cursor + direction * max(1, self.scrollable_content_region.height // 3))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("approve", "reject", "edit", "cycle_type", "move"):
@@ -272,6 +247,7 @@ class FindingList(ScrollView, can_focus=True):
     def _rebuild(self, *, keep: DraftItem | None, announce: bool = False) -> None:
         before = self.highlighted
         self._order = self.draft.ordered()
+        self._index = {item.id: i for i, item in enumerate(self._order)}
         lines: list[_Line] = []
         self._first_line = {}
         for t, members in self.draft.groups():
@@ -284,8 +260,7 @@ class FindingList(ScrollView, can_focus=True):
         if not self._order:
             lines = [_Line("note", label=n) for n in self._notes]
         self._lines = lines
-        self._strips.clear()
-        self.virtual_size = Size(1, len(lines))
+        self._reset(len(lines))
         index = self._order.index(keep) if keep is not None and keep in self._order else min(
             self._cursor, max(0, len(self._order) - 1))
         self._cursor = index
@@ -295,16 +270,21 @@ class FindingList(ScrollView, can_focus=True):
         if self._order and (announce or self.highlighted is not before):
             self.post_message(self.FindingHighlighted(self, self._order[self._cursor]))
 
-    def _set_cursor(self, index: int) -> None:
-        if not self._order:
-            return
-        index = max(0, min(index, len(self._order) - 1))
-        if index == self._cursor:
-            return
-        self._cursor = index
-        self._strips.clear()
-        self.refresh()
-        self._scroll_to_cursor()
+    # -- the list's items ---------------------------------------------------------------------
+    def _item_count(self) -> int:
+        return len(self._order)
+
+    def _line_count(self) -> int:
+        return len(self._lines)
+
+    def _line_of(self, index: int) -> int:
+        return self._first_line[self._order[index].id]
+
+    def _item_of_line(self, line: int) -> int | None:
+        item = self._lines[line].item
+        return self._index[item.id] if item is not None else None
+
+    def _highlighted(self, index: int) -> None:
         self.post_message(self.FindingHighlighted(self, self._order[index]))
 
     def _scroll_to_cursor(self) -> None:
@@ -320,44 +300,9 @@ class FindingList(ScrollView, can_focus=True):
         elif first + 2 > self.scroll_y + height:
             self.scroll_to(y=first + 2 - height, animate=False)
 
-    # -- mouse --------------------------------------------------------------------------------
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        y = round(self.scroll_y) + offset.y
-        if 0 <= y < len(self._lines) and self._lines[y].item is not None:
-            self._set_cursor(self._order.index(self._lines[y].item))  # type: ignore[arg-type]
-
-    def on_focus(self, event: events.Focus) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def on_blur(self, event: events.Blur) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strips.clear()
-
     # -- rendering ----------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        return foreground(self.get_component_rich_style(name))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        index = round(self.scroll_y) + y
-        if not 0 <= index < len(self._lines):
-            return Strip.blank(width, self.rich_style)
-        line = self._lines[index]
-        cursor = line.item is not None and line.item is self.highlighted
-        key = (index, width, cursor, self.has_focus)
-        strip = self._strips.get(key)
-        if strip is None:
-            strip = self._render(line, width, cursor)
-            self._strips[key] = strip
-        return strip
+    def _render_line(self, index: int, width: int, cursor: bool, hover: bool) -> Strip:
+        return self._render(self._lines[index], width, cursor)
 
     def _render(self, line: _Line, width: int, cursor: bool) -> Strip:
         text = Text(no_wrap=True, end="")
@@ -369,11 +314,7 @@ class FindingList(ScrollView, can_focus=True):
             text = self._text_line(line.item, cursor)
         elif line.kind == "facts" and line.item is not None:
             text = self._facts_line(line.item, cursor)
-        text.truncate(width, overflow="ellipsis", pad=True)
-        style = self.rich_style
-        if cursor:
-            style += self.get_component_rich_style("finding-list--cursor")
-        return Strip(text.render(self.app.console), width).apply_style(style)
+        return self._strip(text, width, self.get_component_rich_style("finding-list--cursor") if cursor else None)
 
     def _text_line(self, item: DraftItem, cursor: bool) -> Text:
         state = item.state
