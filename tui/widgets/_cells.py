@@ -43,7 +43,7 @@ def clock_of(now: datetime | Callable[[], datetime] | None) -> Callable[[], date
     return now
 
 
-def _fit_pieces(pieces: list[tuple[str, Style | None]], width: int, right: bool = False,
+def fit_pieces(pieces: list[tuple[str, Style | None]], width: int, right: bool = False,
                 pad_style: Style | None = None) -> list[Segment]:
     """Styled pieces of text in exactly `width` cells: cut with an ellipsis (styled as the piece
     it cuts, as `Text.truncate` does) when longer, else padded on the right (or the left)."""
@@ -66,7 +66,7 @@ def _fit_pieces(pieces: list[tuple[str, Style | None]], width: int, right: bool 
     return out
 
 
-def _fit_segments(segments: list[Segment], width: int) -> list[Segment]:
+def fit_segments(segments: list[Segment], width: int) -> list[Segment]:
     """A row's segments in `width` cells: cut with an ellipsis when longer (only in a very
     narrow list), else padded."""
     total = sum(cell_len(seg.text) for seg in segments)

@@ -6,7 +6,7 @@ from collections import OrderedDict
 from textual.strip import Strip
 
 
-class _StripCache:
+class StripCache:
     """Rendered items by index, bounded by their total number of lines."""
 
     def __init__(self, max_lines: int) -> None:

@@ -37,7 +37,7 @@ from sessionscope.core.model import Session, SessionKind
 from sessionscope.core.secrets import masked_line
 from sessionscope.core.text import one_line
 
-from ._cells import _fit_pieces, _fit_segments, clock_of, fit
+from ._cells import clock_of, fit, fit_pieces, fit_segments
 from ._line_list import CURSOR_KEYS, END_KEYS, PAGE_KEYS, VIM_END_KEYS, LineList, ListMessage
 from ._session_rows import SORTS, Row, SessionRows
 
@@ -480,7 +480,7 @@ class SessionList(LineList):
         pieces.append((masked_line(title) if getattr(self.app, "mask_secrets", False) else one_line(title),
                        plain if cursor or not row.depth else self._style("session-list--child")))
         segments = [Segment(" ")]
-        segments += _fit_pieces(pieces, title_width)
+        segments += fit_pieces(pieces, title_width)
         listed = isinstance(s, ListedSession)  # the scan has not read its file yet
         values = {
             "agent": one_line(s.agent),
@@ -495,9 +495,9 @@ class SessionList(LineList):
             style = None if col.key in ("entries", "tokens") and not listed else muted
             if col.key == "agent" and not cursor and s.agent in AGENT_CLASSES:
                 style = self._style(AGENT_CLASSES[s.agent])
-            segments += _fit_pieces([(values[col.key], style)], col.width, right=col.right,
+            segments += fit_pieces([(values[col.key], style)], col.width, right=col.right,
                                     pad_style=None if col.right else style)
         base = self._row_style(cursor, hover, "session-list")
         style = self._base_style() + base if base is not None else self._base_style()
-        return Strip(_fit_segments(segments, width), width).apply_style(style)
+        return Strip(fit_segments(segments, width), width).apply_style(style)
 

@@ -7,6 +7,12 @@ cached, a few thousand lines at most) and its real height replaces the guess. Wh
 top of the screen changes height that way, the scroll offset moves by the same amount, so what is
 on screen stays put. Entries arrive in batches from a thread worker, so the first screen paints
 while the rest of a big file is still being read, and the scrollbar grows as more is known.
+
+This module holds the widget, its loading and its painting; the rest of it is mixed in from
+`_transcript_rows` (rows and their heights), `_transcript_cursor` (cursor and scrolling),
+`_transcript_expand` (expanding and hiding), `_transcript_find` (find) and `_transcript_live`
+(a growing, rewritten or deleted file); rendered items are kept in a `_strip_cache.StripCache`
+and drawn by `_transcript_render`.
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ from sessionscope.core.read.transcript import (
     copy_text,
 )
 from sessionscope.core.read.subagents import match_subagent, subagent_children
-from sessionscope.tui.widgets._strip_cache import _StripCache
+from sessionscope.tui.widgets._strip_cache import StripCache
 from sessionscope.tui.widgets._transcript_cursor import TranscriptCursor
 from sessionscope.tui.widgets._transcript_expand import TranscriptExpand
 from sessionscope.tui.widgets._transcript_find import TranscriptFind
@@ -227,7 +233,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._toggled: set[int] = set()  # items whose expansion differs from the default
         self._cursor = -1  # item index
         self._width = 0
-        self._strips = _StripCache(CACHE_LINES)
+        self._strips = StripCache(CACHE_LINES)
         self._palette: Palette | None = None
         self._painter: Painter | None = None
         self._children: list[Session] | None = None
@@ -531,7 +537,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
             self._children = subagent_children(self.library, self.session)
         return match_subagent(item, self._children)
 
-    # -- find -----------------------------------------------------------------------------------------
+    # -- which keys apply ------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "find_next":
             return bool(self._query)
