@@ -11,8 +11,8 @@ from bisect import bisect_left
 from typing import Any, Callable
 
 from .query import Query, Term
-from .schema import _ms
-from .terms import COMMON_WORDS, STEM, _ALNUM, stem
+from .schema import ts_ms
+from .terms import ALNUM, COMMON_WORDS, STEM, stem
 
 
 def _rx(text: str) -> str:
@@ -21,7 +21,7 @@ def _rx(text: str) -> str:
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in text)
 
 
-class _Vocabulary:
+class Vocabulary:
     """The terms of the index's `text` field, to find those holding a piece of a substring:
     anywhere (one scan of all terms joined by newlines), at the start (bisect in the sorted
     terms) or at the end (bisect in the sorted reversed terms)."""
@@ -58,7 +58,7 @@ def _with_prefix(terms: list[str], prefix: str) -> list[str]:
     return terms[i:j]
 
 
-def _unscored(q: Query) -> bool:
+def unscored(q: Query) -> bool:
     """True when BM25 cannot tell the hits apart: every text term is a prefix (a regex query
     gives each match the same score)."""
     return bool(q.must) and all(t.kind == "prefix" for alts in q.must for t in alts)
@@ -67,7 +67,7 @@ def _unscored(q: Query) -> bool:
 class QueryCompiler:
     """Query -> tantivy query, against the index's schema and vocabulary."""
 
-    def _vocabulary(self, generation: int, searcher: Any) -> _Vocabulary:
+    def _vocabulary(self, generation: int, searcher: Any) -> Vocabulary:
         """Every term of the `text` field, for this generation.
 
         Why: a substring's candidates are the documents holding a term that contains it. Asking
@@ -77,11 +77,11 @@ class QueryCompiler:
         cached = self._vocab
         if cached is not None and cached[0] == generation:
             return cached[1]
-        vocab = _Vocabulary([t for t, _ in searcher.terms_with_prefix("text", "")])
+        vocab = Vocabulary([t for t, _ in searcher.terms_with_prefix("text", "")])
         self._vocab = (generation, vocab)
         return vocab
 
-    def _query(self, q: Query, vocabulary: Callable[[], _Vocabulary] | None = None, searcher: Any = None) -> Any:
+    def _query(self, q: Query, vocabulary: Callable[[], Vocabulary] | None = None, searcher: Any = None) -> Any:
         t = self._t
         Q, O = t.Query, t.Occur
         parts: list[tuple[Any, Any]] = []
@@ -97,18 +97,18 @@ class QueryCompiler:
             parts.append((O.Must, alts[0] if len(alts) == 1 else Q.boolean_query([(O.Should, a) for a in alts])))
         if q.since or q.until:
             # An entry without a time is stored at 0: a date filter leaves it out, even `until:` alone.
-            lo = _ms(q.since) if q.since else 1
-            hi = _ms(q.until) if q.until else None
+            lo = ts_ms(q.since) if q.since else 1
+            hi = ts_ms(q.until) if q.until else None
             parts.append((O.Must, Q.range_query(self.schema, "ts", t.FieldType.Integer, lo, hi,
                                                 include_upper=hi is None)))
         if not any(o == O.Must for o, _ in parts):
             parts.append((O.Must, Q.all_query()))
         return parts[0][1] if len(parts) == 1 else Q.boolean_query(parts)
 
-    def _term(self, term: Term, vocabulary: Callable[[], _Vocabulary] | None = None, searcher: Any = None) -> Any:
+    def _term(self, term: Term, vocabulary: Callable[[], Vocabulary] | None = None, searcher: Any = None) -> Any:
         Q, O = self._t.Query, self._t.Occur
         s = self.schema
-        runs = _ALNUM.findall(term.text.lower())
+        runs = ALNUM.findall(term.text.lower())
         if term.kind == "word" and len(runs) == 1:
             return self._word(runs[0], searcher)
         if term.kind == "prefix" and runs:

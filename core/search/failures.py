@@ -29,7 +29,7 @@ def no_space(why: str) -> bool:
     return "No space left" in why or "os error 28" in why or "disk is full" in why
 
 
-def _nearly_full(directory: Path | None) -> bool:
+def nearly_full(directory: Path | None) -> bool:
     """Whether the index's disk has (almost) no room left: a tantivy worker that died of it only
     says "An index writer was killed"."""
     if directory is None:

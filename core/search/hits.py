@@ -15,7 +15,7 @@ from typing import Any
 from ..model import Locator, iso
 from ..secrets import mask_if_on
 from .query import Query, Term
-from .terms import _ALNUM, stem
+from .terms import ALNUM, stem
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def flat_tail(text: str, end: int, max_words: int, chars: int) -> str:
         span *= 4
 
 
-def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
+def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
             kind: str, locator: Locator, project: str | None, ts: int, rank: int, score: float | None) -> Hit:
     """A hit on an entry's searchable `text`: its preview around the first match, and the
     snippet marking the query's terms. Masked first when masking is on (mask first, cut after)."""
@@ -143,17 +143,17 @@ def _hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent
 def _patterns(q: Query) -> re.Pattern[str] | None:
     """A regex finding the query's terms in text: words and phrases on word boundaries,
     prefixes as word starts, substrings anywhere."""
-    return _patterns_of(tuple(tuple(alts) for alts in q.must))
+    return patterns_of(tuple(tuple(alts) for alts in q.must))
 
 
 @lru_cache(maxsize=64)  # asked once or twice per hit shown
-def _patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
+def patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
     # Each word start is checked after its first run matched (`run(?<![^\W_]run)`), not before
     # every character (`(?<![^\W_])run`): the same matches, ~5x faster on kilobytes of text.
     parts: list[tuple[int, str]] = []  # (length of the plain form, which orders them), pattern
     for alts in must:
         for t in alts:
-            runs = _ALNUM.findall(t.text.lower())
+            runs = ALNUM.findall(t.text.lower())
             if t.kind == "substring":
                 pat = re.escape(t.text)
                 parts.append((len(pat), pat))

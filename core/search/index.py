@@ -47,15 +47,15 @@ from ..catalog.library import Library
 from ..catalog.store import IndexState
 from ..model import Entry, EntryKind, Locator, Session
 from . import index_check
-from .compile import QueryCompiler, _Vocabulary, _unscored
-from .failures import IndexFailed, _nearly_full, index_failure, no_space
-from .hits import Hit, SearchResult, _hit_of
-from .ingest import IndexIngest, _unchanged
-from .matching import _alternative_check, _entry_match
+from .compile import QueryCompiler, Vocabulary, unscored
+from .failures import IndexFailed, index_failure, nearly_full, no_space
+from .hits import Hit, SearchResult, hit_of
+from .ingest import IndexIngest, unchanged
+from .matching import alternative_check, entry_match
 from .query import Query, Term, parse
 from .scan import scan_entries
-from .schema import INDEX_VERSION, IndexSchema, _ms
-from .terms import SEARCHABLE, _ALNUM, searchable_text
+from .schema import INDEX_VERSION, IndexSchema, ts_ms
+from .terms import ALNUM, SEARCHABLE, searchable_text
 
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 
@@ -63,6 +63,10 @@ _loads = orjson.loads
 
 
 class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
+    """One tantivy index directory: its documents' shape (IndexSchema, schema.py), the writer
+    that keeps it current (IndexIngest, ingest.py) and query compilation (QueryCompiler,
+    compile.py) are parts of it; opening, repair, the writer lock and the searches are here."""
+
     def __init__(self, directory: str | Path | None, *, heap_mb: int = 64, tool_result_cap: int = 4000) -> None:
         import tantivy
 
@@ -82,7 +86,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             why = index_failure(exc)
             if why is None:
                 raise
-            hint = "; free some space" if no_space(why) or _nearly_full(self.directory) else ""
+            hint = "; free some space" if no_space(why) or nearly_full(self.directory) else ""
             raise IndexFailed(f"the search index ({self.directory}) cannot be opened ({why}){hint}") from None
         self._writer: Any = None
         # The reader reloads only when told (after our commits, or when another process's commit
@@ -90,7 +94,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         self.index.config_reader(reload_policy="manual")
         self._generation = 0
         self._meta_seen: Any = self._meta_stamp()
-        self._vocab: tuple[int, _Vocabulary] | None = None  # the terms of `text`, per generation
+        self._vocab: tuple[int, Vocabulary] | None = None  # the terms of `text`, per generation
         # The index states of the files live updates looked at (None: not indexed), as this
         # index last wrote them: a session being written is not read back from the catalog on
         # every append (a query that, in the app, also waits for the UI thread's GIL).
@@ -274,7 +278,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         if q.substrings() or excluded:
             hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
             mode = "substring"
-        elif not q.has_text or sort == "recent" or _unscored(q):
+        elif not q.has_text or sort == "recent" or unscored(q):
             # Filters alone, or prefixes only (every match scores the same): newest first.
             res = searcher.search(tq, limit, count=False, order_by_field="ts")
             hits = [self._hit(searcher, addr, q, max_chars, rank=i + 1) for i, (_, addr) in enumerate(res.hits)]
@@ -302,8 +306,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         q = parse(query, now) if isinstance(query, str) else query
         fragments = [t for alts in q.must for t in alts if t.kind in ("word", "phrase")]
         fragments += [t for t in q.must_not if t.kind in ("word", "phrase")]
-        unseen = {t: _alternative_check(t, stems=False) for t in fragments}  # (held as is, as in `search`)
-        match = _entry_match(q)
+        unseen = {t: alternative_check(t, stems=False) for t in fragments}  # (held as is, as in `search`)
+        match = entry_match(q)
         cap = self.cap
 
         def keep(s: Session, e: Entry) -> Hit | None:
@@ -317,8 +321,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
                 del unseen[t]
             if not match(s, e, low):
                 return None
-            return _hit_of(text, q, max_chars, s.id, e.id, s.agent.lower(), s.source_format, e.role.lower(),
-                           e.kind.value, e.locator, s.project, _ms(e.timestamp), 0, None)
+            return hit_of(text, q, max_chars, s.id, e.id, s.agent.lower(), s.source_format, e.role.lower(),
+                           e.kind.value, e.locator, s.project, ts_ms(e.timestamp), 0, None)
 
         hits = scan_entries(library, keep, limit=limit)
         if unseen:
@@ -326,7 +330,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
                 return Term(t.text, "substring") if t in unseen else t
 
             q = replace(q, must=[[fix(t) for t in alts] for alts in q.must], must_not=[fix(t) for t in q.must_not])
-            match = _entry_match(q)
+            match = entry_match(q)
             unseen = {}
             hits = scan_entries(library, keep, limit=limit)
         return SearchResult([replace(h, rank=i + 1) for i, h in enumerate(hits)], "scan", q)
@@ -361,7 +365,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         it keeps the substring meaning, so it finds `sessionscope` and `alpha beta`."""
         def fix(t: Term) -> Term:
             if t.kind in ("word", "phrase") and any(
-                searcher.doc_freq("text", run) == 0 for run in _ALNUM.findall(t.text.lower())
+                searcher.doc_freq("text", run) == 0 for run in ALNUM.findall(t.text.lower())
             ):
                 return Term(t.text, "substring")
             return t
@@ -374,7 +378,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         """Candidates newest first, each confirmed against its stored text: every clause holding a
         substring has one alternative present (an OR stays an OR), no excluded substring is."""
         checks = [
-            [_alternative_check(t) for t in alts] for alts in q.must if any(t.kind == "substring" for t in alts)
+            [alternative_check(t) for t in alts] for alts in q.must if any(t.kind == "substring" for t in alts)
         ]
         out: list[Hit] = []
         offset, batch = 0, max(64, limit * 4)
@@ -400,14 +404,14 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
 
     def _hit_doc(self, doc: Any, q: Query, max_chars: int, rank: int, score: float | None = None) -> Hit:
         session, entry, agent, fmt, role, kind, path, project, offset, line = _loads(doc["hit"][0])
-        return _hit_of(doc["text"][0], q, max_chars, session, entry, agent, fmt, role, kind,
+        return hit_of(doc["text"][0], q, max_chars, session, entry, agent, fmt, role, kind,
                        Locator(path, offset, line), project, doc["ts"][0], rank, score)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, library: Library) -> dict[str, Any]:
         states = library.catalog.index_states()
         rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error}
-        stale = sum(1 for p, r in rows.items() if p not in states or not _unchanged(states[p].key, r))
+        stale = sum(1 for p, r in rows.items() if p not in states or not unchanged(states[p].key, r))
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file()) if self.directory else 0
         return {
             "documents": self.index.searcher().num_docs,

@@ -26,11 +26,11 @@ from ..catalog.store import FileRow, Fingerprint, IndexState
 from ..config import CacheError
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..read.adapters.base import LoadedSession, loads_observed
-from ..read.jsonl import RecordFile, ReaderError
-from .failures import IndexFailed, _nearly_full, index_failure, no_space
+from ..read.jsonl import ReaderError, RecordFile
+from .failures import IndexFailed, index_failure, nearly_full, no_space
 from .query import QueryError
-from .schema import _ms
-from .terms import SEARCHABLE, _pairs_and_stems, searchable_text
+from .schema import ts_ms
+from .terms import SEARCHABLE, pairs_and_stems, searchable_text
 
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
@@ -89,7 +89,7 @@ def _appends(library: Library, row: FileRow) -> bool:
     return adapter is None or adapter.grows(row.path)
 
 
-def _unchanged(key: str, row: FileRow) -> bool:
+def unchanged(key: str, row: FileRow) -> bool:
     fp = row.fingerprint
     return key.endswith(f":{fp.size}:{fp.mtime_ns}") and key.startswith(f"{fp.dev}:{fp.ino}:")
 
@@ -148,7 +148,7 @@ class IndexIngest:
                 self._writer = None
             self._missed, self._dirty = True, False
             self._live_states.clear()
-            if no_space(why) or _nearly_full(self.directory):
+            if no_space(why) or nearly_full(self.directory):
                 raise IndexFailed(f"the search index cannot be written: no space left on the device of "
                                   f"{self.directory}; free some space and run the command again") from None
             raise IndexFailed(f"the search index ({self.directory}) cannot be updated ({why})") from None
@@ -284,7 +284,7 @@ class IndexIngest:
         plan: list[tuple[FileRow, int, int]] = []  # row, start offset, start line
         for path, row in rows.items():
             st = states.get(path)
-            if st is not None and _unchanged(st.key, row):
+            if st is not None and unchanged(st.key, row):
                 continue
             if (st is not None and _same_file(st.key, row) and row.fingerprint.size >= st.offset
                     and _appends(library, row)):
@@ -379,7 +379,7 @@ class IndexIngest:
             return None  # still being written (or decompressed): update() reads it properly
         fp = Fingerprint(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, "")
         row = FileRow(path, fp, None, [ls.session for ls in loaded], None)
-        if st is not None and (_unchanged(st.key, row) or (_same_file(st.key, row) and fp.size >= st.offset)):
+        if st is not None and (unchanged(st.key, row) or (_same_file(st.key, row) and fp.size >= st.offset)):
             return None
         end, end_line = _resume_point(rf, 0, 1)
         head_len = min(4096, end)
@@ -487,11 +487,11 @@ class IndexIngest:
         loc = e.locator
         doc.add_bytes("hit", _dumps((s.id, e.id, agent, s.source_format, role, e.kind.value, loc.path, project,
                                      loc.offset, loc.line)))
-        doc.add_integer("ts", _ms(e.timestamp))
+        doc.add_integer("ts", ts_ms(e.timestamp))
         doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)
         doc.add_text("stemmed", text)
-        pairs, stems = _pairs_and_stems(text, self._words)
+        pairs, stems = pairs_and_stems(text, self._words)
         if pairs:
             doc.add_text("pairs", pairs)
         if stems:

@@ -8,21 +8,21 @@ import re
 from typing import Callable
 
 from ..model import Entry, Session
-from .hits import _patterns_of
+from .hits import patterns_of
 from .query import Query, Term
-from .schema import _ms
-from .terms import _ALNUM, stem
+from .schema import ts_ms
+from .terms import ALNUM, stem
 
 
-def _entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
+def entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
     """Whether an entry (of a session, with its lowercased searchable text) answers the query,
-    as the index would: the same term meanings (`_alternative_check`), filters and time range
+    as the index would: the same term meanings (`alternative_check`), filters and time range
     (`SearchIndex._filter`, `_query`)."""
-    must = [[_alternative_check(t) for t in alts] for alts in q.must]
-    must_not = [_alternative_check(t) for t in q.must_not]
+    must = [[alternative_check(t) for t in alts] for alts in q.must]
+    must_not = [alternative_check(t) for t in q.must_not]
     filters = [[(name, v.lower(), v) for v in values] for name, values in q.filters.items()]
-    lo = _ms(q.since) if q.since else (1 if q.until else None)  # undated (0) out of any date filter
-    hi = _ms(q.until) if q.until else None
+    lo = ts_ms(q.since) if q.since else (1 if q.until else None)  # undated (0) out of any date filter
+    hi = ts_ms(q.until) if q.until else None
 
     def holds(name: str, low: str, value: str, s: Session, e: Entry) -> bool:
         if name == "agent":
@@ -45,21 +45,21 @@ def _entry_match(q: Query) -> Callable[[Session, Entry, str], bool]:
         if not all(any(holds(name, lv, v, s, e) for name, lv, v in alts) for alts in filters):
             return False
         if lo is not None or hi is not None:
-            ts = _ms(e.timestamp)
+            ts = ts_ms(e.timestamp)
             return (lo is None or ts >= lo) and (hi is None or ts < hi)
         return True
 
     return match
 
 
-def _alternative_check(t: Term, *, stems: bool = True) -> Callable[[str], bool]:
+def alternative_check(t: Term, *, stems: bool = True) -> Callable[[str], bool]:
     """Whether lowercased text holds a term: a substring anywhere, a word or phrase on word
     boundaries (the tokenizer's: runs of letters and digits); with `stems`, a word also as any
     word of its English stem (as `SearchIndex._word`)."""
     if t.kind == "substring":
         needle = t.text.lower()
         return lambda low: needle in low
-    runs = _ALNUM.findall(t.text.lower())
+    runs = ALNUM.findall(t.text.lower())
     if t.kind == "word" and len(runs) == 1:
         exact = re.compile(r"(?<![^\W_])" + re.escape(runs[0]) + r"(?![^\W_])")
         root = stem(runs[0]) if stems else ""
@@ -70,5 +70,5 @@ def _alternative_check(t: Term, *, stems: bool = True) -> Callable[[str], bool]:
         starts = re.compile(r"(?<![^\W_])" + re.escape(root[:2]) + r"[^\W_]*")
         return lambda low: exact.search(low) is not None or any(
             stem(m.group(0)) == root for m in starts.finditer(low))
-    pattern = _patterns_of(((t,),))
+    pattern = patterns_of(((t,),))
     return (lambda low: pattern.search(low) is not None) if pattern else (lambda low: True)

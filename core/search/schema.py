@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from .terms import COMMON_WORDS, _stemming_analyzer
+from .terms import COMMON_WORDS, stemming_analyzer
 
 INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
@@ -21,7 +21,7 @@ SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its docum
 _dumps, _loads = orjson.dumps, orjson.loads
 
 
-def _ms(ts: datetime | None) -> int:
+def ts_ms(ts: datetime | None) -> int:
     return int(ts.timestamp() * 1000) if ts else 0
 
 
@@ -57,7 +57,7 @@ class IndexSchema:
         analyzer = t.TextAnalyzerBuilder(t.Tokenizer.simple()).filter(t.Filter.lowercase()).build()
         index.register_tokenizer("ss", analyzer)
         index.register_tokenizer("pairs", t.TextAnalyzerBuilder(t.Tokenizer.whitespace()).build())
-        index.register_tokenizer("en", _stemming_analyzer())
+        index.register_tokenizer("en", stemming_analyzer())
         self._words = analyzer.analyze  # `text`'s own terms, for text that is not ASCII
         return index
 

@@ -43,7 +43,7 @@ def _flatten(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-_ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphanumeric runs)
+ALNUM = re.compile(r"[^\W_]+")  # what tantivy's simple tokenizer keeps (alphanumeric runs)
 # Common words, whose pairs the `pairs` field holds (see `SearchIndex._phrase`): English function
 # words and the commonest words of code and of agent transcripts. A phrase of two such words is
 # the slow one (both posting lists are long); a phrase with any other word starts from that word's
@@ -77,7 +77,7 @@ _SHORT_BYTES = frozenset(_ALNUM_BYTES + [a + b for a in _ALNUM_BYTES for b in _A
 
 
 @lru_cache(maxsize=1)
-def _stemming_analyzer() -> Any:
+def stemming_analyzer() -> Any:
     """The `stemmed` field's analyzer: `text`'s words, lowercased, by their English (Snowball) stem."""
     import tantivy as t
 
@@ -88,11 +88,11 @@ def _stemming_analyzer() -> Any:
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A word's English stem, as the `stemmed` field holds it ("" for no word)."""
-    out = _stemming_analyzer().analyze(word)
+    out = stemming_analyzer().analyze(word)
     return out[0] if len(out) == 1 else ""
 
 
-def _pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str, str]:
+def pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str, str]:
     """The `pairs` and `stems` fields of `text`.
 
     pairs: each two adjacent words of it that are both common, joined by "_", separated by spaces
@@ -123,6 +123,6 @@ def _pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str,
     return pairs, stems
 
 
-def _common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
-    """The `pairs` field of `text` (see `_pairs_and_stems`)."""
-    return _pairs_and_stems(text, words)[0]
+def common_pairs(text: str, words: Callable[[str], list[str]]) -> str:
+    """The `pairs` field of `text` (see `pairs_and_stems`)."""
+    return pairs_and_stems(text, words)[0]

@@ -315,7 +315,7 @@ def test_pairs_are_those_of_the_text_fields_own_terms(text: str) -> None:
     terms = index._words(text)  # the `text` field's analyzer
     common = terms_module.COMMON_WORDS
     expected = [f"{a}_{b}" for a, b in zip(terms, terms[1:]) if a in common and b in common]
-    assert terms_module._common_pairs(text, index._words).split() == expected
+    assert terms_module.common_pairs(text, index._words).split() == expected
 
 
 def test_common_word_phrases_in_a_larger_query(world: World) -> None:
@@ -475,7 +475,7 @@ def test_the_time_filter_of_the_scan_uses_the_entries_stamps(world: World) -> No
 
 def test_a_date_filter_leaves_out_entries_without_a_time(world: World) -> None:
     """Undated entries (stored at time 0) matched `until:` alone: a date filter asks for dated ones.
-    The file-reading fallback (`_entry_match`) agrees with the index."""
+    The file-reading fallback (`entry_match`) agrees with the index."""
     path = world.root / "a.jsonl"
     lines = [header("s-a"), entry("deploy dated", 0), {"role": "user", "content": "deploy undated"}]
     path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
@@ -502,7 +502,7 @@ def test_stems_are_those_of_the_text_fields_own_terms(text: str) -> None:
     the text (a difference would make a prefix query miss documents or find extra ones)."""
     index = SearchIndex(None)
     expected = {t[: terms_module.STEM] for t in index._words(text) if len(t) >= terms_module.STEM}
-    assert set(terms_module._pairs_and_stems(text, index._words)[1].split()) == expected
+    assert set(terms_module.pairs_and_stems(text, index._words)[1].split()) == expected
 
 
 STEM_WORDS = ["kemhol", "kemmi", "kem", "ke", "Kemal", "KEMX9", "alpha", "alp", "kémo", "ünkem", "über", "x_kemz"]
