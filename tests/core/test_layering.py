@@ -7,10 +7,12 @@ path reads top to bottom. Each subpackage's __init__ docstring says the same in 
 """
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import tomllib
 
+import pytest
 from helpers import ROOT
 
 LINT = ("import sys; from importlinter.cli import lint_imports; "
@@ -21,6 +23,8 @@ def test_import_contracts_hold() -> None:
     """`lint-imports` over the installed package reports every contract pyproject.toml declares
     as kept; a broken one fails with the linter's message (the importing module, the line, the
     chain of imports)."""
+    if importlib.util.find_spec("importlinter") is None:
+        pytest.fail("import-linter is not installed: pip install -e '.[test]' (it is a test dependency)")
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     names = [c["name"] for c in config["contracts"]]
     run = subprocess.run([sys.executable, "-c", LINT], cwd=ROOT, capture_output=True, text=True)
