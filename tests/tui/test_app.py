@@ -21,7 +21,9 @@ SIZE = (120, 36)
 async def _search(pilot, query: str) -> None:  # noqa: ANN001
     await pilot.press("2")
     pane = pilot.app.screen.query_one(SearchPane)
-    pane.query_one("Input").value = query
+    box = pane.query_one("Input")
+    box.cursor_blink = False  # a blinking cursor is drawn or not by the clock: the snapshot would be luck
+    box.value = query
     await pilot.press("enter")
     await settle(pilot)
 
