@@ -69,11 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     from sessionscope.cli import brief_app, brief as brief_cli, mcp as mcp_cli, memory as memory_cli
-    from sessionscope.cli import roots, search, sessions, watch
+    from sessionscope.cli import export, roots, search, sessions, watch
 
     # (in the order `sessionscope --help` lists them)
     for add in (sessions.add_sessions_parser, sessions.add_read_parser, search.add_search_parser,
-                search.add_index_parser, sessions.add_recent_parser, roots.add_parser, memory_cli.add_parser,
+                search.add_index_parser, sessions.add_recent_parser, export.add_parser, roots.add_parser, memory_cli.add_parser,
                 brief_cli.add_parser, brief_app.add_parser, watch.add_parser, mcp_cli.add_parser):
         add(sub, common)
     return p
@@ -143,5 +143,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "context": _command("brief"),
     "brief": _command("brief_app"),
     "mcp": _command("mcp"),
+    "export": _command("export", "cmd_export"),
 }
 _run_app = _command("app")  # no command: the app
