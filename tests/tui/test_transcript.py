@@ -882,3 +882,23 @@ async def test_a_one_day_session_has_its_day_in_the_header_and_no_divider(librar
 
 def test_snapshot_a_new_day_is_marked(two_days: Library, snap_compare: Any) -> None:
     assert snap_compare(harness(two_days), terminal_size=SIZE, run_before=_ready)
+
+
+# -- export ----------------------------------------------------------------------------------------------
+
+
+async def test_w_exports_the_open_session_to_html_and_says_where(
+        library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSIONSCOPE_DATA_DIR", str(tmp_path / "data"))
+    async with harness(library).run_test(size=SIZE) as pilot:
+        await loaded(pilot)
+        await pilot.press("w")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        notice = list(pilot.app._notifications)[-1]
+        path = tmp_path / "data" / "exports" / f"{SESSION}.html"
+        assert notice.title == "Exported to" and notice.message == str(path)
+        page = path.read_text()
+        assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+        assert "Found **2** calls." not in page and "Found <strong>2</strong> calls." in page  # the subagent, inline
+        assert "Rich markup only applies" not in page  # thinking is hidden in the reader: left out

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Sequence
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -58,6 +58,7 @@ class TranscriptScreen(Screen[None]):
         Binding("o", "open_file(False)", "Pager", show=False, id="transcript.pager"),
         Binding("O", "open_file(True)", "Editor", show=False, id="transcript.editor"),
         Binding("p", "page_entry", "Page entry", show=False, id="transcript.page_entry"),
+        Binding("w", "export", "Export to HTML", show=False, id="transcript.export"),
     ]
 
     def __init__(
@@ -283,6 +284,33 @@ class TranscriptScreen(Screen[None]):
             self.notify("no entry highlighted", severity="warning")
             return
         run_in_terminal(self, pager_command(os.environ), text=printable(copy_text(item)))
+
+    def action_export(self) -> None:
+        """The session (its subagents inline, thinking if shown, secrets masked if the app masks
+        them) as a self-contained HTML file in sessionscope's exports folder; a notice says where."""
+        self.notify("exporting…", timeout=2)
+        self._export(self.session, self.view.show_thinking, self.view.show_branches,
+                     bool(getattr(self.app, "mask_secrets", False)))
+
+    @work(thread=True, exclusive=True, group="transcript-export", exit_on_error=False)
+    def _export(self, session: Session, thinking: bool, branches: bool, mask: bool) -> None:
+        from sessionscope.core.export.document import export_session
+        from sessionscope.core.export.render import to_html
+        from sessionscope.core.export.write import export_name, exports_dir, write_export
+        from sessionscope.core.read.jsonl import ReaderError
+
+        try:
+            doc = export_session(self.library, session, thinking=thinking, mask=mask, all_branches=branches)
+            folder = exports_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            path = write_export(to_html(doc), folder / export_name(session.id, "html"),
+                                [r.path for r in self.library.roots])
+        except (OSError, ValueError, ReaderError) as exc:
+            self.app.call_from_thread(self.notify, printable(f"cannot export: {exc}"), severity="error",
+                                      markup=False)
+            return
+        self.app.call_from_thread(self.notify, printable(str(path)), title="Exported to", markup=False,
+                                  timeout=8)
 
     def run_external(self, argv: list[str]) -> None:
         """Run a pager or editor in the terminal the app is suspended from."""
