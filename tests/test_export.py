@@ -260,3 +260,73 @@ def test_cli_never_writes_into_a_root(cli_root: Path, capsys: pytest.CaptureFixt
     assert main(["export", SID, "--root", str(cli_root), "-o", str(target)]) == 2
     assert "an agent's folder: sessionscope never writes there" in capsys.readouterr().err
     assert not target.exists()
+
+
+# -- a project or a date range to a folder --------------------------------------------------------------
+def _three_sessions(root: Path) -> None:
+    from helpers import write_session
+
+    write_session(root / "a.jsonl", "sess-alpha", ["alpha question", "alpha <script>alert(1)</script>"],
+                  project="/w/alpha", day=1)
+    write_session(root / "b.jsonl", "sess-beta", ["beta question", "beta answer"], project="/w/alpha", day=10)
+    write_session(root / "c.jsonl", "sess-gamma", ["gamma question", "gamma answer"], project="/w/other", day=10)
+
+
+@pytest.mark.parametrize("fmt", ["html", "md", "json"])
+def test_a_project_exports_to_a_folder_with_an_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    isolate(tmp_path, monkeypatch)
+    _three_sessions(tmp_path / "root")
+    out = tmp_path / "out"
+    assert main(["export", "--project", "alpha", "--format", fmt, "-o", str(out), "--root", str(tmp_path / "root")]) == 0
+    assert "wrote 2 session(s)" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"index.{fmt}", f"sess-alpha.{fmt}", f"sess-beta.{fmt}"])
+    index = (out / f"index.{fmt}").read_text()
+    assert index.index("sess-beta") < index.index("sess-alpha")  # newest first
+    assert "sess-gamma" not in index
+    if fmt == "html":
+        assert live_parts(index) == [] and 'href="sess-alpha.html"' in index
+        assert live_parts((out / "sess-alpha.html").read_text()) == []
+    if fmt == "json":
+        assert [s["file"] for s in json.loads(index)["sessions"]] == ["sess-beta.json", "sess-alpha.json"]
+
+
+def test_a_date_range_takes_the_sessions_active_within_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    isolate(tmp_path, monkeypatch)
+    _three_sessions(tmp_path / "root")
+    out = tmp_path / "out"
+    assert main(["export", "--since", "2026-03-05", "--until", "2026-03-10", "-o", str(out), "--json",
+                 "--root", str(tmp_path / "root")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert sorted(w["session_id"] for w in report["sessions"]) == ["sess-beta", "sess-gamma"]
+    assert report["index"] == str((out / "index.html").resolve())
+    assert main(["export", "--until", "2026-03-09", "-o", str(tmp_path / "early"), "--json",
+                 "--root", str(tmp_path / "root")]) == 0
+    assert [w["session_id"] for w in json.loads(capsys.readouterr().out)["sessions"]] == ["sess-alpha"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["export", "--project", "alpha"], "give -o FOLDER"),
+    (["export", "-o", "x"], "give a SESSION_ID, or --project, --since or --until"),
+    (["export", "--since", "soon", "-o", "x"], "cannot read 'soon' as a date"),
+    (["export", "--project", "nothing-here", "-o", "x"], "no session matches"),
+])
+def test_folder_export_bad_input_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    isolate(tmp_path, monkeypatch)
+    _three_sessions(tmp_path / "root")
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--root", str(tmp_path / "root")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_folder_export_never_writes_into_a_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    isolate(tmp_path, monkeypatch)
+    _three_sessions(tmp_path / "root")
+    assert main(["export", "--project", "alpha", "-o", str(tmp_path / "root" / "exp"), "--root", str(tmp_path / "root")]) == 2
+    assert "never writes there" in capsys.readouterr().err
+    assert not (tmp_path / "root" / "exp").exists()

@@ -8,5 +8,6 @@ imports it. Its modules:
                when asked for
     render     that data as Markdown, HTML (markdown-it-py and Pygments, no script, no external
                asset) or JSON; transcript text stays inert in every format
+    folder     a project or date range to a folder: a file per session and an index page
     write      writing the file (atomically, never inside a root); the app's exports folder
 """

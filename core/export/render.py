@@ -98,14 +98,14 @@ def inert_markdown(text: str) -> str:
 def _inert_line(line: str) -> str:
     parts, at = [], 0
     for m in _CODE_SPAN.finditer(line):
-        parts.append(_escape_md(line[at:m.start()]))
+        parts.append(escape_md(line[at:m.start()]))
         parts.append(m.group(0))
         at = m.end()
-    parts.append(_escape_md(line[at:]))
+    parts.append(escape_md(line[at:]))
     return "".join(parts)
 
 
-def _escape_md(text: str) -> str:
+def escape_md(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace("![", "!\\[")
     return _SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}[:]", text)
 
@@ -127,14 +127,14 @@ def _tool_title(b: Block) -> str:
 
 
 def to_markdown(doc: ExportedSession) -> str:
-    lines = [f"# {inert_markdown(' '.join(doc.title.split()))}", "", " · ".join(_escape_md(f) for f in _facts(doc)), ""]
+    lines = [f"# {inert_markdown(' '.join(doc.title.split()))}", "", " · ".join(escape_md(f) for f in _facts(doc)), ""]
     _md_blocks(doc, lines, level=2)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _md_blocks(doc: ExportedSession, lines: list[str], level: int) -> None:
     if doc.error:
-        lines += [f"*{_escape_md(printable(doc.error))}*", ""]
+        lines += [f"*{escape_md(printable(doc.error))}*", ""]
     h = "#" * min(level, 6)
     for b in doc.blocks:
         mark = " *(abandoned branch)*" if b.off_branch else ""
@@ -154,7 +154,7 @@ def _md_blocks(doc: ExportedSession, lines: list[str], level: int) -> None:
             if b.subagent is not None:
                 lines += [f"{h}# Subagent: {inert_markdown(' '.join(b.subagent.title.split()))}", ""]
                 _md_blocks(b.subagent, lines, level + 2)
-                lines += [f"*end of subagent {_escape_md(printable(b.subagent.session.id))}*", ""]
+                lines += [f"*end of subagent {escape_md(printable(b.subagent.session.id))}*", ""]
             lines += ["</details>", ""]
         else:  # thinking, summary, note, raw, result: folded
             lines += [f"<details><summary>{_summary_html(_label(b))}{html.escape(when)}{mark}</summary>", "",
@@ -166,8 +166,8 @@ def _summary_html(text: str) -> str:
 
 
 # -- HTML ----------------------------------------------------------------------------------------
-_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-_CSS = """
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+CSS = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
        color: #1f2328; background: #fff; }
 header p { color: #59636e; }
@@ -220,9 +220,9 @@ def to_html(doc: ExportedSession) -> str:
     _html_blocks(doc, body, render_md)
     title = html.escape(printable(" ".join(doc.title.split())))
     facts = html.escape(" · ".join(_facts(doc)))
-    style = _CSS + HtmlFormatter(cssclass="hl").get_style_defs(".hl")
+    style = CSS + HtmlFormatter(cssclass="hl").get_style_defs(".hl")
     return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_CSP}\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             f"<meta name=\"generator\" content=\"sessionscope export\">\n"
             f"<title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n"

@@ -23,15 +23,20 @@ def export_name(session_id: str, fmt: str) -> str:
     return f"{safe}.{fmt}"
 
 
+def check_outside(path: Path, roots: Iterable[str]) -> None:
+    """ValueError (one line) when `path` (links resolved) is a root or inside one."""
+    real = Path(os.path.realpath(path))
+    for root in roots:
+        r = Path(os.path.realpath(os.path.expanduser(root)))
+        if real == r or r in real.parents:
+            raise ValueError(f"{path} is inside {root}, an agent's folder: sessionscope never writes there")
+
+
 def write_export(text: str, path: Path, roots: Iterable[str]) -> Path:
     """Write `text` to `path`; ValueError (one line) when that is inside a root, or its folder
     does not exist. Returns the absolute path written."""
     target = Path(os.path.abspath(path.expanduser()))
-    real = Path(os.path.realpath(target))
-    for root in roots:
-        r = Path(os.path.realpath(os.path.expanduser(root)))
-        if real == r or r in real.parents:
-            raise ValueError(f"{target} is inside {root}, an agent's folder: sessionscope never writes there")
+    check_outside(target, roots)
     if not target.parent.is_dir():
         raise ValueError(f"no such folder: {target.parent}")
     if target.is_dir():
