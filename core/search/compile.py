@@ -1,61 +1,24 @@
 """A parsed query (core/search/query.py) compiled into tantivy's: words with their English stems,
 phrases led by their pairs of common words, prefixes by their stems, substrings by the terms of
-the vocabulary that hold their pieces, filters and the time range.
+the vocabulary (vocabulary.py) that hold their pieces, filters and the time range.
 
 `QueryCompiler` is one of the parts `SearchIndex` (core/search/index.py) is made of; its methods
 use the index's tantivy module (`_t`) and `schema`.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from typing import Any, Callable
 
 from .query import Query, Term
 from .schema import ts_ms
 from .terms import ALNUM, COMMON_WORDS, STEM, stem
+from .vocabulary import Vocabulary, listed, load, opstamp
 
 
 def _rx(text: str) -> str:
     """`text` as a literal in tantivy's (Rust) regex syntax. Any other character by its code point:
     Rust refuses a backslash before a character that is not ASCII punctuation (`\\‮`, `\\é`)."""
     return "".join(c if c.isalnum() else f"\\x{{{ord(c):x}}}" for c in text)
-
-
-class Vocabulary:
-    """The terms of the index's `text` field, to find those holding a piece of a substring:
-    anywhere (one scan of all terms joined by newlines), at the start (bisect in the sorted
-    terms) or at the end (bisect in the sorted reversed terms)."""
-
-    def __init__(self, terms: list[str]) -> None:
-        self.blob = "\n" + "\n".join(terms) + "\n"
-        self.sorted = sorted(terms)
-        self.reversed = sorted(t[::-1] for t in terms)
-
-    def containing(self, run: str) -> list[str]:
-        out: list[str] = []
-        blob = self.blob
-        find, rfind = blob.find, blob.rfind
-        pos = find(run)
-        while pos >= 0:
-            start = rfind("\n", 0, pos)
-            end = find("\n", pos + len(run))
-            out.append(blob[start + 1 : end])
-            pos = find(run, end)  # the next term: one holding `run` twice is listed once
-        return out
-
-    def starting_with(self, run: str) -> list[str]:
-        return _with_prefix(self.sorted, run)
-
-    def ending_with(self, run: str) -> list[str]:
-        return [t[::-1] for t in _with_prefix(self.reversed, run[::-1])]
-
-
-def _with_prefix(terms: list[str], prefix: str) -> list[str]:
-    i = bisect_left(terms, prefix)
-    j = i
-    while j < len(terms) and terms[j].startswith(prefix):
-        j += 1
-    return terms[i:j]
 
 
 def unscored(q: Query) -> bool:
@@ -72,12 +35,21 @@ class QueryCompiler:
 
         Why: a substring's candidates are the documents holding a term that contains it. Asking
         tantivy with a regex (`.*frag.*`) walks the whole term dictionary of every segment per
-        query (~25 ms on 1 GB); listing the terms once per commit (~0.15 s) and finding the
-        matching ones here takes a millisecond or two per query, for the same set."""
+        query (~25 ms on 1 GB); finding the matching ones in the list of terms takes a
+        millisecond or two per query, for the same set. The list is the one the writer stored at
+        its last commit (vocabulary.py: read in milliseconds), else listed from the index (~0.15 s
+        at 1 GB), and kept for this generation."""
         cached = self._vocab
         if cached is not None and cached[0] == generation:
             return cached[1]
-        vocab = Vocabulary([t for t, _ in searcher.terms_with_prefix("text", "")])
+        vocab = stamp = None
+        if self.directory is not None:
+            stamp = opstamp(self.directory)  # (read after the searcher: never older than it)
+            vocab = load(self.directory, stamp)
+        if vocab is None:
+            vocab = listed(searcher)
+            if self._writer is not None and self.directory is not None and stamp is not None:
+                self._keep_vocabulary(vocab)  # (holding the writer: nobody commits meanwhile)
         self._vocab = (generation, vocab)
         return vocab
 

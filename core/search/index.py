@@ -8,7 +8,8 @@ queries for common words in milliseconds where FTS5 took hundreds (it scores eve
 
     query.py     the query language: text -> Query
     compile.py   Query -> tantivy query (QueryCompiler): stems, common-word pairs, substrings
-                 through the term vocabulary, filters, the time range
+                 through the term vocabulary (vocabulary.py: stored at each commit), filters,
+                 the time range
     matching.py  confirming substring candidates against their stored text; the scan's matcher
     hits.py      Hit and SearchResult, previews around the first match, «» snippets
     scan.py      the query answered by reading the sessions (no index yet, or a damaged one)
@@ -47,7 +48,7 @@ from ..catalog.library import Library
 from ..catalog.store import IndexState
 from ..model import Entry, EntryKind, Locator, Session
 from . import index_check
-from .compile import QueryCompiler, Vocabulary, unscored
+from .compile import QueryCompiler, unscored
 from .failures import IndexFailed, index_failure, nearly_full, no_space
 from .hits import Hit, SearchResult, hit_of
 from .ingest import IndexIngest, unchanged
@@ -56,6 +57,7 @@ from .query import Query, Term, parse
 from .scan import scan_entries
 from .schema import INDEX_VERSION, IndexSchema, ts_ms
 from .terms import ALNUM, SEARCHABLE, searchable_text
+from .vocabulary import Vocabulary
 
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 
@@ -95,6 +97,10 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         self._generation = 0
         self._meta_seen: Any = self._meta_stamp()
         self._vocab: tuple[int, Vocabulary] | None = None  # the terms of `text`, per generation
+        # The writer's side of it (vocabulary.py): the vocabulary of a commit (its stamp), and the
+        # terms of the documents added since (bytes or str, see `pairs_and_stems`).
+        self._vocab_file: tuple[int, Vocabulary] | None = None
+        self._new_terms: set = set()
         # The index states of the files live updates looked at (None: not indexed), as this
         # index last wrote them: a session being written is not read back from the catalog on
         # every append (a query that, in the app, also waits for the UI thread's GIL).
@@ -183,6 +189,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         self.damaged = None
         self._generation += 1
         self._vocab = None
+        self._vocab_file = None
+        self._new_terms.clear()
         self._meta_seen = self._meta_stamp()
         self._live_states.clear()
         return True

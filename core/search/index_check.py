@@ -113,10 +113,16 @@ def load_verified(directory: Path) -> dict[str, list[int]]:
 def save_verified(directory: Path, verified: dict[str, list[int]]) -> bool:
     """Record the files that passed (atomically); False when it cannot be written (read-only,
     disk full: they are simply checked again next time)."""
-    tmp = directory / f".{VERIFIED_FILE}.{os.getpid()}"
+    return replace_file(directory, VERIFIED_FILE, orjson.dumps(verified))
+
+
+def replace_file(directory: Path, name: str, data: bytes) -> bool:
+    """Write `data` as `name` in `directory` atomically (a reader sees the old file or the new
+    one); False when it cannot be written."""
+    tmp = directory / f".{name}.{os.getpid()}"
     try:
-        tmp.write_bytes(orjson.dumps(verified))
-        os.replace(tmp, directory / VERIFIED_FILE)
+        tmp.write_bytes(data)
+        os.replace(tmp, directory / name)
     except OSError:
         try:
             tmp.unlink()

@@ -31,6 +31,8 @@ from .failures import IndexFailed, index_failure, nearly_full, no_space
 from .query import QueryError
 from .schema import ts_ms
 from .terms import SEARCHABLE, pairs_and_stems, searchable_text
+from . import vocabulary
+from .vocabulary import Vocabulary
 
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
@@ -237,6 +239,7 @@ class IndexIngest:
             writer.delete_all_documents()
             writer.commit()
             self._dirty = False
+            self._vocabulary_restarted()
             catalog.drop_index_states()
             states = {}
         if save_settings:  # (after the old documents are gone: a crash before rebuilds again)
@@ -403,13 +406,52 @@ class IndexIngest:
             self._written.update((st.path, st) for st in pending)
         if self._dirty:  # (nothing changed: no commit, so a search after a complete `index` writes nothing)
             self._dirty = False
+            base = self._vocabulary_base()
             self._writer_().commit()
             self.index.reload()
             self._generation += 1  # after the reload: a concurrent search keyed on the old one rebuilds
+            self._vocabulary_committed(base)
         # Only after the documents are durable does the catalog say so: a crash in between
         # re-reads those files (their documents are deleted first, so no duplicates).
         catalog.set_index_states(pending)
         pending.clear()
+
+    # -- the stored vocabulary (see vocabulary.py) ---------------------------------------------
+    def _stamp(self) -> int | None:
+        """What identifies the last commit: tantivy's opstamp (an index in memory: the generation)."""
+        return vocabulary.opstamp(self.directory) if self.directory is not None else self._generation
+
+    def _vocabulary_base(self) -> Vocabulary | None:
+        """Before a commit: the vocabulary of the last commit, if known (in memory or stored), or
+        an empty one for an empty index; None: to be listed from the index after the commit."""
+        stamp = self._stamp()
+        known = self._vocab_file
+        if known is not None and known[0] == stamp and stamp is not None:
+            return known[1]
+        base = vocabulary.load(self.directory, stamp) if self.directory is not None else None
+        if base is None and self.index.searcher().num_docs == 0:
+            base = Vocabulary()
+        return base
+
+    def _vocabulary_committed(self, base: Vocabulary | None) -> None:
+        """After a commit: the last commit's vocabulary and the terms of the documents it added,
+        kept in memory for searches and stored for other processes."""
+        new = {t.decode() if isinstance(t, bytes) else t for t in self._new_terms}
+        self._new_terms.clear()
+        vocab = vocabulary.listed(self.index.searcher()) if base is None else base.with_terms(new)
+        self._vocab = (self._generation, vocab)
+        self._keep_vocabulary(vocab)
+
+    def _vocabulary_restarted(self) -> None:
+        """After every document was deleted and committed: the next commit's base is empty."""
+        self._new_terms.clear()
+        self._keep_vocabulary(Vocabulary())
+
+    def _keep_vocabulary(self, vocab: Vocabulary) -> None:
+        stamp = self._stamp()
+        self._vocab_file = (stamp, vocab) if stamp is not None else None
+        if self.directory is not None and stamp is not None:
+            vocabulary.save(self.directory, stamp, vocab)
 
     def _delete_from(self, path: str, offset: int) -> None:
         t = self._t
@@ -491,7 +533,7 @@ class IndexIngest:
         doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)
         doc.add_text("stemmed", text)
-        pairs, stems = pairs_and_stems(text, self._words)
+        pairs, stems = pairs_and_stems(text, self._words, self._new_terms)
         if pairs:
             doc.add_text("pairs", pairs)
         if stems:

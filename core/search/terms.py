@@ -92,8 +92,9 @@ def stem(word: str) -> str:
     return out[0] if len(out) == 1 else ""
 
 
-def pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str, str]:
-    """The `pairs` and `stems` fields of `text`.
+def pairs_and_stems(text: str, words: Callable[[str], list[str]], seen: set[Any] | None = None) -> tuple[str, str]:
+    """The `pairs` and `stems` fields of `text`; its words are added to `seen` when given (bytes
+    for ASCII text, str otherwise: the writer's list of new terms, see vocabulary.py).
 
     pairs: each two adjacent words of it that are both common, joined by "_", separated by spaces
     ("this_that that_is"). stems: the first STEM characters of each of its words of at least STEM
@@ -110,6 +111,8 @@ def pairs_and_stems(text: str, words: Callable[[str], list[str]]) -> tuple[str, 
         under, space = b"_", b" "
     else:
         toks, common, under, space = words(text), COMMON_WORDS, "_", " "
+    if seen is not None:
+        seen.update(toks)
     flags = list(map(common.__contains__, toks))
     pairs = space.join(map(under.join, compress(zip(toks, toks[1:]), map(and_, flags, flags[1:]))))
     cut = set(map(_STEM_OF, toks))

@@ -1,0 +1,146 @@
+"""The terms of the index's `text` field, kept with the index: what a substring query looks in for
+the terms that hold its pieces (see `QueryCompiler._term`).
+
+Why a file: listing the term dictionary from tantivy costs ~0.15 s at 1 GB (83k terms), paid by
+every process (each `sessionscope search` of a substring) and again after every commit (the app's
+first substring search after each live append). The writer keeps the list up to date instead, at
+each commit, from the terms of the documents it added (the same words the `pairs` field is made
+of, see terms.py): the stored list plus those. It is written next to the index's own files
+(`vocabulary`), stamped with the commit's opstamp (tantivy's meta.json); a reader uses it only
+when the stamps agree, and otherwise lists the terms from the index as before.
+
+Deleting documents leaves their terms in the list: a term no document holds finds nothing, so the
+list may be larger than the dictionary, never short of it (a rebuilt index starts a new list).
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from pathlib import Path
+from typing import Any, Iterable
+
+import orjson
+
+from .index_check import replace_file
+
+VOCABULARY_FILE = "vocabulary"
+_MAGIC = b"sessionscope-vocabulary 1"
+
+
+class Vocabulary:
+    """The terms, to find those holding a piece of a substring: anywhere (one scan of all terms
+    joined by newlines), at the start (bisect in the sorted terms) or at the end (bisect in the
+    sorted reversed terms). The sorted lists are made from the joined text when first asked for."""
+
+    def __init__(self, terms: Iterable[str] = (), *, blob: str | None = None, reversed_blob: str | None = None) -> None:
+        if blob is None:
+            blob = "\n" + "\n".join(sorted(set(terms))) + "\n"
+        self.blob = blob  # "\n" + the sorted terms joined by "\n" + "\n" ("\n\n": none)
+        self._sorted: list[str] | None = None
+        self._reversed_blob = reversed_blob
+        self._reversed: list[str] | None = None
+
+    @property
+    def sorted(self) -> list[str]:
+        if self._sorted is None:
+            inner = self.blob[1:-1]
+            self._sorted = inner.split("\n") if inner else []
+        return self._sorted
+
+    @property
+    def reversed(self) -> list[str]:
+        if self._reversed is None:
+            if self._reversed_blob is not None:
+                inner = self._reversed_blob
+                self._reversed = inner.split("\n") if inner else []
+            else:
+                self._reversed = sorted(t[::-1] for t in self.sorted)
+        return self._reversed
+
+    def __len__(self) -> int:
+        return len(self.sorted)
+
+    def with_terms(self, terms: Iterable[str]) -> Vocabulary:
+        """This vocabulary and `terms` (itself when it holds them all already)."""
+        have = self.sorted
+        new = sorted({t for t in terms if t and not _holds(have, t)})
+        if not new:
+            return self
+        merged = sorted(have + new)  # (two sorted runs: timsort merges them in linear time)
+        out = Vocabulary(blob="\n" + "\n".join(merged) + "\n")
+        out._sorted = merged
+        out._reversed = sorted(self.reversed + [t[::-1] for t in new])
+        return out
+
+    def containing(self, run: str) -> list[str]:
+        out: list[str] = []
+        blob = self.blob
+        find, rfind = blob.find, blob.rfind
+        pos = find(run)
+        while pos >= 0:
+            start = rfind("\n", 0, pos)
+            end = find("\n", pos + len(run))
+            out.append(blob[start + 1 : end])
+            pos = find(run, end)  # the next term: one holding `run` twice is listed once
+        return out
+
+    def starting_with(self, run: str) -> list[str]:
+        return _with_prefix(self.sorted, run)
+
+    def ending_with(self, run: str) -> list[str]:
+        return [t[::-1] for t in _with_prefix(self.reversed, run[::-1])]
+
+
+def _holds(terms: list[str], term: str) -> bool:
+    i = bisect_left(terms, term)
+    return i < len(terms) and terms[i] == term
+
+
+def _with_prefix(terms: list[str], prefix: str) -> list[str]:
+    i = bisect_left(terms, prefix)
+    j = i
+    while j < len(terms) and terms[j].startswith(prefix):
+        j += 1
+    return terms[i:j]
+
+
+def listed(searcher: Any) -> Vocabulary:
+    """Every term of `text` in the searcher's index, from tantivy's term dictionary (the slow way)."""
+    return Vocabulary(t for t, _ in searcher.terms_with_prefix("text", ""))
+
+
+def opstamp(directory: Path) -> int | None:
+    """The opstamp of the index's last commit (None: no commit, or meta.json unreadable)."""
+    try:
+        value = orjson.loads((directory / "meta.json").read_bytes()).get("opstamp")
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+def load(directory: Path, stamp: int | None) -> Vocabulary | None:
+    """The stored vocabulary when it was written for the commit `stamp` (None otherwise)."""
+    if stamp is None:
+        return None
+    try:
+        data = (directory / VOCABULARY_FILE).read_bytes()
+    except OSError:
+        return None
+    head, _, body = data.partition(b"\n")
+    parts = head.split(b" ")
+    if len(parts) != 3 or b" ".join(parts[:2]) != _MAGIC or parts[2] != str(stamp).encode():
+        return None
+    terms, sep, rev = body.partition(b"\0")
+    if not sep:
+        return None
+    try:
+        text, rev_text = terms.decode(), rev.decode()
+    except UnicodeDecodeError:
+        return None
+    return Vocabulary(blob="\n" + text + "\n", reversed_blob=rev_text)
+
+
+def save(directory: Path, stamp: int, vocab: Vocabulary) -> None:
+    """Write `vocab` as the vocabulary of commit `stamp` (atomically: a reader sees the old file or
+    the new one). A failure to write is left silent: readers then list the terms themselves."""
+    body = b"%s %d\n%s\0%s" % (_MAGIC, stamp, "\n".join(vocab.sorted).encode(), "\n".join(vocab.reversed).encode())
+    replace_file(directory, VOCABULARY_FILE, body)

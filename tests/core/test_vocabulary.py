@@ -1,0 +1,89 @@
+"""The vocabulary of the index's terms (core/search/vocabulary.py): stored at each commit, read by
+the next process instead of listing the term dictionary, right after appends and rebuilds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from sessionscope.core.search import compile as compile_module
+from sessionscope.core.search import vocabulary
+from sessionscope.core.search.index import SearchIndex
+
+from .test_index import World, entry, world, write_session  # noqa: F401 (the fixture)
+
+
+def _listings(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the listings of the term dictionary (the slow way) from now on."""
+    calls: list[int] = []
+    real = vocabulary.listed
+
+    def spy(searcher):  # noqa: ANN001, ANN202
+        calls.append(1)
+        return real(searcher)
+
+    monkeypatch.setattr(compile_module, "listed", spy)
+    monkeypatch.setattr(vocabulary, "listed", spy)
+    return calls
+
+
+def _all_terms(index: SearchIndex) -> set[str]:
+    return {t for t, _ in index.index.searcher().terms_with_prefix("text", "")}
+
+
+def test_a_new_process_reads_the_stored_vocabulary(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["the kemholvert parser", "zorbulator árvíztűrő x_y"])
+    world.update()
+    world.index.close()
+    calls = _listings(monkeypatch)
+    other = SearchIndex(world.index_dir)  # as a second `sessionscope search` would
+    assert len(other.search("mholve").hits) == 1
+    assert len(other.search("rvíztű").hits) == 1
+    assert len(other.search("ulator árví").hits) == 1  # a tail and a head: both sorted lists
+    assert calls == []
+    stored = vocabulary.load(other.directory, vocabulary.opstamp(other.directory))
+    assert stored is not None and set(stored.sorted) == _all_terms(other)
+
+
+def test_the_vocabulary_is_right_after_a_commit_adds_terms(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = write_session(world.root / "a.jsonl", "s-a", ["alpha one"])
+    world.update()
+    assert world.count("lph") == 1  # (the vocabulary of this generation is now in memory)
+    calls = _listings(monkeypatch)
+    with open(p, "ab") as fh:
+        fh.write(orjson.dumps(entry("quuxfrobnicate", 3)) + b"\n")
+    world.update()
+    assert world.count("xfrob") == 1  # this process: kept up to date at the commit
+    assert SearchIndex(world.index_dir).search("xfrob").hits  # another: read from the file
+    assert calls == []
+    assert set(world.index._vocabulary(world.index._generation, None).sorted) == _all_terms(world.index)
+
+
+def test_the_vocabulary_restarts_with_a_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    world = World(tmp_path)
+    write_session(world.root / "a.jsonl", "s-a", ["oldtermzz here"])
+    world.update()
+    world.index.close()
+    write_session(world.root / "a.jsonl", "s-a", ["newtermqq here"])  # rewritten
+    world.lib.scan()
+    rebuilt = SearchIndex(world.index_dir, tool_result_cap=99)  # other settings: a rebuild
+    rebuilt.update(world.lib)
+    calls = _listings(monkeypatch)
+    again = SearchIndex(world.index_dir, tool_result_cap=99)
+    assert len(again.search("ermqq").hits) == 1 and again.search("ermzz").hits == []
+    assert calls == []
+    stored = vocabulary.load(again.directory, vocabulary.opstamp(again.directory))
+    assert stored is not None and set(stored.sorted) == _all_terms(again) == {"newtermqq", "here"}
+
+
+def test_a_stale_or_damaged_vocabulary_file_is_not_used(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_session(world.root / "a.jsonl", "s-a", ["kemholvert parser"])
+    world.update()
+    world.index.close()
+    d = world.index.directory
+    for bad in (b"", b"sessionscope-vocabulary 1 999999\nkemholvert\0trevlohmek", b"\xff\xfe garbage"):
+        (d / vocabulary.VOCABULARY_FILE).write_bytes(bad)
+        calls = _listings(monkeypatch)
+        assert len(SearchIndex(d.parent).search("mholve").hits) == 1
+        assert calls == [1]  # listed from the index instead
