@@ -204,9 +204,10 @@ class Library:
                 continue
             live_roots.append(root)
             walk = WalkReport()
-            for path in candidate_files(root, self.registry, walk):
+            stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
+            for path in candidate_files(root, self.registry, walk, stats):
                 try:
-                    todo.append((path, os.stat(path)))
+                    todo.append((path, stats.pop(path, None) or os.stat(path)))
                 except FileNotFoundError:
                     continue  # removed since the walk listed it: nothing to miss
                 except OSError as exc:

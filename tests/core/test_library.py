@@ -181,3 +181,37 @@ def test_a_scanned_library_is_prepared_for_relinking_without_changing_its_map(tm
     empty.load_cached()
     empty.prepare_relink()  # never scanned: nothing to index, the catalog's sessions stay
     assert empty._links is None and len(empty.all_sessions()) == 2
+
+
+def _realpath_calls_of_a_warm_scan(tmp_path: Path, files: int, monkeypatch: pytest.MonkeyPatch) -> int:
+    import os
+
+    tmp_path.mkdir()
+    root, lib = make(tmp_path)
+    for i in range(files):
+        sid = f"{i:08d}-0000-4000-8000-000000000001"
+        write(root / f"p{i % 3}" / f"{sid}.jsonl", [claude("u1", None, sid, 1), claude("a1", "u1", sid, 2, "assistant")])
+    lib.scan()
+    calls = []
+    real = os.path.realpath
+    with monkeypatch.context() as mp:
+        mp.setattr(os.path, "realpath", lambda p, *a, **kw: calls.append(p) or real(p, *a, **kw))
+        report = Library(lib.roots, catalog=lib.catalog).scan()
+    assert report.files == files and report.reread == 0
+    return len(calls)
+
+
+def test_a_warm_scan_resolves_no_file_one_by_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm scan stats each file; resolving each path (an lstat per part of it) cost a quarter of it."""
+    few = _realpath_calls_of_a_warm_scan(tmp_path / "few", 2, monkeypatch)
+    many = _realpath_calls_of_a_warm_scan(tmp_path / "many", 12, monkeypatch)
+    assert many == few  # the roots and folders may be resolved; no file is
+
+
+def test_a_file_reached_twice_through_a_link_is_listed_once(tmp_path: Path) -> None:
+    root, lib = make(tmp_path)
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1), claude("a1", "u1", A, 2, "assistant")])
+    (root / "q").mkdir()
+    (root / "q" / f"{A}.jsonl").symlink_to(root / "p" / f"{A}.jsonl")
+    report = lib.scan()
+    assert report.files == 1 and lib.get(A).entry_count == 2
