@@ -60,23 +60,51 @@ def app_args(argv: Sequence[str]) -> argparse.Namespace | None:
     return args
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: each command's module (cli/<module>.py) and the function adding its parser, in the order
+#: `sessionscope --help` lists them
+PARSERS: dict[str, tuple[str, str]] = {
+    "sessions": ("sessions", "add_sessions_parser"),
+    "read": ("sessions", "add_read_parser"),
+    "search": ("search", "add_search_parser"),
+    "index": ("search", "add_index_parser"),
+    "recent": ("sessions", "add_recent_parser"),
+    "export": ("export", "add_parser"),
+    "roots": ("roots", "add_parser"),
+    "memory": ("memory", "add_parser"),
+    "context": ("brief", "add_parser"),
+    "brief": ("brief_app", "add_parser"),
+    "watch": ("watch", "add_parser"),
+    "mcp": ("mcp", "add_parser"),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `command` (one of PARSERS), only that command's parser.
+
+    Why: each command's module is imported to add its parser, and some import much (`mcp` the
+    MCP SDK and pydantic, `context` the brief pipeline): building them all cost a
+    `sessionscope search` more than the search itself. Help, errors and unknown commands get
+    the whole parser, as before."""
     common = _shared(False)
     p = _top_parser(
         description="Browse, search and brief from AI coding-agent session history "
         "(Claude Code, Codex CLI, session-logs JSONL). Without a command, opens the app.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-
-    from sessionscope.cli import brief_app, brief as brief_cli, mcp as mcp_cli, memory as memory_cli
-    from sessionscope.cli import export, roots, search, sessions, watch
-
-    # (in the order `sessionscope --help` lists them)
-    for add in (sessions.add_sessions_parser, sessions.add_read_parser, search.add_search_parser,
-                search.add_index_parser, sessions.add_recent_parser, export.add_parser, roots.add_parser, memory_cli.add_parser,
-                brief_cli.add_parser, brief_app.add_parser, watch.add_parser, mcp_cli.add_parser):
-        add(sub, common)
+    for name, (module, adder) in PARSERS.items():
+        if command is None or name == command:
+            getattr(importlib.import_module(f"sessionscope.cli.{module}"), adder)(sub, common)
     return p
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs, when it names one (of PARSERS) after the top-level options;
+    None otherwise (help, an error, no command)."""
+    try:
+        _, rest = _top_parser(add_help=False).parse_known_args(argv)
+    except CliError:
+        return None
+    return rest[0] if rest and rest[0] in PARSERS else None
 
 
 # -- entry point ------------------------------------------------------------------------------
@@ -97,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str], want_json: bool) -> int:
     try:
-        args = app_args(argv) or build_parser().parse_args(argv)
+        args = app_args(argv) or build_parser(command_of(argv)).parse_args(argv)
         if args.version:
             from sessionscope import __version__
 

@@ -3,6 +3,7 @@ and on the real-agent corpus."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -542,3 +543,28 @@ def test_read_shows_an_unknown_records_time_and_type(capsys: pytest.CaptureFixtu
     assert line.startswith(f"[{stamp}] system/unknown mystery-record #")
     data = run_json(capsys, "read", "s-odd", "--root", str(tmp_path / "root"))
     assert data["header"]["last_timestamp"].startswith("2026-11-20T10:00:00")
+
+
+def test_a_command_builds_only_its_own_parser(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`search` imports neither the MCP SDK nor the brief pipeline (other commands' parsers pulled
+    them in: more than the search itself cost); help and errors still know every command."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "root"
+    root.mkdir()
+    code = ("import sys; from sessionscope.cli.main import main; main(['search', '--root', sys.argv[1], 'x']); "
+            "print(sorted(m for m in ('sessionscope.cli.mcp', 'sessionscope.cli.memory', 'sessionscope.core.brief', "
+            "'pydantic', 'mcp') if m in sys.modules))")
+    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(tmp_path / "cache"),
+           "SESSIONSCOPE_CONFIG": str(tmp_path / "none.toml"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=env)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+    from sessionscope.cli import main as cli
+
+    assert cli.command_of(["--root", "/a", "search", "--limit", "3", "x"]) == "search"
+    assert cli.command_of(["--help"]) is None and cli.command_of(["serch"]) is None
+    whole = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    assert list(whole.choices) == list(cli.PARSERS)
+    code_, out, err = run(capsys, "serch", "x")  # an unknown command is told the choices, as before
+    assert code_ == 2 and "mcp" in err and "search" in err
