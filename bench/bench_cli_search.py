@@ -1,0 +1,146 @@
+"""The whole `sessionscope search` command against `rg -c -F -i` over the same corpus, in one run.
+
+What a script or an agent pays is the whole command: start Python, import, scan the roots (a
+warm catalog: every file stat'ed), open the index, search, print. Each figure is a fresh process
+(spawn to exit) with a warm catalog and index, beside `rg -c -F -i` for the same term over the raw
+corpus, timed in the same round (interleaved, so load moves both alike). Two query classes: a
+word of the corpus and a fragment of a long word (the substring path). Two ways of starting:
+with bytecode (`.pyc` written by the warm-up, so imports are read from it) and without it
+(PYTHONDONTWRITEBYTECODE=1 and a fresh PYTHONPYCACHEPREFIX each run: every module compiled, as
+where the package's folder cannot be written). The 1-minute load average is printed beside each
+figure; `--rounds` repeats, and the spread (min-max) is shown beside the median.
+
+`--base NAME=DIR` times another checkout in the same rounds (beside "this"): DIR must
+contain a `sessionscope` package (a symlink to a checkout works: `ln -s ../other sessionscope`);
+it is run with DIR first on PYTHONPATH, against the same catalog and index.
+
+Targets (issue 15): at least 2x faster than rg at 1 GB / 2,000 files for words and substrings
+(at least 10x at 10 GB / 20,000 files).
+
+    .venv/bin/python bench/bench_cli_search.py                         # 2,000 files / 250 MB
+    .venv/bin/python bench/bench_cli_search.py --size-mb 1000 --big-mb 100 --rounds 7
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gen_corpus  # noqa: E402
+from bench_mcp import LAUNCH, environment, queries  # noqa: E402
+
+TARGET_RATIO = 2.0
+
+
+def _run(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if done.returncode not in (0, 1):  # (rg: 1 is "no match")
+        raise SystemExit(f"{cmd[:4]} failed ({done.returncode}): {done.stderr.strip()[:300]}")
+    return seconds
+
+
+def _search_cmd(root: Path, term: str) -> list[str]:
+    return [sys.executable, "-c", LAUNCH, "search", "--root", str(root), "--limit", "20", term]
+
+
+def _env(base: dict[str, str], first: str | None, bytecode: bool, scratch: Path) -> dict[str, str]:
+    env = dict(base)
+    if first:
+        env["PYTHONPATH"] = os.pathsep.join([first, env.get("PYTHONPATH", "")])
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        # (a prefix that holds no bytecode: the package's own __pycache__ is not read either)
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(dir=scratch)
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", type=int, default=2000)
+    ap.add_argument("--size-mb", type=float, default=250)
+    ap.add_argument("--big-mb", type=float, default=25)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--base", action="append", default=[], metavar="NAME=DIR",
+                    help="a folder holding another `sessionscope` package, timed beside this one (repeatable)")
+    ap.add_argument("--corpus", default=None, help="corpus folder (default bench/.corpus-cli-<files>-<mb>)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    rg = shutil.which("rg")
+    if rg is None:
+        raise SystemExit("rg (ripgrep) is needed for the baseline: apt-get install ripgrep")
+    here = Path(__file__).resolve().parent
+    out_dir = Path(a.corpus) if a.corpus else here / f".corpus-cli-{a.files}-{int(a.size_mb)}"
+    corpus = gen_corpus.generate(out_dir, files=a.files, size_mb=a.size_mb, big_mb=a.big_mb, seed=a.seed)
+    root = Path(corpus.root)
+    terms = queries(a.seed, a.size_mb)
+    terms = {"word": terms["mid word"], "substring": terms["fragment"]}
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        work = Path(tmp)
+        (work / "home").mkdir()
+        env = environment(work)
+        t0 = time.perf_counter()
+        _run(_search_cmd(root, terms["word"]), _env(env, None, True, work))  # the catalog and index, cold
+        cold = time.perf_counter() - t0
+        variants = [("this", None)] + [tuple(b.split("=", 1)) if "=" in b else ("before", b) for b in a.base]
+        for _, first in variants:  # warm-up: bytecode written, the vocabulary stored
+            for term in terms.values():
+                _run(_search_cmd(root, term), _env(env, first, True, work))
+        rows: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+        for _ in range(a.rounds):
+            for cls, term in terms.items():
+                rg_cmd = [rg, "--no-ignore", "--hidden", "--no-messages", "-c", "-F", "-i", "--", term, str(root)]
+                rows.setdefault(("rg", cls, ""), []).append((_run(rg_cmd), os.getloadavg()[0]))
+                for name, first in variants:
+                    for bytecode in (True, False):
+                        mode = "bytecode" if bytecode else "no bytecode"
+                        seconds = _run(_search_cmd(root, term), _env(env, first, bytecode, work))
+                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0]))
+    result: dict[str, Any] = {"corpus": {"files": a.files, "size_mb": a.size_mb, "bytes": corpus.total_bytes,
+                                         "path": str(root)},
+                              "terms": terms, "cold_first_call_s": round(cold, 2), "rounds": a.rounds, "figures": []}
+    for (name, cls, mode), samples in rows.items():
+        secs = [s for s, _ in samples]
+        loads = [x for _, x in samples]
+        rg_med = statistics.median(s for s, _ in rows[("rg", cls, "")])
+        med = statistics.median(secs)
+        result["figures"].append({
+            "who": "rg -c -F -i" if name == "rg" else f"sessionscope search ({name})", "class": cls, "mode": mode,
+            "median_ms": round(med * 1000, 1), "min_ms": round(min(secs) * 1000, 1),
+            "max_ms": round(max(secs) * 1000, 1), "load_min": round(min(loads), 1), "load_max": round(max(loads), 1),
+            "rg_over_this": round(rg_med / med, 2)})
+    if a.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    c = result["corpus"]
+    print(f"corpus: {c['files']} files, {c['bytes'] / 2**20:.0f} MB ({c['path']}); terms {terms}; "
+          f"{a.rounds} rounds; cold first call (catalog + index) {result['cold_first_call_s']} s")
+    print(f"{'who':<32} {'class':<10} {'mode':<12} {'median ms':>10} {'min-max ms':>15} {'load 1m':>11} "
+          f"{'rg/this':>8}")
+    for f in result["figures"]:
+        span = f"{f['min_ms']:.0f}-{f['max_ms']:.0f}"
+        load = f"{f['load_min']}-{f['load_max']}"
+        verdict = ""
+        if f["who"] != "rg -c -F -i":
+            verdict = "  target met" if f["rg_over_this"] >= TARGET_RATIO else f"  target {TARGET_RATIO}x: missed"
+        print(f"{f['who']:<32} {f['class']:<10} {f['mode']:<12} {f['median_ms']:>10.1f} {span:>15} {load:>11} "
+              f"{f['rg_over_this']:>7.2f}x{verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
