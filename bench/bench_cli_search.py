@@ -18,6 +18,7 @@ Targets (issue 15): at least 2x faster than rg at 1 GB / 2,000 files for words a
 (at least 10x at 10 GB / 20,000 files).
 
     .venv/bin/python bench/bench_cli_search.py                         # 2,000 files / 250 MB
+    .venv/bin/python bench/bench_cli_search.py --work /tmp/cli-bench    # keep the warm cache for the next run
     .venv/bin/python bench/bench_cli_search.py --size-mb 1000 --big-mb 100 --rounds 7
 """
 from __future__ import annotations
@@ -73,11 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--size-mb", type=float, default=250)
     ap.add_argument("--big-mb", type=float, default=25)
+    ap.add_argument("--long-line-mb", type=float, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--base", action="append", default=[], metavar="NAME=DIR",
                     help="a folder holding another `sessionscope` package, timed beside this one (repeatable)")
     ap.add_argument("--corpus", default=None, help="corpus folder (default bench/.corpus-cli-<files>-<mb>)")
+    ap.add_argument("--work", default=None,
+                    help="keep the catalog and index here (reused by the next run) instead of a temporary folder")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     rg = shutil.which("rg")
@@ -85,21 +89,23 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("rg (ripgrep) is needed for the baseline: apt-get install ripgrep")
     here = Path(__file__).resolve().parent
     out_dir = Path(a.corpus) if a.corpus else here / f".corpus-cli-{a.files}-{int(a.size_mb)}"
-    corpus = gen_corpus.generate(out_dir, files=a.files, size_mb=a.size_mb, big_mb=a.big_mb, seed=a.seed)
+    corpus = gen_corpus.generate(out_dir, files=a.files, size_mb=a.size_mb, big_mb=a.big_mb,
+                                 long_line_mb=a.long_line_mb, seed=a.seed)
     root = Path(corpus.root)
     terms = queries(a.seed, a.size_mb)
     terms = {"word": terms["mid word"], "substring": terms["fragment"]}
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
-        work = Path(tmp)
-        (work / "home").mkdir()
+        work = Path(a.work or tmp)
+        (work / "home").mkdir(parents=True, exist_ok=True)
         env = environment(work)
         t0 = time.perf_counter()
-        _run(_search_cmd(root, terms["word"]), _env(env, None, True, work))  # the catalog and index, cold
+        scratch = Path(tmp)  # (the bytecode-less runs' empty cache prefixes)
+        _run(_search_cmd(root, terms["word"]), _env(env, None, True, scratch))  # the catalog and index, cold
         cold = time.perf_counter() - t0
         variants = [("this", None)] + [tuple(b.split("=", 1)) if "=" in b else ("before", b) for b in a.base]
         for _, first in variants:  # warm-up: bytecode written, the vocabulary stored
             for term in terms.values():
-                _run(_search_cmd(root, term), _env(env, first, True, work))
+                _run(_search_cmd(root, term), _env(env, first, True, scratch))
         rows: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
         for _ in range(a.rounds):
             for cls, term in terms.items():
@@ -108,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 for name, first in variants:
                     for bytecode in (True, False):
                         mode = "bytecode" if bytecode else "no bytecode"
-                        seconds = _run(_search_cmd(root, term), _env(env, first, bytecode, work))
+                        seconds = _run(_search_cmd(root, term), _env(env, first, bytecode, scratch))
                         rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0]))
     result: dict[str, Any] = {"corpus": {"files": a.files, "size_mb": a.size_mb, "bytes": corpus.total_bytes,
                                          "path": str(root)},

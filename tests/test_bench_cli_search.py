@@ -1,0 +1,28 @@
+"""The whole-command search bench (bench/bench_cli_search.py) on a tiny corpus: it runs and
+reports every figure beside rg's."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="rg (ripgrep) is the bench's baseline and is not installed")
+def test_the_bench_reports_each_class_and_mode_beside_rg(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_cli_search.py"), "--files", "6", "--size-mb", "2",
+         "--big-mb", "0.5", "--long-line-mb", "0.25", "--rounds", "1", "--corpus", str(tmp_path / "c"), "--json"],
+        capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    seen = {(f["who"], f["class"], f["mode"]) for f in result["figures"]}
+    for cls in ("word", "substring"):
+        assert ("rg -c -F -i", cls, "") in seen
+        for mode in ("bytecode", "no bytecode"):
+            assert ("sessionscope search (this)", cls, mode) in seen
+    assert all(f["median_ms"] > 0 and f["rg_over_this"] > 0 for f in result["figures"])
