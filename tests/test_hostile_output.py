@@ -57,6 +57,9 @@ def commands(h: HostileHome) -> list[list[str]]:
         ["context", "widget cache decided", "--project", str(h.project), "--brief", *root],
         ["context", "widget", "--project", TYPED, *root], ["context", "widget", "--exclude-session", TYPED, *root],
         ["brief", TYPED, "--json", *root],
+        ["export", h.session_id, "--format", "md", *root], ["export", h.session_id, "--format", "html", *root],
+        ["export", h.session_id, "--format", "json", *root], ["export", TYPED, *root],
+        ["export", h.session_id, "--format", TYPED, *root],
         ["mcp", "--json", *root], ["mcp", f"--{TYPED}"],  # (the server itself: tests/test_mcp.py)
         [TYPED], ["--root", TYPED], ["sessions", f"--{TYPED}"],
     ]
