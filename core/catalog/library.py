@@ -28,7 +28,7 @@ from ..read.walk import WalkReport
 # The adapters (and the reader) come with the first scan or load, not with this module: the
 # app's first frame needs only the catalog's sessions.
 if TYPE_CHECKING:
-    from ..read.adapters import LoadedSession, Registry
+    from ..read.adapters import Adapter, LoadedSession, Registry
     from ..read.ends import QuickMeta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -277,7 +277,8 @@ class Library:
                     if directory != group_dir:
                         flush()
                         group_dir = directory
-                    row, loaded = self._load_file(path, st)
+                    grown = self._read_on(row, path, st) if row is not None else None
+                    row, loaded = (grown, []) if grown is not None else self._load_file(path, st)
                     group.append((row, loaded))
                     group_bytes += st.st_size
                     if group_bytes > LINK_GROUP_BYTES:
@@ -335,6 +336,44 @@ class Library:
                     sessions.append(found)
         return _link(sessions)
 
+    def _read_on(self, row: FileRow, path: str, st: os.stat_result) -> FileRow | None:
+        """The row of a file that grew by appending, from its lines after `row.read_end` alone
+        (what the adapter's `extend` makes of them); None when it must be read whole: it shrank,
+        is another file, its first 4 KB changed, its adapter cannot carry a session over
+        (`continues`, `grows`), its row holds other than one session, or its last line, not
+        yet ended by a newline, parses (a whole read would count it; the next could not tell)."""
+        import hashlib
+
+        from ..read.jsonl import RecordFile, ReaderError
+
+        fp = row.fingerprint
+        if (row.read_end < 0 or row.error or len(row.sessions) != 1 or path.endswith(".zst")
+                or (st.st_dev, st.st_ino) != (fp.dev, fp.ino) or st.st_size < fp.size):
+            return None
+        adapter = self.registry.by_name(row.adapter or "")
+        if adapter is None or not adapter.continues or not adapter.grows(path):
+            return None
+        try:
+            with RecordFile(path) as rf:
+                if rf.size != st.st_size or rf.size < row.read_end:
+                    return None  # changed again since the stat: read whole
+                buf = rf.buffer
+                if hashlib.sha1(buf[:min(4096, fp.size)]).hexdigest() != fp.head_hash:
+                    return None
+                end = rf.complete_end
+                parser = adapter.parser(path)
+                for parsed in rf.iter_parsed(row.read_end, row.read_lines + 1):
+                    if parsed.raw.offset >= end:
+                        return None  # an unterminated last line that parses
+                    parser.feed(parsed)
+                session = adapter.extend(row.sessions[0], parser, st.st_size)
+                if session is None:
+                    return None
+                return FileRow(path, Fingerprint.of(path, st), row.adapter, [session], None,
+                               end, row.read_lines + parser.account.lines)
+        except (OSError, ReaderError):
+            return None  # the whole read says why
+
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
         from ..read.jsonl import ReaderError
@@ -349,13 +388,31 @@ class Library:
         loaded: list[LoadedSession] = []
         if adapter is not None:
             try:
-                loaded = adapter.load(path)
+                if adapter.continues and adapter.grows(path) and not path.endswith(".zst"):
+                    loaded = self._load_noting_end(adapter, path, row)
+                else:
+                    loaded = adapter.load(path)
                 row.sessions = _named_projects([ls.session for ls in loaded], self._sessions.values())
             except ReaderError as exc:
                 row.error = str(exc)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
                 row.error = f"could not be read ({type(exc).__name__}: {exc})"
         return row, loaded
+
+    @staticmethod
+    def _load_noting_end(adapter: Adapter, path: str, row: FileRow) -> list[LoadedSession]:
+        """`adapter.load(path)`, noting in `row` where the reading stopped (`read_end`,
+        `read_lines`) when a later scan can read on from there: one session, read at the size
+        the fingerprint has, with no unterminated last line fed to the parser."""
+        from ..read.jsonl import RecordFile
+
+        with RecordFile(path) as rf:
+            loaded = adapter.load(path, rf)
+            if len(loaded) == 1 and rf.size == row.fingerprint.size:
+                end, account = rf.complete_end, loaded[0].account
+                if end + account.pending_bytes == rf.size:
+                    row.read_end, row.read_lines = end, account.lines
+        return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:
         row, _ = self._load_file(path, st)

@@ -22,8 +22,10 @@ from ..model import Session, SessionKind, TokenUsage
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
 # the app's startup as dicts with ISO strings), and each file has its newest session's time, so
-# that the newest screenful can be read first.
-SCHEMA_VERSION = 4
+# that the newest screenful can be read first. 5: each file has where its reading stopped (the
+# offset after its last complete line, and the lines fed up to it), so a file that grew is read on
+# from there rather than whole.
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,7 +39,9 @@ CREATE TABLE IF NOT EXISTS files (
     adapter TEXT,
     sessions BLOB,
     error TEXT,
-    recency INTEGER  -- epoch ms of the file's newest session; NULL when it has none
+    recency INTEGER,  -- epoch ms of the file's newest session; NULL when it has none
+    read_end INTEGER NOT NULL DEFAULT -1,  -- offset after the last line read; -1: read it whole
+    read_lines INTEGER NOT NULL DEFAULT 0  -- lines fed to the parser before read_end
 );
 CREATE INDEX IF NOT EXISTS files_by_recency ON files(recency, path);
 -- What the full-text index holds of each file: the fingerprint it was read under, and the offset
@@ -105,6 +109,10 @@ class FileRow:
     adapter: str | None
     sessions: list[Session]
     error: str | None
+    #: where the reading stopped: the offset just after the last complete line fed to the
+    #: adapter, and the lines fed before it; a file that grew is read on from there (-1: whole)
+    read_end: int = -1
+    read_lines: int = 0
 
 
 @dataclass(frozen=True)
@@ -288,9 +296,9 @@ class Catalog:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter,"
-                " sessions, error, recency) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                " sessions, error, recency, read_end, read_lines) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
-                 blob, row.error, file_recency(row.sessions)),
+                 blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines),
             )
 
     # -- what the full-text index holds ---------------------------------------------------
@@ -360,8 +368,10 @@ def _row_to_file(row: tuple[Any, ...], decode: _Decoder | None = None) -> FileRo
         parsed, size = [], -1  # unreadable row: force a re-read by spoiling the fingerprint
     if error and ZSTD_HINT in error and _zstd_installed():
         size = -1  # not read for want of zstandard, which is there now: read it again
+    read_end, read_lines = row[10:12] if len(row) >= 12 else (-1, 0)
     return FileRow(
-        path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error
+        path, Fingerprint(dev, ino, size, mtime_ns, head_hash), adapter, parsed, error,
+        read_end if size >= 0 else -1, read_lines,
     )
 
 

@@ -146,6 +146,16 @@ class Adapter(ABC):
     #: endings of the names of files the agent keeps in a project folder (Aider's chat history):
     #: looked for directly in project folders (core/read/discovery.py `project_roots`)
     project_files: tuple[str, ...] = ()
+    #: a grown file's session is brought up to date from its appended lines alone (`extend`):
+    #: the catalog's scan then reads only those. False: a grown file is read whole by the scan.
+    continues: bool = False
+
+    def extend(self, old: Session, tail: RecordParser, size: int) -> Session | None:
+        """The session of a one-session file that held `old` where its reading stopped, after a
+        fresh parser `tail` was fed the complete lines appended since (the file now `size`
+        bytes): what a whole read would give. None when those lines need the whole file read
+        again. Called only when `continues`."""
+        return None
 
     def grows(self, path: str) -> bool:
         """Whether `path` is read on from where it stopped when it grew (`appends`, per file for

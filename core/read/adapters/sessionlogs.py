@@ -50,6 +50,7 @@ Reading rules (lenient, never raising on content):
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -110,6 +111,7 @@ def is_entry_line(value: Any) -> bool:
 
 class SessionLogsAdapter(Adapter):
     name = DEFAULT_SOURCE
+    continues = True
     agent = "unknown"  # each file names its agent in the header
     suffixes = (".jsonl", ".jsonl.zst")
 
@@ -120,6 +122,9 @@ class SessionLogsAdapter(Adapter):
 
     def parser(self, path: str) -> SessionLogsParser:
         return SessionLogsParser(path)
+
+    def extend(self, old: Session, tail: RecordParser, size: int) -> Session | None:
+        return _extend(old, tail, size) if isinstance(tail, SessionLogsParser) else None
 
     def quick(self, ends: Ends) -> QuickMeta:
         """The header (the sniffed first line) says almost everything; the first user entry
@@ -158,6 +163,23 @@ class SessionLogsAdapter(Adapter):
                          session_id=ident["id"], kind=ident["kind"], project=ident["project"],
                          title=truncate(title, 200) if title else None,
                          first_timestamp=first, last_timestamp=last)
+
+
+def _extend(old: Session, tail: SessionLogsParser, size: int) -> Session | None:
+    """`SessionLogsAdapter.extend`: a header decides only the first line's (a header line among
+    the appended ones is read whole, as it may be the file's header); the rest adds up."""
+    if tail._header is not None:
+        return None
+    firsts = [t for t in (old.first_timestamp, tail._first_ts) if t is not None]
+    lasts = [t for t in (old.last_timestamp, tail._last_ts) if t is not None]
+    title = old.title or (truncate(tail._title, 200) if tail._title else None)
+    account = tail.account
+    return replace(
+        old, title=title, first_timestamp=min(firsts, default=None), last_timestamp=max(lasts, default=None),
+        entry_count=old.entry_count + sum(1 for e in tail.entries if e.kind is not EntryKind.MALFORMED),
+        models=(*old.models, *(m for m in tail._models if m not in old.models)),
+        line_count=old.line_count + account.lines, malformed_count=old.malformed_count + account.malformed,
+        noise_count=old.noise_count + account.noise, size=size)
 
 
 class SessionLogsParser(RecordParser):
