@@ -81,7 +81,7 @@ class DemoCorpus:
 
 
 #: the folders of the other agents under the demo root, as the agents lay them out
-OTHER_ROOTS = ("copilot/session-state", "pi/sessions", "opencode/storage/session")
+OTHER_ROOTS = ("copilot/session-state", "pi/sessions", "opencode/storage/session", "gemini/tmp", "aider")
 
 
 def escape_project_dir(cwd: str) -> str:

@@ -103,6 +103,10 @@ def test_every_line_is_json_except_the_broken_one(demo: DemoCorpus) -> None:
         if path.suffix == ".json":  # a JSON document (OpenCode's session file), pretty-printed
             assert isinstance(json.loads(path.read_bytes()), dict)
             continue
+        if path.name.startswith(".aider."):  # Aider keeps Markdown and its input history, not JSON
+            head = path.read_bytes().lstrip()
+            assert head.startswith(b"# aider chat started at " if path.name.endswith(".md") else b"# ")
+            continue
         for n, line in enumerate(path.read_bytes().split(b"\n"), 1):
             if not line:
                 continue
@@ -124,7 +128,7 @@ def test_counts_and_sizes(demo: DemoCorpus) -> None:
     assert demo.claude_subagents >= 1
     assert demo.files == len(demo.paths) == demo.claude_sessions + demo.claude_subagents \
         + demo.codex_sessions + sum(demo.other_sessions.values())
-    assert demo.other_sessions == {"copilot-cli": 1, "pi": 1, "opencode": 1}
+    assert demo.other_sessions == {"copilot-cli": 1, "pi": 1, "opencode": 1, "gemini-cli": 1, "aider": 1}
     assert demo.bytes == sum(p.stat().st_size for p in demo.paths)
     assert 3_000_000 <= demo.big_file.stat().st_size <= 5_000_000
     assert len(_records(demo.big_file)) > 2000
