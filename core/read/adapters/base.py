@@ -129,6 +129,24 @@ def _type_of(value: object) -> str:
     return type(value).__name__
 
 
+class KeepingParser(RecordParser):
+    """A parser that keeps what it reads: entries in `entries`, the lines that gave none in `noise`
+    (their locators), for the adapters that build a whole session from one pass."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.entries: list[Entry] = []
+        self.noise: list[Locator] = []
+
+    def feed(self, parsed: ParsedLine) -> list[Entry]:
+        entries = super().feed(parsed)
+        if entries:
+            self.entries.extend(entries)
+        else:
+            self.noise.append(self.locator(parsed))
+        return entries
+
+
 class Adapter(ABC):
     """One agent format."""
 

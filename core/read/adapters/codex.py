@@ -69,7 +69,7 @@ from ...model import (
     truncate,
 )
 from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, load_json_document, walk_files
+from .base import Adapter, KeepingParser, LoadedSession, load_json_document, walk_files
 from .base import json_text as _dumps
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -261,13 +261,11 @@ class CodexAdapter(Adapter):
         return loaded
 
 
-class CodexParser(RecordParser):
+class CodexParser(KeepingParser):
     """State of one rollout: session metadata, the twin matcher, call names, token totals."""
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
-        self.entries: list[Entry] = []
-        self.noise: list[Locator] = []
         self.warnings: list[str] = []
         self._meta_seen = False
         self._session_id: str | None = None
@@ -291,14 +289,6 @@ class CodexParser(RecordParser):
         self._compaction_open = False
 
     # -- RecordParser ----------------------------------------------------------------------
-    def feed(self, parsed: ParsedLine) -> list[Entry]:
-        entries = super().feed(parsed)
-        if entries:
-            self.entries.extend(entries)
-        else:
-            self.noise.append(self.locator(parsed))
-        return entries
-
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
         for value in parsed.values:

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from ..jsonl import ParsedLine
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from .base import LoadedSession, RecordParser
+from .base import KeepingParser, LoadedSession
 
 
 def text_of(content: Any, image: str = "[image]") -> str:
@@ -55,7 +55,7 @@ def stem(path: str, suffixes: Iterable[str] = (".jsonl", ".json")) -> str:
     return name
 
 
-class CollectingParser(RecordParser):
+class CollectingParser(KeepingParser):
     """A parser that keeps its entries, noise and session metadata; subclasses implement
     `convert` with `self.entry(...)` and set `session_id`, `project`, `named_title`, ... as
     their records tell."""
@@ -65,8 +65,6 @@ class CollectingParser(RecordParser):
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
-        self.entries: list[Entry] = []
-        self.noise: list[Locator] = []
         self.warnings: list[str] = []
         self.session_id: str | None = None
         self.project: str | None = None
@@ -82,14 +80,6 @@ class CollectingParser(RecordParser):
         self._ids: set[str] = set()
 
     # -- feeding -----------------------------------------------------------------------------
-    def feed(self, parsed: ParsedLine) -> list[Entry]:
-        entries = super().feed(parsed)
-        if entries:
-            self.entries.extend(entries)
-        else:
-            self.noise.append(self.locator(parsed))
-        return entries
-
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
         for value in parsed.values:

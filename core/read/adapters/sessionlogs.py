@@ -67,7 +67,7 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser
+from .base import Adapter, KeepingParser, LoadedSession, RecordParser
 from .collect import count
 
 DEFAULT_SOURCE = "session-logs"
@@ -182,13 +182,11 @@ def _extend(old: Session, tail: SessionLogsParser, size: int) -> Session | None:
         noise_count=old.noise_count + account.noise, size=size)
 
 
-class SessionLogsParser(RecordParser):
+class SessionLogsParser(KeepingParser):
     """Header, then one entry per line; keeps the session's metadata as it goes."""
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
-        self.entries: list[Entry] = []
-        self.noise: list[Locator] = []
         self.warnings: list[str] = []
         self._header: dict[str, Any] | None = None
         self._ids: set[str] = set()
@@ -197,14 +195,6 @@ class SessionLogsParser(RecordParser):
         self._last_ts: datetime | None = None
         self._title: str | None = None
         self._entry_seen = False
-
-    def feed(self, parsed: ParsedLine) -> list[Entry]:
-        entries = super().feed(parsed)
-        if entries:
-            self.entries.extend(entries)
-        else:
-            self.noise.append(self.locator(parsed))
-        return entries
 
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
