@@ -30,7 +30,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.cli.common import demo_caches, demo_dir, demo_roots
     from sessionscope.core.catalog.store import Catalog
-    from sessionscope.core.config import cache_dir, load_config
+    from sessionscope.core.config import archive_dir, cache_dir, load_config
     from sessionscope.core.read.discovery import Root, resolve_roots
     from sessionscope.core.catalog.library import Library
 
@@ -41,7 +41,8 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     cwd: str | None = os.getcwd()
     missing_memory = [d for d in memory_dirs if not os.path.isdir(d)]
     roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes), config.project_roots)
+                              dict(config.agent_homes), config.project_roots,
+                              archive_dir(config))
     base = cache_dir()
     if args.root and not args.demo and not any(r.error is None for r in roots):
         # A mistyped --root is an error, as for the commands, not a reason to show the demo.

@@ -91,7 +91,7 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
     others are read); only when none can be is it an error, naming the missing ones (so a single
     `--root /missing` still fails). The config's warnings are printed before such an error: a
     broken config is often why no root is left."""
-    from sessionscope.core.config import load_config
+    from sessionscope.core.config import archive_dir, load_config
     from sessionscope.core.read.discovery import Root, resolve_roots
 
     config = load_config()
@@ -100,7 +100,8 @@ def cli_roots(args: argparse.Namespace) -> tuple[list[Root], list[str]]:
         roots = [Root(p, "demo") for p in demo_roots()]
     else:
         roots = resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes), config.project_roots)
+                              dict(config.agent_homes), config.project_roots,
+                              archive_dir(config))
     missing = [r.error for r in roots if r.explicit and r.error]
     if any(r.error is None for r in roots):
         return roots, warnings + missing

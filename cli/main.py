@@ -69,6 +69,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "index": ("search", "add_index_parser"),
     "recent": ("sessions", "add_recent_parser"),
     "export": ("export", "add_parser"),
+    "archive": ("archive", "add_parser"),
     "roots": ("roots", "add_parser"),
     "memory": ("memory", "add_parser"),
     "context": ("brief", "add_parser"),
@@ -172,5 +173,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "brief": _command("brief_app"),
     "mcp": _command("mcp"),
     "export": _command("export", "cmd_export"),
+    "archive": _command("archive", "cmd_archive"),
 }
 _run_app = _command("app")  # no command: the app

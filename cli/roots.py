@@ -14,13 +14,14 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_roots(args: argparse.Namespace) -> int:
-    from sessionscope.core.config import load_config
+    from sessionscope.core.config import archive_dir, load_config
     from sessionscope.core.read.discovery import Root, resolve_roots
 
     config = load_config()
     roots = ([Root(p, "demo") for p in demo_roots()] if args.demo
              else resolve_roots(args.root, config.roots, config.default_roots, config.max_folders,
-                              dict(config.agent_homes), config.project_roots))
+                              dict(config.agent_homes), config.project_roots,
+                              archive_dir(config)))
     data = [{"path": r.path, "origin": r.origin, "ok": r.error is None, "error": r.error} for r in roots]
     if args.json:
         emit({"roots": data, "config": config.path})

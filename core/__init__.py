@@ -9,6 +9,8 @@ them):
     read/      reading transcripts: JSONL reader, adapters, quick listing, transcript model
     catalog/   the catalog of sessions across roots (SQLite store + the Library object)
     memory/      beside catalog/: memory notes and each agent's own memory files
+    archive      beside catalog/: `sessionscope archive`, the agents' session files kept in a
+                 folder that is read back as more roots (hard links, else compressed copies)
     search/    full-text index, query language, scanning search
     live/      watching the roots: new sessions, growing files, the index kept current
     brief/       beside live/: retrieval within a budget, findings, the brief and the model assist

@@ -15,6 +15,8 @@ memory_dirs = ["~/notes/memory"]    # more memory folders for the app and `memor
 copilot_home = "~/.copilot"         # another home of an agent, read beside its default one
 pi_home = "~/.pi/agent"             #   (also: $XDG_CONFIG_HOME, $PI_CODING_AGENT_DIR,
 opencode_home = "~/.local/share/opencode"  #   $XDG_DATA_HOME)
+archive_dir = "~/agent-archive"     # where `sessionscope archive` keeps history (default: data dir/archive)
+watch_archive = false               # `sessionscope watch` archives what changes (as --archive)
 ```
 """
 from __future__ import annotations
@@ -44,6 +46,10 @@ class Config:
     #: folders holding the user's projects (each, and its direct subfolders): where Aider's chat
     #: histories are looked for, and what names a Gemini CLI project hash
     project_roots: tuple[str, ...] = ()
+    #: `archive_dir`: where `sessionscope archive` keeps its copies (None: `archive_dir()`'s default)
+    archive: str | None = None
+    #: `watch_archive`: `sessionscope watch` archives each session created or grown (as --archive)
+    watch_archive: bool = False
     path: str | None = None
     warnings: tuple[str, ...] = field(default=())
 
@@ -78,6 +84,15 @@ def data_dir() -> Path:
     return Path(user_data_dir(APP_NAME))
 
 
+def archive_dir(config: Config | None = None) -> Path:
+    """The folder `sessionscope archive` copies sessions into and the roots read back from: the
+    config's `archive_dir`, else `archive/` in the data folder (not the cache: deleting the cache
+    must never lose history the agents have deleted)."""
+    if config is not None and config.archive:
+        return Path(config.archive).expanduser()
+    return data_dir() / "archive"
+
+
 class CacheError(Exception):
     """The cache dir (or a cache in it) cannot be used: one line for the user, no traceback."""
 
@@ -105,7 +120,7 @@ MAX_LOCK_TIMEOUT = 600.0
 MAX_FOLDERS = 10_000_000
 HOME_KEYS = ("copilot_home", "pi_home", "opencode_home", "gemini_home")
 KNOWN_KEYS = ("roots", "default_roots", "poll", "tool_result_cap", "memory_lock_timeout", "max_folders",
-              "memory_dirs", "project_roots", *HOME_KEYS)
+              "memory_dirs", "project_roots", *HOME_KEYS, "archive_dir", "watch_archive")
 
 
 def load_config(path: Path | None = None) -> Config:
@@ -165,7 +180,7 @@ def load_config(path: Path | None = None) -> Config:
         refuse("max_folders", f"must be an integer from 1 to {MAX_FOLDERS}, not {folders!r}", 20000)
         folders = 20_000
     flags = {}
-    for key, default in (("default_roots", True), ("poll", False)):
+    for key, default in (("default_roots", True), ("poll", False), ("watch_archive", False)):
         value = data.get(key, default)
         if not isinstance(value, bool):  # bool("false") is True: a quoted or numeric flag is refused
             refuse(key, f"must be true or false (unquoted), not {value!r}", str(default).lower())
@@ -181,6 +196,11 @@ def load_config(path: Path | None = None) -> Config:
             warnings.append(f"config {p}: '{key}' must be a folder path (a string), not {value!r}; ignored")
         else:
             homes.append((key[: -len("_home")], os.path.expanduser(value)))
+    archive = data.get("archive_dir")
+    if archive is not None and (not isinstance(archive, str) or "\0" in archive or not archive.strip()):
+        warnings.append(f"config {p}: 'archive_dir' must be a folder path (a string), not {archive!r}; "
+                        "using the default")
+        archive = None
     unknown = sorted(k for k in data if k not in KNOWN_KEYS)
     if unknown:
         warnings.append(f"config {p}: unknown key(s) {', '.join(map(repr, unknown))} ignored "
@@ -195,6 +215,8 @@ def load_config(path: Path | None = None) -> Config:
         memory_dirs=tuple(os.path.expanduser(d) for d in memory_dirs),
         agent_homes=tuple(homes),
         project_roots=project_roots,
+        archive=os.path.expanduser(archive) if archive else None,
+        watch_archive=flags["watch_archive"],
         path=str(p),
         warnings=tuple(warnings),
     )

@@ -8,6 +8,7 @@ import functools
 import os
 
 from .store import FileRow, Fingerprint
+from ..read.jsonl import GZIP_MAGIC
 
 #: how a row's error begins when the file could not be opened at all
 UNREADABLE = "unreadable: "
@@ -26,7 +27,7 @@ def file_problem(path: str, error: str | None = None) -> str | None:
         return "empty file" if not head else "empty file (only blank lines)"
     if error:
         return error
-    if not path.endswith(".zst") and (b"\0" in head or not _utf8_start(head)):
+    if not path.endswith(".zst") and head[:2] != GZIP_MAGIC and (b"\0" in head or not _utf8_start(head)):
         return "not a JSONL transcript (binary)"
     return None
 

@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
-from .links import _link, _Links, _named_projects
+from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint
-from ..read.discovery import Root, candidate_files, looks_in_projects, project_root
+from ..read.discovery import ARCHIVE, Root, candidate_files, looks_in_projects, mirror_path, project_root
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..read.walk import WalkReport
 
@@ -140,7 +140,7 @@ class Library:
         finally:
             if gc_was:
                 gc.enable()
-        self._sessions = _link(sessions)
+        self._sessions = _link(sessions, self.archived)
         return len(self._sessions)
 
     def load_cached_newest(self, count: int) -> int:
@@ -164,7 +164,7 @@ class Library:
                     tops.extend(epoch_ms(recency(s)) for s in row.sessions if not is_child(s))
             if floor is None or sum(ms >= floor for ms in tops) >= count:
                 break
-        self._sessions = _link([s for r in rows for s in r.sessions])
+        self._sessions = _link([s for r in rows for s in r.sessions], self.archived)
         return len(self._sessions)
 
     def _add_project_roots(self, projects: Iterable[str | None]) -> None:
@@ -197,7 +197,8 @@ class Library:
         self.catalog.messages.clear()
         todo: list[tuple[str, os.stat_result]] = []
         live_roots = []
-        for root in self.roots:
+        inodes: set[tuple[int, int]] = set()  # across roots: an archive's hard link after its original
+        for root in sorted(self.roots, key=lambda r: r.origin == ARCHIVE):
             err = root.error
             if err:
                 (report.errors if root.explicit else report.notes).append(err)
@@ -205,7 +206,7 @@ class Library:
             live_roots.append(root)
             walk = WalkReport()
             stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
-            for path in candidate_files(root, self.registry, walk, stats):
+            for path in candidate_files(root, self.registry, walk, stats, inodes):
                 try:
                     todo.append((path, stats.pop(path, None) or os.stat(path)))
                 except FileNotFoundError:
@@ -299,7 +300,7 @@ class Library:
         self.rows = {r.path: r for r in rows}
         self._file_errors = {r.path: r.error for r in rows if r.error}
         report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
-        self._sessions = _link([s for r in rows for s in r.sessions])
+        self._sessions = _link([s for r in rows for s in r.sessions], self.archived)
         return report
 
     def _quick_list(self, files: list[tuple[str, os.stat_result]], listed: dict[str, Session],
@@ -320,8 +321,7 @@ class Library:
                 publish()
                 last = time.monotonic()
 
-    @staticmethod
-    def _interim_map(rows: list[FileRow], pending: list[tuple[str, os.stat_result]],
+    def _interim_map(self, rows: list[FileRow], pending: list[tuple[str, os.stat_result]],
                      known: dict[str, FileRow], listed: dict[str, Session]) -> dict[str, Session]:
         """The session map in the middle of a scan: the rows read so far, and for the files
         still to come, their catalog rows' sessions or else their listed ones."""
@@ -334,7 +334,7 @@ class Library:
                 found = listed.get(path)
                 if found is not None:
                     sessions.append(found)
-        return _link(sessions)
+        return _link(sessions, self.archived)
 
     def _read_on(self, row: FileRow, path: str, st: os.stat_result) -> FileRow | None:
         """The row of a file that grew by appending, from its lines after `row.read_end` alone
@@ -344,10 +344,10 @@ class Library:
         yet ended by a newline, parses (a whole read would count it; the next could not tell)."""
         import hashlib
 
-        from ..read.jsonl import RecordFile, ReaderError
+        from ..read.jsonl import RecordFile, ReaderError, compressed
 
         fp = row.fingerprint
-        if (row.read_end < 0 or row.error or len(row.sessions) != 1 or path.endswith(".zst")
+        if (row.read_end < 0 or row.error or len(row.sessions) != 1 or compressed(path)
                 or (st.st_dev, st.st_ino) != (fp.dev, fp.ino) or st.st_size < fp.size):
             return None
         adapter = self.registry.by_name(row.adapter or "")
@@ -376,7 +376,7 @@ class Library:
 
     def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
         """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
-        from ..read.jsonl import ReaderError
+        from ..read.jsonl import ReaderError, compressed
 
         try:
             fp = Fingerprint.of(path, st)
@@ -388,7 +388,7 @@ class Library:
         loaded: list[LoadedSession] = []
         if adapter is not None:
             try:
-                if adapter.continues and adapter.grows(path) and not path.endswith(".zst"):
+                if adapter.continues and adapter.grows(path) and not compressed(path):
                     loaded = self._load_noting_end(adapter, path, row)
                 else:
                     loaded = adapter.load(path)
@@ -454,7 +454,7 @@ class Library:
         if tried is not None and tried[0] is self.rows and tried[1] is self._sessions:
             return  # looked at already: the map is not the rows' (the next change links in full)
         self._prepared_for = (self.rows, self._sessions)
-        links = _Links.build(self.rows)
+        links = _Links.build(self.rows, self.archived)
         if list(links.sessions.items()) == list(self._sessions.items()):
             links.sessions = self._sessions
             self._links = links
@@ -474,7 +474,7 @@ class Library:
         if (path is None or links is None or links.rows is not self.rows
                 or links.sessions is not self._sessions
                 or not links.apply(path, old, new, len(self.rows))):
-            self._links = _Links.build(self.rows)
+            self._links = _Links.build(self.rows, self.archived)
             self._sessions = self._links.sessions
             self._file_errors = {r.path: r.error for r in self.rows.values() if r.error}
             return
@@ -486,6 +486,38 @@ class Library:
 
     def covers(self, path: str) -> bool:
         return _under_any(path, self.roots)
+
+    # -- the archive (`sessionscope archive`'s mirrors, roots of origin ARCHIVE) ---------------
+    @property
+    def archived(self) -> tuple[str, ...]:
+        """The archive's roots: their copies of a session give way to a live one."""
+        return tuple(r.path for r in self.roots if r.origin == ARCHIVE)
+
+    def shadowed(self, row: FileRow) -> bool:
+        """Whether a file is an archived copy whose every session is served from another file
+        (the live one, while it exists): the index leaves it out, so no hit is found twice."""
+        archived = self.archived
+        if not archived or not row.sessions or not in_folders(row.path, archived):
+            return False
+        for s in row.sessions:
+            won = self._sessions.get(s.id)
+            if won is None or row.path in won.paths:
+                return False
+        return True
+
+    def archived_copy(self, path: str) -> str | None:
+        """The archive's copy of a live file (where `sessionscope archive` mirrors it), if there
+        is one: what serves its sessions once the agent deleted it."""
+        for live in self.roots:
+            if live.origin == ARCHIVE or not _under_any(path, [live]):
+                continue
+            tail = os.sep + mirror_path("", live.path).lstrip(os.sep)
+            for a in self.roots:
+                if a.origin == ARCHIVE and a.path.endswith(tail):
+                    copy = mirror_path(a.path[: -len(tail)], path)
+                    if os.path.isfile(copy):
+                        return copy
+        return None
 
     # -- lookups ------------------------------------------------------------------------
     @property

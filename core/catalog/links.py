@@ -12,15 +12,17 @@ from ..model import Session
 from .store import FileRow
 
 
-def _link(sessions: list[Session]) -> dict[str, Session]:
+def _link(sessions: list[Session], archived: tuple[str, ...] = ()) -> dict[str, Session]:
     """Child ids derived from the children's parent ids (adapters set `parent_id`); a Gemini
-    CLI project still named by its hash named by a known session's project that hashes to it."""
+    CLI project still named by its hash named by a known session's project that hashes to it.
+    Of the copies of one id, a live one before one under the `archived` folders (`sessionscope
+    archive`'s mirrors: the live file wins while it exists), then the larger."""
     sessions = _named_projects(sessions, sessions)
     by_id: dict[str, Session] = {}
     for s in sessions:
         prev = by_id.get(s.id)
         # Codex archived_sessions/ may duplicate sessions/: keep the larger (more complete) copy.
-        if prev is None or s.size > prev.size:
+        if prev is None or _rank(s, archived) > _rank(prev, archived):
             by_id[s.id] = s
     children: dict[str, list[str]] = {}
     for s in by_id.values():
@@ -42,10 +44,11 @@ class _Links:
     row: the winner of an id is the largest copy, the first one on a tie, as in `_link`.
     `kids` holds, per parent id, the ids of the winners that name it as their parent."""
 
-    __slots__ = ("rows", "sessions", "order", "next", "candidates", "kids")
+    __slots__ = ("rows", "sessions", "order", "next", "candidates", "kids", "archived")
 
-    def __init__(self, rows: dict[str, FileRow]) -> None:
+    def __init__(self, rows: dict[str, FileRow], archived: tuple[str, ...] = ()) -> None:
         self.rows = rows
+        self.archived = archived
         self.sessions: dict[str, Session] = {}
         self.order: dict[str, int] = {}  # path -> its place in `rows`
         self.next = 0
@@ -53,17 +56,17 @@ class _Links:
         self.kids: dict[str, set[str]] = {}
 
     @classmethod
-    def build(cls, rows: dict[str, FileRow]) -> _Links:
-        links = cls(rows)
+    def build(cls, rows: dict[str, FileRow], archived: tuple[str, ...] = ()) -> _Links:
+        links = cls(rows, archived)
         candidates = links.candidates
         for n, (path, row) in enumerate(rows.items()):
             links.order[path] = n
             for i, s in enumerate(row.sessions):
                 candidates.setdefault(s.id, []).append((n, i, s))
         links.next = len(rows)
-        links.sessions = _link([s for r in rows.values() for s in r.sessions])
+        links.sessions = _link([s for r in rows.values() for s in r.sessions], archived)
         for sid, cands in candidates.items():
-            parent = _winner(cands).parent_id
+            parent = _winner(cands, archived).parent_id
             if parent:
                 links.kids.setdefault(parent, set()).add(sid)
         return links
@@ -85,7 +88,7 @@ class _Links:
                 if any(c[0] != place for c in self.candidates[sid]):
                     return False
         touched = dict.fromkeys([*old_ids, *new_ids])
-        before = {sid: _winner(self.candidates[sid]) for sid in touched if sid in self.candidates}
+        before = {sid: _winner(self.candidates[sid], self.archived) for sid in touched if sid in self.candidates}
         # the row's copies out, its new ones in
         if was_known:
             place = self.order[path]
@@ -106,7 +109,7 @@ class _Links:
                 self.candidates.setdefault(s.id, []).append((place, i, s))
         if len(self.order) != count:
             return False
-        after = {sid: _winner(self.candidates[sid]) for sid in touched if sid in self.candidates}
+        after = {sid: _winner(self.candidates[sid], self.archived) for sid in touched if sid in self.candidates}
         # parents whose children changed, and the touched ids themselves
         dirty = dict.fromkeys(touched)
         for sid in touched:
@@ -134,7 +137,7 @@ class _Links:
             if cands is None:
                 sessions.pop(sid, None)
                 continue
-            s = _winner(cands)
+            s = _winner(cands, self.archived)
             kids = self.kids.get(sid)
             if kids:
                 s = replace(s, child_ids=tuple(dict.fromkeys([*s.child_ids, *sorted(kids)])))
@@ -143,15 +146,26 @@ class _Links:
         return True
 
 
-def _winner(cands: list[tuple[int, int, Session]]) -> Session:
-    """The copy `_link` keeps of an id: the largest, the first of equals (rows order)."""
+def _winner(cands: list[tuple[int, int, Session]], archived: tuple[str, ...] = ()) -> Session:
+    """The copy `_link` keeps of an id: a live one before an archived one, the largest, the
+    first of equals (rows order)."""
     if len(cands) == 1:
         return cands[0][2]
     best = cands[0]
     for c in cands[1:]:
-        if c[2].size > best[2].size or (c[2].size == best[2].size and c[:2] < best[:2]):
+        rc, rb = _rank(c[2], archived), _rank(best[2], archived)
+        if rc > rb or (rc == rb and c[:2] < best[:2]):
             best = c
     return best[2]
+
+
+def _rank(s: Session, archived: tuple[str, ...]) -> tuple[bool, int]:
+    """What makes one copy of a session better than another: being live, then being larger."""
+    return (not (archived and s.paths and in_folders(s.paths[0], archived)), s.size)
+
+
+def in_folders(path: str, folders: tuple[str, ...]) -> bool:
+    return any(path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 def _named_projects(sessions: list[Session], known: Iterable[Session]) -> list[Session]:

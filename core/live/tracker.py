@@ -131,6 +131,13 @@ class Tracker:
                 return None
             lib.drop_file(path)
             self._mark(path)
+            copy = lib.archived_copy(path)
+            if copy is not None:
+                # the archive's copy serves its sessions now: read if it was left out while the
+                # live file was there (a hard link of it), indexed now that nothing shadows it
+                if copy not in lib.rows:
+                    lib.read_file(copy)
+                self._mark(copy)
             return SessionEvent(Change.DELETED, path, tuple(row.sessions))
         if row is None:
             new, loaded = lib.read_file_loaded(path)

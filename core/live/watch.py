@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
 from ..catalog.library import Library
-from ..read.discovery import candidate_files
+from ..read.discovery import ARCHIVE, candidate_files
 from .inotify import Inotify, WakingEvent
 from .poller import POLL_MS, Poller
 from .tracker import SessionEvent, Tracker
@@ -75,7 +75,10 @@ class Watcher:
         self.tracker = Tracker(library)
         self.poll = poll
         self.debounce_ms = debounce_ms
-        self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path) and not r.shallow]
+        # (not the archive's mirrors: only `sessionscope archive` writes there, and the copy of a
+        # deleted live file is read when its deletion is seen: Tracker._apply_one)
+        self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)
+                       and not r.shallow and r.origin != ARCHIVE]
                       + [p for p in extra if os.path.isdir(p)])
         self.stop = WakingEvent()
         self.armed = threading.Event()
@@ -186,6 +189,6 @@ class Watcher:
             return set()
         found = set(self.library.rows)
         for root in self.library.roots:
-            if root.error is None:
+            if root.error is None and root.origin != ARCHIVE:  # (not watched: see __init__)
                 found.update(candidate_files(root, self.library.registry))
         return found

@@ -125,8 +125,53 @@ def project_roots(folders: tuple[str, ...] = (), env: dict[str, str] | None = No
 
 #: the origin of a project folder root (a shallow one)
 PROJECT = "project"
+#: the origin of a root inside `sessionscope archive`'s folder: the mirror of an agent's root
+ARCHIVE = "archive"
+#: the archive's list of the roots it mirrors (written by core/archive), in the archive folder
+ARCHIVE_MANIFEST = "roots.json"
+
+
+def mirror_path(archive: str, path: str, home: str | None = None) -> str:
+    """Where the archive keeps `path` (a root, or a file under one): the same path under
+    `archive/home/` for what is in the home folder, else under `archive/root/`, so each agent's
+    own layout is kept and the adapters read the mirror as they read the original."""
+    home = os.path.abspath(home or os.path.expanduser("~"))
+    path = os.path.abspath(path)
+    if path == home or path.startswith(home.rstrip(os.sep) + os.sep):
+        return os.path.join(archive, "home", os.path.relpath(path, home))
+    return os.path.join(archive, "root", path.lstrip(os.sep))
+
+
+def archive_roots(archive: str | os.PathLike[str] | None) -> list[Root]:
+    """The roots an archive folder holds (its ARCHIVE_MANIFEST says which mirrors there are),
+    each as a root of origin ARCHIVE; none when there is no archive there (or it cannot be read:
+    the live roots are read all the same)."""
+    import json
+
+    if not archive:
+        return []
+    folder = os.fspath(archive)
+    try:
+        with open(os.path.join(folder, ARCHIVE_MANIFEST), "rb") as fh:
+            data = json.loads(fh.read())
+        mirrors = [m for m in data["roots"] if isinstance(m, dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    out = []
+    for m in mirrors:
+        rel = m.get("mirror")
+        if not isinstance(rel, str) or os.path.isabs(rel) or ".." in rel.split("/"):
+            continue  # (never a root outside the archive folder)
+        path = os.path.join(folder, rel)
+        if os.path.isdir(path):
+            out.append(Root(path, ARCHIVE, shallow=m.get("shallow") is True))
+    return out
+
+
+def is_archive(root: Root) -> bool:
+    return root.origin == ARCHIVE
 #: the origins of roots the user named (the others are the agents' defaults)
-NAMED = frozenset({"--root", "config", "demo"})
+NAMED = frozenset({"--root", "config", "demo", ARCHIVE})
 
 
 def project_root(folder: str) -> Root:
@@ -177,24 +222,31 @@ def resolve_roots(
     max_folders: int = MAX_DIRS,
     homes: dict[str, str] | None = None,
     project_folders: tuple[str, ...] = (),
+    archive: str | os.PathLike[str] | None = None,
 ) -> list[Root]:
     """Explicit `--root`s first, then config roots, then the agents' defaults (if enabled; with
-    the agent homes of the config, `homes`)."""
+    the agent homes of the config, `homes`), then, without `--root`s, the mirrors in the
+    `archive` folder (`sessionscope archive`) when there is one."""
     roots = [Root(str(Path(p).expanduser()), "--root", explicit=True) for p in explicit]
     roots += [Root(str(Path(p).expanduser()), "config", explicit=True) for p in config_roots]
     if use_defaults and not explicit:
         roots += default_roots(homes=homes)
         roots += project_roots(project_folders)
+    if not explicit:
+        roots += archive_roots(archive)
     if max_folders != MAX_DIRS:
         roots = [replace(r, max_folders=max_folders) for r in roots]
     return _dedupe(roots)
 
 
 def candidate_files(root: Root, registry: Registry, report: WalkReport | None = None,
-                    stats: dict[str, os.stat_result] | None = None) -> Iterator[str]:
+                    stats: dict[str, os.stat_result] | None = None,
+                    seen: set[tuple[int, int]] | None = None) -> Iterator[str]:
     """Files under a root that some adapter might read, each once (by device and inode: a file
     reached again through a link is not listed twice); the folders the walk left out
     (core/read/walk.py) go into `report` when given, and each listed file's stat into `stats`.
+    `seen`, shared across roots, leaves out a file listed under an earlier root: the archive's
+    hard link of a live file is read only once the live one is gone.
 
     Why by inode: one `stat` per file, which the scan needs anyway (`stats`), where resolving
     each path (`realpath`: an `lstat` per part of it) was a quarter of a warm scan."""
@@ -203,12 +255,13 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
     if os.path.isfile(root.path):  # a database root: the file itself
         yield root.path
         return
+    seen = set() if seen is None else seen
     if root.shallow:
-        yield from _project_files(root.path, registry)
-        return
-    suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
-    seen: set[tuple[int, int]] = set()
-    for path in walk_files(root.path, suffixes, report, max_dirs=root.max_folders):
+        paths: Iterator[str] = _project_files(root.path, registry)
+    else:
+        suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
+        paths = walk_files(root.path, suffixes, report, max_dirs=root.max_folders)
+    for path in paths:
         if os.sep + "tool-results" + os.sep in path or path.endswith(".meta.json"):
             continue
         try:

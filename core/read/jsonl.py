@@ -10,6 +10,9 @@ a leading BOM and NUL bytes are stripped, and a line that is not JSON becomes a 
 an error, never an exception. An unterminated last line is held back while it does not parse (the
 writer is mid-line); `complete_end` is the offset after the last newline, from which a reader of a
 growing file continues.
+
+A file whose first bytes are gzip's magic (`sessionscope archive`'s compressed copies keep the
+transcript's own name) is decompressed whole on opening, like a `.zst` (`compressed`).
 """
 from __future__ import annotations
 
@@ -27,6 +30,32 @@ from ..config import ZSTD_HINT
 
 _BOM = b"\xef\xbb\xbf"
 _SCAN_CHUNK = 1 << 20
+
+
+#: the first bytes of a gzip stream: no JSONL transcript starts with them (0x1f is a control)
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def compressed(path: str) -> bool:
+    """Whether a file is read decompressed (a `.zst`, or gzip by its first bytes): such a file
+    is read whole, never from an offset, and its size on disk is not its content's."""
+    if path.endswith(".zst"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
+def _gunzip(path: str, data: bytes | mmap.mmap) -> bytes:
+    import gzip
+    import zlib
+
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReaderError(f"cannot decompress {path}: {exc}") from exc
 
 
 class ReaderError(Exception):
@@ -159,6 +188,12 @@ class RecordFile:
         self._fd = fd
         self.size = os.fstat(fd).st_size
         self._buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.size else b""
+        if self._buf[:2] == GZIP_MAGIC:  # an archived compressed copy: its content, whole
+            try:
+                data = _gunzip(self.path, self._buf)
+            finally:
+                self.close()
+            self._buf, self.size = data, len(data)
 
     def close(self) -> None:
         if isinstance(self._buf, mmap.mmap):
@@ -188,6 +223,12 @@ class RecordFile:
         self._buf = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
         self.size = size
         return True
+
+    @property
+    def decompressed(self) -> bool:
+        """Whether the content was decompressed (a `.zst`, a gzip copy): offsets are into it, not
+        into the file on disk, whose size is another."""
+        return self._fd is None and self._buf is not None
 
     @property
     def buffer(self) -> bytes | mmap.mmap:
@@ -382,6 +423,11 @@ def read_head_tail(path: str, nbytes: int = 65536) -> HeadTail:
             kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise ReaderError(f"is {kind}: {path}")
         size = st.st_size
+        if os.pread(fd, 2, 0) == GZIP_MAGIC:  # decompressed whole: gzip has no random access
+            head = _gunzip(path, os.pread(fd, size, 0))
+            if len(head) <= 2 * nbytes:
+                return HeadTail(head, head, len(head), st.st_mtime)
+            return HeadTail(head[:nbytes], head[-nbytes:], len(head), st.st_mtime)
         if size <= 2 * nbytes:
             head = os.pread(fd, size, 0)
             return HeadTail(head, head, size, st.st_mtime)

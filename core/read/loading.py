@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from .jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line
+from .jsonl import ParsedLine, RawLine, RecordFile, ReaderError, compressed, parse_line
 from ..model import Entry, EntryKind, Locator, Session, SessionKind
 from ..text import printable
 
@@ -112,7 +112,7 @@ def is_big(session: Session, threshold: int | None = None) -> bool:
     """Whether a session is streamed: a big plain file holding one session."""
     threshold = BIG_FILE_BYTES if threshold is None else threshold
     size = session.size or _size(session.path)
-    return (size >= threshold and not session.path.endswith(".zst")
+    return (size >= threshold and not compressed(session.path)
             and "/sidechain-" not in session.id)
 
 

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .jsonl import GZIP_MAGIC, ReaderError, RecordFile
 from ..model import Entry, Session, SessionKind
 
 if TYPE_CHECKING:
@@ -177,7 +178,10 @@ def _agent_file_keys(path: str, size: int) -> tuple[str | None, str | None]:
     try:
         with open(path, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
-    except OSError:
+        if head[:2] == GZIP_MAGIC:  # an archived compressed copy
+            with RecordFile(path) as rf:
+                head = bytes(rf.buffer[:_HEAD_BYTES])
+    except (OSError, ReaderError):
         head = b""
     for line in head.split(b"\n"):
         try:

@@ -418,7 +418,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
     # -- status ---------------------------------------------------------------------------------
     def status(self, library: Library) -> dict[str, Any]:
         states = library.catalog.index_states()
-        rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error}
+        rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error and not library.shadowed(r)}
         stale = sum(1 for p, r in rows.items() if p not in states or not unchanged(states[p].key, r))
         size = sum(f.stat().st_size for f in self.directory.rglob("*") if f.is_file()) if self.directory else 0
         return {

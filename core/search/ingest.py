@@ -217,8 +217,8 @@ class IndexIngest:
                 known = self._live_states
                 states = {p: st for p in wanted
                           if (st := known[p] if p in known else catalog.index_state(p)) is not None}
-                rows = {p: r for p in wanted
-                        if (r := library.rows.get(p)) is not None and r.adapter and not r.error}
+                rows = {p: r for p in wanted if (r := library.rows.get(p)) is not None
+                        and r.adapter and not r.error and not library.shadowed(r)}
                 self._written = written = {}
                 try:
                     report = self._bring_up(library, rows, states, report, progress, cancelled, started)
@@ -247,7 +247,8 @@ class IndexIngest:
         if scan:
             self._scan_ingesting(library, states, report, progress, cancelled)
             states = catalog.index_states()
-        rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error}
+        # (an archived copy of a live file is not indexed: its hits would come twice)
+        rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error and not library.shadowed(r)}
         return self._bring_up(library, rows, states, report, progress, cancelled, started)
 
     def _without_writer(self, library: Library, report: IndexReport, progress: ProgressFn | None,
@@ -378,7 +379,7 @@ class IndexIngest:
             stat = os.stat(path)
         except OSError:
             return None
-        if stat.st_size != rf.size or path.endswith(".zst"):
+        if stat.st_size != rf.size or rf.decompressed:
             return None  # still being written (or decompressed): update() reads it properly
         fp = Fingerprint(stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, "")
         row = FileRow(path, fp, None, [ls.session for ls in loaded], None)

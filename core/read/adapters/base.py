@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ..jsonl import ParsedLine, ReaderError, RecordFile
+from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
 
 if TYPE_CHECKING:
@@ -395,9 +395,16 @@ def read_head(path: str, nbytes: int = 65536) -> bytes:
             return b""
     try:
         with open(path, "rb") as fh:
-            return fh.read(nbytes)
+            head = fh.read(nbytes)
     except OSError:
         return b""
+    if head[:2] == GZIP_MAGIC:  # an archived compressed copy (core/read/jsonl.py)
+        try:
+            with RecordFile(path) as rf:
+                return bytes(rf.buffer[:nbytes])
+        except ReaderError:
+            return b""
+    return head
 
 
 _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
