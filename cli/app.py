@@ -37,6 +37,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
     config = load_config()
     notice = None
     memory = None
+    demo = False
     memory_dirs = tuple(dict.fromkeys([*getattr(args, "memory_dir", []), *config.memory_dirs]))
     cwd: str | None = os.getcwd()
     missing_memory = [d for d in memory_dirs if not os.path.isdir(d)]
@@ -60,6 +61,7 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         memory = lambda: demo_memory(demo_base)  # noqa: E731 - the demo's stand-in project folders
         memory_dirs, cwd, missing_memory = (str(demo_base / "workspace"),), None, []
         base = demo_caches()  # the demo's own catalog and index: never the real history's
+        demo = True
     missing = [r for r in roots if r.explicit and r.error]
     if missing:
         notice = "; ".join(r.error or "" for r in missing)
@@ -68,8 +70,11 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         notice = "; ".join([notice, *notes] if notice else notes)
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
+    from sessionscope.core.bookmarks.store import store_path
+
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
-                           memory=memory, memory_dirs=memory_dirs, cwd=cwd, tool_result_cap=config.tool_result_cap)
+                           memory=memory, memory_dirs=memory_dirs, cwd=cwd, tool_result_cap=config.tool_result_cap,
+                           bookmarks=store_path(demo=demo))
 
 
 def run_app(args: argparse.Namespace) -> int:

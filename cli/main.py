@@ -70,6 +70,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "recent": ("sessions", "add_recent_parser"),
     "export": ("export", "add_parser"),
     "archive": ("archive", "add_parser"),
+    "bookmarks": ("bookmarks", "add_parser"),
     "roots": ("roots", "add_parser"),
     "memory": ("memory", "add_parser"),
     "context": ("brief", "add_parser"),
@@ -174,5 +175,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "mcp": _command("mcp"),
     "export": _command("export", "cmd_export"),
     "archive": _command("archive", "cmd_archive"),
+    "bookmarks": _command("bookmarks", "cmd_bookmarks"),
 }
 _run_app = _command("app")  # no command: the app

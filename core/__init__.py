@@ -15,6 +15,8 @@ them):
     live/      watching the roots: new sessions, growing files, the index kept current
     brief/       beside live/: retrieval within a budget, findings, the brief and the model assist
     demo         beside live/ and brief/: the built-in demo corpus
+    export/      beside them: a session to Markdown, HTML or JSON
+    bookmarks/   beside them: bookmarks and notes on entries and sessions (SQLite in the data folder)
     logs/      the session-logs tool contract (list, read, search, recent) shared by the CLI's
                --json and the MCP server; above brief/ (the caller's project is scoped as the
                brief's retrieval scopes it)

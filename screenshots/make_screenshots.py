@@ -1,12 +1,14 @@
 """Make the README's screenshots: the app itself, driven headless over the demo corpus.
 
     python screenshots/make_screenshots.py        # writes screenshots/*.svg (and *.png with cairosvg)
+    python screenshots/make_screenshots.py bookmarks memory    # only those
 
 Deterministic: a fixed clock and seed, caches in a temporary directory.
 """
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import tempfile
@@ -83,6 +85,27 @@ async def brief(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def bookmarks(pilot: Any) -> None:
+    """Three bookmarks made at fixed times (two entries with notes, a whole session), then the tab."""
+    from datetime import timedelta
+
+    from sessionscope.core.bookmarks.anchor import bookmark_of
+
+    lib, store = pilot.app.library, pilot.app.bookmark_store
+    titled = {(s.title or "")[:20]: s for s in lib.sessions()}
+    refactor = next(s for t, s in titled.items() if t.startswith("Refactor the retry"))
+    entries = lib.load(refactor).entries
+    answer = next(e for e in entries if e.role == "assistant" and "per-endpoint" in e.text)
+    marks = [(refactor, answer, "the open question: per-endpoint policy — decided global for now", 26),
+             (next(s for t, s in titled.items() if t.startswith("The staging TLS")), None,
+              "how the cert renewal was debugged: read before the next rotation", 50),
+             (refactor, next(e for e in entries if e.tool_name == "Write"), "the RetryPolicy dataclass", 3)]
+    for session, entry, note, hours in sorted(marks, key=lambda m: -m[3]):
+        store.add(bookmark_of(session, entry, note), now=NOW - timedelta(hours=hours))
+    await pilot.press("4")
+    await settle(pilot)
+
+
 SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "sessions": sessions,
     "search": search,
@@ -91,6 +114,7 @@ SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "transcript-days": transcript_days,
     "memory": memory,
     "brief": brief,
+    "bookmarks": bookmarks,
 }
 
 
@@ -107,8 +131,14 @@ def main() -> int:
     # A fixed place, not a random temporary name: the memory pane shows the note's path.
     work = Path(tempfile.gettempdir()) / "sessionscope-screenshots"
     shutil.rmtree(work, ignore_errors=True)
+    os.environ["SESSIONSCOPE_DATA_DIR"] = str(work / "data")  # bookmarks and briefs: never the user's
+    wanted = sys.argv[1:] or list(SHOTS)
+    unknown = [w for w in wanted if w not in SHOTS]
+    if unknown:
+        print(f"no such screenshot: {', '.join(unknown)} (there are: {', '.join(SHOTS)})", file=sys.stderr)
+        return 2
     try:
-        for name, steps in SHOTS.items():
+        for name, steps in ((n, SHOTS[n]) for n in wanted):
             svg = asyncio.run(shoot(name, steps, work))
             print(svg)
             try:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from sessionscope.core.search.hits import SearchResult
     from sessionscope.core.search.index import SearchIndex
     from sessionscope.core.search.ingest import Progress
+    from sessionscope.core.bookmarks.store import BookmarkStore
     from sessionscope.core.catalog.library import Interim, Library, ScanReport
     from sessionscope.core.memory.places import MemoryItem
     from sessionscope.core.live.tracker import SessionEvent
@@ -117,8 +118,11 @@ class SessionScopeApp(App[None]):
         memory_dirs: tuple[str, ...] = (),
         cwd: str | None = None,
         tool_result_cap: int = 4000,
+        bookmarks: Path | None = None,
     ) -> None:
         super().__init__()
+        self._bookmarks_path = bookmarks  # the bookmarks' SQLite file (default: the data folder's)
+        self._bookmark_store: BookmarkStore | None = None
         self.library = library
         self.index_dir = index_dir
         self.tool_result_cap = tool_result_cap  # the config's: the CLI indexes with the same one
@@ -160,6 +164,15 @@ class SessionScopeApp(App[None]):
             self.load_styles()
         self._show_first_screen()
         self.load_library()
+
+    @property
+    def bookmark_store(self) -> BookmarkStore:
+        """The bookmarks (opened at first use: nothing of it before the first frame)."""
+        if self._bookmark_store is None:
+            from sessionscope.core.bookmarks.store import BookmarkStore, store_path
+
+            self._bookmark_store = BookmarkStore(self._bookmarks_path or store_path())
+        return self._bookmark_store
 
     def load_styles(self) -> None:
         """Read the stylesheets of the screens and panes not shown first (once): after the first

@@ -187,7 +187,7 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         screen = app.screen
         bar = screen.query_one(TabBar)
         switcher = screen.query_one(ContentSwitcher)
-        assert [bar._tab_at(x) for x in (0, 9, 10, 17, 18, 25, 26)] == [0, 0, 1, 1, 2, 2, None]
+        assert [bar._tab_at(x) for x in (0, 9, 10, 17, 18, 25, 26, 36, 37)] == [0, 0, 1, 1, 2, 2, 3, 3, None]
         await pilot.click(TabBar, offset=(12, 0))  # " Search " is cells 10-17
         await settle(pilot)
         assert (screen.active_tab, switcher.current) == ("search", "search")
@@ -198,6 +198,9 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         await pilot.click(TabBar, offset=(60, 0))  # right of the tabs: nothing
         await settle(pilot)
         assert screen.active_tab == "memory"
+        await pilot.click(TabBar, offset=(30, 0))  # " Bookmarks ", the last tab
+        await settle(pilot)
+        assert (screen.active_tab, switcher.current) == ("bookmarks", "bookmarks")
         bar.focus()
         await pilot.press("right")  # from the last tab round to the first
         await settle(pilot)
@@ -206,7 +209,7 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         bar.focus()
         await pilot.press("left")
         await settle(pilot)
-        assert screen.active_tab == "memory"
+        assert screen.active_tab == "bookmarks"
         await pilot.hover(TabBar, offset=(3, 0))
         assert bar._hover == 0
         await pilot.hover(SessionList, offset=(3, 5))

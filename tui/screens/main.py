@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, cast
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
@@ -28,8 +28,12 @@ from sessionscope.tui.widgets.tab_bar import TabBar
 from sessionscope.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
+    from sessionscope.core.bookmarks.anchor import Resolved
+    from sessionscope.core.bookmarks.store import Bookmark
     from sessionscope.core.search.ingest import Progress
     from sessionscope.tui.app import SessionScopeApp
+    from sessionscope.tui.widgets.bookmark_list import BookmarkList, BookmarksPane
+    from sessionscope.tui.widgets.bookmark_list import BookmarkList, BookmarksPane
     from sessionscope.tui.widgets.memory_pane import MemoryPane
     from sessionscope.tui.widgets.search_pane import SearchPane
 
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
 LIVE_INTERVAL = 0.5
 
 #: the tabs: the id of each one's holder in the switcher, and its label
-TABS = (("sessions", "Sessions"), ("search", "Search"), ("memory", "Memory"))
+TABS = (("sessions", "Sessions"), ("search", "Search"), ("memory", "Memory"), ("bookmarks", "Bookmarks"))
 
 
 class Holder(Widget):
@@ -77,6 +81,7 @@ class MainScreen(Screen[None]):
         Binding("1", "show_tab('sessions')", "Sessions", show=False, id="main.sessions"),
         Binding("2", "show_tab('search')", "Search", id="main.search"),
         Binding("3", "show_tab('memory')", "Memory", id="main.memory"),
+        Binding("4", "show_tab('bookmarks')", "Bookmarks", show=False, id="main.bookmarks"),
         # Shown (while on the search tab: check_action) because the focused query box takes every
         # printable key, so the footer has nothing else to offer there.
         Binding("escape", "back_to_sessions", "Sessions", id="main.back"),
@@ -84,6 +89,7 @@ class MainScreen(Screen[None]):
         Binding("R", "resume", "Resume", id="main.resume"),
         # Not in the footer (it would push "? Keys" off a 120-column one): in the help and palette.
         Binding("ctrl+r", "copy_resume", "Copy resume cmd", show=False, id="main.copy_resume"),
+        Binding("m", "bookmark_session", "Bookmark session", show=False, id="main.bookmark"),
     ]
 
     @property
@@ -104,6 +110,7 @@ class MainScreen(Screen[None]):
             yield Holder(SessionList(now=self.ss_app.now, id="session-list", loading=True), id="sessions")
             yield Holder(make=self._make_search_pane, id="search")
             yield Holder(make=self._make_memory_pane, id="memory")
+            yield Holder(make=self._make_bookmarks_pane, id="bookmarks")
         yield Footer()
 
     def _make_search_pane(self) -> SearchPane:
@@ -122,6 +129,13 @@ class MainScreen(Screen[None]):
         app.load_styles()
         return MemoryPane(app.memory_items, lambda project: app.library.sessions(project=project),
                           now=app.now, looked_in=app.memory_looked_in, id="memory-pane")
+
+    def _make_bookmarks_pane(self) -> BookmarksPane:
+        from sessionscope.tui.widgets.bookmark_list import BookmarksPane
+
+        app = self.ss_app
+        return BookmarksPane(app.bookmark_store, app.library, now=app.now, id="bookmarks-pane",
+                             ready=lambda: not app.sessions_loading and app.reading is None)
 
     def _with_pane(self, tab: str, then: Callable[[Any], object]) -> None:
         """`then(pane)` with the pane of a tab: now, or once it is built if it is not yet (it is
@@ -160,6 +174,9 @@ class MainScreen(Screen[None]):
             return
         for pane in self.query("MemoryPane"):  # its projects and "sessions around this time" changed
             cast("MemoryPane", pane).reload()
+        for pane in self.query("BookmarksPane"):  # which bookmarks are found can be told now
+            if cast("BookmarksPane", pane).shown:
+                cast("BookmarksPane", pane).reload()
         roots = [r for r in lib.roots if r.error is None]
         self.sub_title = f"{len(roots)} root{'s' if len(roots) != 1 else ''}"
 
@@ -186,6 +203,8 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self._stale and self._rebuild_timer is None:
             self._rebuild()
+        if self.active_tab == "bookmarks":  # back from a transcript, where bookmarks may have changed
+            self._with_pane("bookmarks", lambda pane: pane.reload())
         if self._back_to_query:
             # Back from a hit: to the query box, not the results list, whose keys (b: the
             # composer, R: resume...) would fire on what the user goes on typing.
@@ -222,6 +241,8 @@ class MainScreen(Screen[None]):
             self._with_pane("search", lambda pane: pane.focus_input())
         elif tab == "memory":
             self._with_pane("memory", lambda pane: pane.focus_timeline())
+        elif tab == "bookmarks":
+            self._with_pane("bookmarks", self._show_bookmarks)
         else:
             self.query_one(SessionList).focus()
 
@@ -240,6 +261,8 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back_to_sessions":
             return self.active_tab == "search"
+        if action == "bookmark_session":
+            return self.active_tab == "sessions"
         return True
 
     def action_back_to_sessions(self) -> None:
@@ -285,6 +308,88 @@ class MainScreen(Screen[None]):
             if parsed is not None and parsed.path == session.path:
                 session = parsed
         self.app.push_screen(TranscriptScreen(library, session, entry_id=entry_id, highlight=highlight))
+
+    # -- bookmarks ------------------------------------------------------------------------------
+    @staticmethod
+    def _show_bookmarks(pane: BookmarksPane) -> None:
+        pane.reload()
+        pane.focus_list()
+
+    def action_bookmark_session(self) -> None:
+        """Bookmark the highlighted session with an optional note (again: edit or remove it)."""
+        from sessionscope.tui.screens.bookmark_note import bookmark_with_note
+
+        session = self._current()
+        if session is None:
+            self.notify("no session highlighted", severity="warning")
+            return
+        if isinstance(session, ListedSession) and session.unsure & {"session_id"}:
+            self.notify("this session's file is still being read: try again in a moment", severity="warning")
+            return
+        bookmark_with_note(self, session)
+
+    def on_bookmark_list_selected(self, event: BookmarkList.Selected) -> None:
+        self._open_bookmark(event.bookmark)
+
+    @work(thread=True, exclusive=True, group="open-bookmark", exit_on_error=False)
+    def _open_bookmark(self, bookmark: Bookmark) -> None:
+        """Find the bookmarked entry (its session is read: off the UI thread), then open it."""
+        from sessionscope.core.bookmarks.anchor import resolve
+
+        [found] = resolve(self.ss_app.library, [bookmark])
+        self.app.call_from_thread(self._open_found, found)
+
+    def _open_found(self, found: Resolved) -> None:
+        from sessionscope.core.bookmarks.anchor import State
+
+        b = found.bookmark
+        if found.session is None:
+            self.notify(printable(f"{b.agent} session {b.session_id} is not found any more "
+                                  f"(it was in {b.path}); the bookmark keeps what was saved"),
+                        severity="warning", markup=False, timeout=6)
+            return
+        if found.state is State.UNREADABLE:
+            self.notify(printable(f"cannot read {found.session.path}: {found.reason}"), severity="error",
+                        markup=False)
+            return
+        if found.state is State.ENTRY_GONE:
+            self.notify("the bookmarked entry is not in this transcript any more: opened at its start",
+                        severity="warning", timeout=6)
+        self.open_transcript(found.session, entry_id=found.entry_id)
+
+    def on_bookmark_list_edit_requested(self, event: BookmarkList.EditRequested) -> None:
+        from sessionscope.core.text import one_line
+        from sessionscope.tui.screens.bookmark_note import BookmarkNoteScreen, NoteResult
+
+        b = event.bookmark
+        store = self.ss_app.bookmark_store
+        first = next((ln for ln in b.excerpt.splitlines() if ln.strip()), "")
+        what = f"{b.role or '?'} · {one_line(first, 160)}" if b.on_entry else \
+            f"the whole session · {one_line(b.title or b.session_id, 160)}"
+
+        def chosen(result: NoteResult | None) -> None:
+            if result is None or b.id is None:
+                return
+            self._change_bookmark(lambda: store.remove(b.id) if result.remove else store.set_note(b.id, result.note),
+                                  "bookmark deleted" if result.remove else "note saved")
+
+        self.app.push_screen(BookmarkNoteScreen(what, note=b.note), chosen)
+
+    def on_bookmark_list_delete_requested(self, event: BookmarkList.DeleteRequested) -> None:
+        b = event.bookmark
+        if b.id is not None:
+            self._change_bookmark(lambda: self.ss_app.bookmark_store.remove(b.id), "bookmark deleted")
+
+    def _change_bookmark(self, change: Callable[[], object], done: str) -> None:
+        from sessionscope.core.bookmarks.store import StoreError
+
+        try:
+            change()
+        except StoreError as exc:
+            self.notify(printable(str(exc)), severity="error", markup=False)
+            return
+        self.notify(done, timeout=3)
+        self._with_pane("bookmarks", lambda pane: pane.reload())
 
     def action_brief(self) -> None:
         """The brief composer, scoped to the highlighted session's project."""

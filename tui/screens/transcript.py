@@ -59,6 +59,7 @@ class TranscriptScreen(Screen[None]):
         Binding("O", "open_file(True)", "Editor", show=False, id="transcript.editor"),
         Binding("p", "page_entry", "Page entry", show=False, id="transcript.page_entry"),
         Binding("w", "export", "Export to HTML", show=False, id="transcript.export"),
+        Binding("m", "bookmark", "Bookmark entry", show=False, id="transcript.bookmark"),
     ]
 
     def __init__(
@@ -99,6 +100,19 @@ class TranscriptScreen(Screen[None]):
         self.view.focus()
         if self.highlight:
             self.find_bar.open(self.highlight, focus=False)
+        self.show_bookmarks()
+
+    def show_bookmarks(self) -> None:
+        """Mark this session's bookmarked entries (★ in the margin)."""
+        from sessionscope.core.bookmarks.store import StoreError
+
+        store = getattr(self.app, "bookmark_store", None)
+        if store is None:
+            return
+        try:
+            self.view.set_bookmarks(store.of_session(self.session.agent, self.session.id))
+        except StoreError as exc:
+            self.notify(printable(str(exc)), severity="warning", markup=False)
 
     # -- header ---------------------------------------------------------------------------------
     def _title(self) -> Text:
@@ -284,6 +298,17 @@ class TranscriptScreen(Screen[None]):
             self.notify("no entry highlighted", severity="warning")
             return
         run_in_terminal(self, pager_command(os.environ), text=printable(copy_text(item)))
+
+    def action_bookmark(self) -> None:
+        """Bookmark the highlighted entry with an optional note; on a bookmarked one, edit its note
+        or remove it."""
+        from sessionscope.tui.screens.bookmark_note import bookmark_with_note
+
+        entry = self.view.highlighted_entry
+        if entry is None:
+            self.notify("no entry highlighted", severity="warning")
+            return
+        bookmark_with_note(self, self.session, entry, done=self.show_bookmarks)
 
     def action_export(self) -> None:
         """The session (its subagents inline, thinking if shown, secrets masked if the app masks

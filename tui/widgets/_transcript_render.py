@@ -45,7 +45,7 @@ COMPONENTS = frozenset({
     "transcript--tool", "transcript--ok", "transcript--error", "transcript--pending",
     "transcript--diff-add", "transcript--diff-del", "transcript--diff-header",
     "transcript--divider", "transcript--raw", "transcript--cursor", "transcript--cursor-bar",
-    "transcript--match", "transcript--match-current", "transcript--link",
+    "transcript--match", "transcript--match-current", "transcript--link", "transcript--bookmark",
 })
 
 

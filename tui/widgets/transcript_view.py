@@ -29,6 +29,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from sessionscope.core.bookmarks.anchor import marks
+from sessionscope.core.bookmarks.store import Bookmark
 from sessionscope.core.format import day_label
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session
@@ -89,6 +91,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         & > .transcript--match { background: $warning 35%; }
         & > .transcript--match-current { background: $warning 75%; color: $foreground; text-style: bold; }
         & > .transcript--link { color: $text-accent; }
+        & > .transcript--bookmark { color: $text-warning; text-style: bold; }
         &:focus > .transcript--cursor { background: $primary 18%; }
     }
     """
@@ -250,8 +253,18 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._reopen_expanded: set[str] = set()  # ids of the entries expanded before a reload
         self._loader: Worker[None] | None = None
         self._rereading: set[int] = set()  # items being read again in full in the background
+        self._bookmarks: dict[str, Bookmark] = {}  # this session's bookmarks on entries, by entry id
 
     # -- public API ------------------------------------------------------------------------------
+    def set_bookmarks(self, bookmarks: list[Bookmark]) -> None:
+        """This session's bookmarks: the entries they mark show ★ in the margin."""
+        self._bookmarks = {b.entry_id: b for b in bookmarks if b.entry_id is not None}
+        self.refresh()
+
+    def is_bookmarked(self, entry: Entry) -> bool:
+        b = self._bookmarks.get(entry.id)
+        return b is not None and marks(b, entry)
+
     @property
     def highlighted_item(self) -> Item | None:
         return self.model.items[self._cursor] if 0 <= self._cursor < len(self.model.items) else None
@@ -499,7 +512,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
             return Strip.blank(width, base)
         palette = self._get_palette()
         is_cursor = index == self._cursor
-        line = Strip.join([self._gutter(index, is_cursor, palette), strips[k]])
+        line = Strip.join([self._gutter(index, is_cursor, palette, first=k == 0), strips[k]])
         if self._query:
             style = palette["transcript--match-current" if is_cursor else "transcript--match"]
             line = highlight(line, self._query, style)
@@ -513,10 +526,18 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._sync_size()
         self.refresh()
 
-    def _gutter(self, index: int, is_cursor: bool, palette: Palette) -> Strip:
+    def _gutter(self, index: int, is_cursor: bool, palette: Palette, *, first: bool = False) -> Strip:
+        item = self.model.items[index]
+        if first and self._bookmarks and self.is_bookmarked(item.entry):  # a bookmarked entry: ★ by its first line
+            if is_cursor:
+                bar, style = "▌", "transcript--cursor-bar"
+            elif item.display is Display.MESSAGE:
+                bar, style = "▎", "transcript--user" if item.entry.role == "user" else "transcript--assistant"
+            else:
+                bar, style = " ", "transcript--dim"
+            return Strip([_segment(bar, palette[style]), _segment("★", palette["transcript--bookmark"])])
         if is_cursor:
             return Strip([_segment("▌ ", palette["transcript--cursor-bar"])])
-        item = self.model.items[index]
         if item.off_branch:
             return Strip([_segment("╎ ", palette["transcript--dim"])])
         if item.display is Display.MESSAGE:
