@@ -60,6 +60,10 @@ def commands(h: HostileHome) -> list[list[str]]:
         ["export", h.session_id, "--format", "md", *root], ["export", h.session_id, "--format", "html", *root],
         ["export", h.session_id, "--format", "json", *root], ["export", TYPED, *root],
         ["export", h.session_id, "--format", TYPED, *root],
+        ["archive", *root],
+        ["bookmarks", "add", f"{h.session_id}#e3", "--note", HOSTILE, *root], ["bookmarks", "add", h.session_id, *root],
+        ["bookmarks", *root], ["bookmarks", "add", TYPED, *root], ["bookmarks", "add", h.session_id, "--entry", TYPED, *root],
+        ["bookmarks", "import", TYPED], ["bookmarks", "remove", TYPED], ["bookmarks", "export", TYPED],
         ["mcp", "--json", *root], ["mcp", f"--{TYPED}"],  # (the server itself: tests/test_mcp.py)
         [TYPED], ["--root", TYPED], ["sessions", f"--{TYPED}"],
     ]
