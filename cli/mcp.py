@@ -27,6 +27,7 @@ server answers from memory. Hooks for cli/main.py: `add_parser(sub, common)` and
 # (no `from __future__ import annotations`: the SDK reads the tools' parameter annotations, which
 # are built inside `build_server`, so they must be values, not strings to evaluate in this module)
 import argparse
+import functools
 import os
 import sys
 import threading
@@ -69,10 +70,18 @@ class BadInput(ValueError):
 
 def safe_text(text: str) -> str:
     """Untrusted text as an answer carries it: secrets masked, controls made visible."""
+    return _safe_short(text) if len(text) <= 128 else _safe(text)
+
+
+def _safe(text: str) -> str:
     from sessionscope.core.secrets import mask_text
     from sessionscope.core.text import printable
 
     return printable(mask_text(text))
+
+
+# Short strings (ids, times, roles, names) come again in every answer: each is cleaned once.
+_safe_short = functools.lru_cache(maxsize=8192)(_safe)
 
 
 def cleaner(max_chars: int) -> Callable[[str], str]:
@@ -238,8 +247,6 @@ def build_server(args: argparse.Namespace, backend: Backend | None = None) -> An
 
     def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         """Any failure is an {ok: false, error} answer; the server goes on."""
-        import functools
-
         @functools.wraps(fn)
         def call(*a: Any, **kw: Any) -> Any:
             from sessionscope.cli.common import CliError
@@ -285,6 +292,7 @@ def build_server(args: argparse.Namespace, backend: Backend | None = None) -> An
     ) -> Any:
         from sessionscope.core.logs import contract
         from sessionscope.core.secrets import masking
+        from sessionscope.core.text import printable
 
         if action not in ACTIONS:
             raise BadInput(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
@@ -297,8 +305,8 @@ def build_server(args: argparse.Namespace, backend: Backend | None = None) -> An
             elif action == "read_session":
                 data = contract.read_session(lib, session_id, limit, cut, clean)
             elif action == "search":
-                with masking(True):  # (previews cut from the masked text)
-                    data = contract.search(index, query, limit, cut, clean)
+                with masking(True):  # previews are cut from the masked text: controls are left
+                    data = contract.search(index, query, limit, cut, printable)
             else:
                 data = contract.recent(lib, session_id, limit, cut, clean)
         return answer(bounded(data, max(cut, 400), items=LIMITS_MAX))

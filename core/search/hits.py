@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model import Locator, iso
-from ..secrets import mask_if_on
+from ..secrets import WINDOW_MARGIN, masked_window, masking_on
 from .query import Query, Term
 from .terms import ALNUM, stem
 
@@ -119,9 +119,12 @@ def flat_tail(text: str, end: int, max_words: int, chars: int) -> str:
 def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent: str, fmt: str, role: str,
             kind: str, locator: Locator, project: str | None, ts: int, rank: int, score: float | None) -> Hit:
     """A hit on an entry's searchable `text`: its preview around the first match, and the
-    snippet marking the query's terms. Masked first when masking is on (mask first, cut after)."""
-    text = mask_if_on(text)
+    snippet marking the query's terms. Masked first when masking is on (mask first, cut after):
+    the window the preview is cut from, not the whole text (which may be megabytes)."""
     start, length = _first_match(text, q)
+    if masking_on():
+        text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars)
+        start, length = _first_match(text, q)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(
         session_id=session,

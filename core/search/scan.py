@@ -10,7 +10,7 @@ from typing import Callable
 
 from ..catalog.library import Library, recency
 from ..model import Entry, Session
-from ..secrets import mask_if_on
+from ..secrets import WINDOW_MARGIN, masked_window, masking_on
 from .hits import Hit, window
 from .terms import SEARCHABLE, searchable_text
 
@@ -31,8 +31,11 @@ def scan_search(
     def keep(session: Session, e: Entry) -> Hit | None:
         if e.kind not in SEARCHABLE:
             return None
-        text = mask_if_on(searchable_text(e))
+        text = searchable_text(e)
         pos = text.lower().find(needle)
+        if pos >= 0 and masking_on():  # (mask first, cut after: the window the preview is cut from)
+            text = masked_window(text, pos, pos + len(query), WINDOW_MARGIN + max_chars)
+            pos = text.lower().find(needle)
         return None if pos < 0 else _hit(session, e, window(text, pos, len(query), max_chars))
 
     return scan_entries(library, keep, limit=limit, sessions=sessions)

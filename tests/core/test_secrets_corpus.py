@@ -78,3 +78,72 @@ def test_highlighted_snippets_are_masked_without_losing_other_highlights() -> No
     assert aws not in out.replace("«", "").replace("»", "") and "ABCDEFGH" not in out
     assert out == "the «deploy» key [secret masked: aws-key] and «deploy» again"
     assert mask_marked("plain «text»") == "plain «text»"
+
+
+def _far(n: int) -> str:
+    return " ".join(f"word{i % 97}" for i in range(n))
+
+
+@pytest.mark.parametrize("case", POSITIVES, ids=[f"{c.fmt}-{i}" for i, c in enumerate(POSITIVES)])
+def test_a_search_preview_masks_only_its_window_as_the_whole_text_would(case: Case) -> None:
+    """A hit's preview is cut from a masked window around its match, not from the whole text
+    masked (a multi-MB tool output): it keeps no secret near the match and is the preview the
+    whole text masked gives."""
+    from sessionscope.core.search.hits import hit_of, window
+    from sessionscope.core.search.query import Query, Term
+    from sessionscope.core.secrets import masking
+    from sessionscope.core.model import Locator
+
+    q = Query(must=[[Term("needle", "substring")]], source="needle")
+    for text in (_far(1000) + " " + case.text + " the needle " + _far(1000),
+                 _far(1000) + " the needle " + case.text + " " + _far(1000),
+                 case.text + " needle"):
+        with masking(True):
+            hit = hit_of(text, q, 200, "s", "e", "claude", "claude", "user", "text", Locator("p", 0, 1), None, 0, 1, None)
+        whole = mask_text(text)
+        at = whole.find("needle")
+        if at >= 0:  # (a key block cut before its end swallows what follows it, the needle too)
+            assert hit.preview == window(whole, at, 6, 200)
+        assert leaks(hit.preview, [case]) == []
+    with masking(True):
+        hit = hit_of(case.text + " " + _far(1000), Query(must=[[Term("absent", "substring")]], source="absent"), 4000,
+                     "s", "e", "claude", "claude", "user", "text", Locator("p", 0, 1), None, 0, 1, None)
+    assert leaks(hit.preview, [case]) == []
+
+
+def test_a_masked_window_never_cuts_a_token_in_two() -> None:
+    """Without whitespace in its margin a side runs to the text's end: a 10 KB token holding the
+    match is masked whole, not from a cut that no rule recognises."""
+    from sessionscope.core.secrets import masked_window
+
+    key = "sk-ant-api03-" + "Ab1x" * 2500
+    text = _far(2000) + " " + key + " " + _far(2000)
+    at = text.index(key) + 5000
+    part = masked_window(text, at, at + 4, margin=100)
+    assert "Ab1xAb1x" not in part and "[secret masked" in part
+    spaced = _far(2000)
+    part = masked_window(spaced, 5000, 5004, margin=100)
+    at = spaced.index(part, 4890)
+    assert at >= 4900 and at + len(part) <= 5104 and len(part) >= 180  # both sides kept, cut inward...
+    assert spaced[at - 1] == " " and spaced[at + len(part)] == " "  # ...at whitespace, words whole
+
+
+def test_a_masked_window_inside_a_private_key_block_takes_the_block_whole() -> None:
+    from sessionscope.core.secrets import masked_window
+
+    body = "\n".join("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC" + str(i) for i in range(80))
+    block = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    text = _far(300) + " " + block + " " + _far(300)
+    middle = text.index(block) + len(block) // 2
+    for lo in (middle, text.index(block) - 50, text.index(block) + len(block) - 10):
+        part = masked_window(text, lo, lo + 3, margin=100)
+        assert "MIIEvQIBADAN" not in part, lo
+
+
+def test_a_masked_window_after_a_long_command_line_start_keeps_its_password_masked() -> None:
+    from sessionscope.core.secrets import masked_window
+
+    text = _far(200) + "\ncurl " + " ".join(f"-H 'X-Header-{i}: v{i}'" for i in range(60)) + " -u admin:Hunter2Secret https://x/\n"
+    at = text.index("Hunter2Secret")
+    part = masked_window(text, at - 5, at, margin=100)
+    assert "Hunter2Secret" not in part and "[secret masked" in part
