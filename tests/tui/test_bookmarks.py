@@ -124,3 +124,28 @@ def test_snapshot_bookmarks_tab(snap_compare, tmp_path: Path) -> None:  # noqa: 
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path / "seed"), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_a_bookmark_on_a_tool_result_marks_and_opens_its_call(tmp_path: Path) -> None:
+    """`bookmarks add ID#RESULT` names a tool result, which the reader shows inside its call's
+    line: that line gets the ★, and the tab opens the transcript there."""
+    from sessionscope.core.model import EntryKind
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = next(s for s in app.library.sessions() if (s.title or "").startswith("Refactor the retry"))
+        entries = app.library.load(session).entries
+        result = [e for e in entries if e.kind is EntryKind.TOOL_RESULT][1]
+        app.bookmark_store.add(bookmark_of(session, result, "its output"))
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        view = app.screen.query_one(TranscriptView)
+        item = view.highlighted_item
+        assert item is not None and item.result is not None and item.result.id == result.id
+        assert view.bookmarked_entry(item) == item.result
+        await pilot.press("m")  # the bookmark there is the result's: its note to edit
+        await pilot.pause()
+        assert isinstance(app.screen, BookmarkNoteScreen) and app.screen.note == "its output"

@@ -304,10 +304,11 @@ class TranscriptScreen(Screen[None]):
         or remove it."""
         from sessionscope.tui.screens.bookmark_note import bookmark_with_note
 
-        entry = self.view.highlighted_entry
-        if entry is None:
+        item = self.view.highlighted_item
+        if item is None:
             self.notify("no entry highlighted", severity="warning")
             return
+        entry = self.view.bookmarked_entry(item) or item.entry  # (a bookmark on its tool result: that one)
         bookmark_with_note(self, self.session, entry, done=self.show_bookmarks)
 
     def action_export(self) -> None:

@@ -265,6 +265,14 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         b = self._bookmarks.get(entry.id)
         return b is not None and marks(b, entry)
 
+    def bookmarked_entry(self, item: Item) -> Entry | None:
+        """The entry of an item a bookmark is on: the item's own, or the tool result shown in
+        it (bookmarked from the command line by its own id)."""
+        for entry in (item.entry, item.result):
+            if entry is not None and self.is_bookmarked(entry):
+                return entry
+        return None
+
     @property
     def highlighted_item(self) -> Item | None:
         return self.model.items[self._cursor] if 0 <= self._cursor < len(self.model.items) else None
@@ -528,7 +536,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
 
     def _gutter(self, index: int, is_cursor: bool, palette: Palette, *, first: bool = False) -> Strip:
         item = self.model.items[index]
-        if first and self._bookmarks and self.is_bookmarked(item.entry):  # a bookmarked entry: ★ by its first line
+        if first and self._bookmarks and self.bookmarked_entry(item) is not None:  # a bookmarked entry: ★ by its first line
             if is_cursor:
                 bar, style = "▌", "transcript--cursor-bar"
             elif item.display is Display.MESSAGE:
