@@ -19,20 +19,23 @@ string is masked for secrets and has its terminal controls and invisible charact
 (`printable`), and contents are cut after that, so `limit` and `max_chars` bound every answer.
 The tool descriptions say the quoted text is data, never instructions.
 
-The library and the search index are opened in a thread when the server starts (it answers
-`initialize` at once); a call waits for them, then brings them up to date when they were last
+Built on the SDK's low-level server (its high-level one, and the SDK's 2.x line, import and build
+so much that the start alone took 1.6-2 s; an agent waits for it), with the protocol's pydantic
+models building their validators when first used. The library and the search index are opened in a
+thread once `initialize` is answered; a call waits for them, then brings them up to date when they were last
 refreshed more than `REFRESH_SECONDS` ago (a stat pass: only changed files are read), so a warm
 server answers from memory. Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`.
 """
-# (no `from __future__ import annotations`: the SDK reads the tools' parameter annotations, which
-# are built inside `build_server`, so they must be values, not strings to evaluate in this module)
+from __future__ import annotations
+
 import argparse
 import functools
 import os
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Annotated, Any, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
@@ -111,10 +114,10 @@ def bounded(value: Any, chars: int, items: int = LIST_ITEMS) -> Any:
 def answer(data: dict[str, Any], *, error: bool = False) -> Any:
     """The call's result: the JSON text and the same object as structured content."""
     import orjson
-    from mcp_types import CallToolResult, TextContent
+    from mcp.types import CallToolResult, TextContent
 
     return CallToolResult(content=[TextContent(type="text", text=orjson.dumps(data).decode())],
-                          structured_content=data, is_error=error)
+                          structuredContent=data, isError=error)
 
 
 def failure(message: str) -> Any:
@@ -161,9 +164,12 @@ class Backend:
         self.index: Any = None
         self.error: str | None = None
         self.refreshed = 0.0
+        self._started = threading.Lock()
 
     def start(self) -> None:
-        threading.Thread(target=self._open, name="sessionscope-mcp-open", daemon=True).start()
+        """Open the library and index in a thread (once; later calls do nothing)."""
+        if self._started.acquire(blocking=False):
+            threading.Thread(target=self._open, name="sessionscope-mcp-open", daemon=True).start()
 
     def _open(self) -> None:
         from sessionscope.cli.common import CliError, open_index, open_library, warn
@@ -186,6 +192,7 @@ class Backend:
     def get(self, fresh: bool = False) -> "tuple[Library, Any]":
         """The library and index (call under `self.lock`), up to date within REFRESH_SECONDS
         (or now, with `fresh`)."""
+        self.start()
         self.ready.wait()
         if self.error is not None or self.lib is None:
             raise BadInput(self.error or "session history is not available")
@@ -210,252 +217,299 @@ def no_history(message: str) -> str:
             "`sessionscope mcp --root DIR` (repeatable), then restart it")
 
 
-# -- the server ----------------------------------------------------------------------------------------
-def _schema(schema: dict[str, Any]) -> Any:
-    """A parameter the SDK takes as it comes (so a wrong value is our one-line error, not a
-    validation dump), advertised with its JSON schema."""
-    from pydantic import Field, WithJsonSchema
-
-    return Annotated[Any, WithJsonSchema(schema), Field(description=schema.get("description"))]
+# -- the tools -----------------------------------------------------------------------------------------
+# Each tool: its JSON schema, advertised as it is; the SDK passes the arguments as they come (no
+# schema validation before the call), so a wrong value is our one-line error, not a validation dump.
+STR: dict[str, Any] = {"type": "string"}
+STRS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
 
 
-def _bounds_schema(bounds: tuple[int, int, int], what: str) -> Any:
+def bounds_schema(bounds: tuple[int, int, int], what: str) -> dict[str, Any]:
     lo, hi, default = bounds
-    return _schema({"type": "integer", "minimum": lo, "maximum": hi, "default": default,
-                    "description": f"{what} ({lo}-{hi}, default {default})"})
+    return {"type": "integer", "minimum": lo, "maximum": hi, "default": default,
+            "description": f"{what} ({lo}-{hi}, default {default})"}
 
 
-STR = _schema({"type": "string"})
-STRS = _schema({"type": "array", "items": {"type": "string"}})
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    properties: dict[str, dict[str, Any]]
+    call: Callable[..., dict[str, Any]]  # (backend, **arguments) -> the answer
+    read_only: bool = True
+
+
+def session_logs(backend: Backend, action: Any = None, session_id: Any = None, query: Any = None, limit: Any = None,
+                 max_chars: Any = None) -> dict[str, Any]:
+    from sessionscope.core.logs import contract
+    from sessionscope.core.logs.contract import MAX_CHARS
+    from sessionscope.core.secrets import masking
+    from sessionscope.core.text import printable
+
+    if action not in ACTIONS:
+        raise BadInput(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
+    cut = MAX_CHARS.check("max_chars", max_chars)
+    clean = cleaner(cut)
+    with backend.lock:
+        lib, index = backend.get(fresh=action == "recent")
+        if action == "list_sessions":
+            data = contract.list_sessions(lib, limit)
+        elif action == "read_session":
+            data = contract.read_session(lib, session_id, limit, cut, clean)
+        elif action == "search":
+            with masking(True):  # previews are cut from the masked text: controls are left
+                data = contract.search(index, query, limit, cut, printable)
+        else:
+            data = contract.recent(lib, session_id, limit, cut, clean)
+    return bounded(data, max(cut, 400), items=LIMITS_MAX)
+
+
+def session_context(backend: Backend, task: Any = None, project: Any = None, files: Any = None, symbols: Any = None,
+                    issues: Any = None, branch: Any = None, rounds: Any = None, sessions: Any = None,
+                    tokens: Any = None) -> dict[str, Any]:
+    return context_answer(backend, task, project, files, symbols, issues, branch, rounds, sessions, tokens)
+
+
+def approved_brief(backend: Backend, project: Any = None) -> dict[str, Any]:
+    from sessionscope.core.brief import approved
+
+    text_arg("project", project)
+    kept = approved.latest(project)
+    for w in kept.warnings:
+        print(f"sessionscope: warning: {w}", file=sys.stderr)
+    if kept.brief is None:
+        return bounded({"ok": True, "found": False, "project": kept.project,
+                        "message": f"no brief has been approved for {kept.project} yet: a person approves one in "
+                        "the composer (sessionscope brief \"TASK\", or b in the app) and writes it (w) or closes "
+                        "`sessionscope brief`"}, TEXT_CHARS[1])
+    b = kept.brief
+    return bounded({"ok": True, "found": True, "project": kept.project, "approved_at": b.get("approved_at"),
+                    "task": b.get("task"), "approved_by_person": True, "text": b.get("text"),
+                    "tokens": b.get("tokens"), "findings": b.get("findings", [])}, TEXT_CHARS[1])
+
+
+def memory_save(backend: Backend, dir: Any = None, project: Any = None, session: Any = None, status: Any = None,
+                mode: Any = None, last_checkpoint: Any = None, approve: Any = None, decisions: Any = None,
+                target_dir: Any = None, summary: Any = None, steps: Any = None, active_state: Any = None,
+                key_decisions: Any = None, note: Any = None, replace: Any = None) -> dict[str, Any]:
+    from sessionscope.cli import memory as memory_cli
+    from sessionscope.core.memory.places import STATUSES
+
+    text_arg("dir", dir, required=True)
+    for name, value in (("project", project), ("session", session), ("mode", mode), ("status", status),
+                        ("last_checkpoint", last_checkpoint), ("target_dir", target_dir), ("summary", summary),
+                        ("active_state", active_state), ("note", note)):
+        text_arg(name, value)
+    if status is not None and status not in STATUSES:
+        raise BadInput(f"status must be one of {', '.join(STATUSES)}; got {status!r}")
+    if replace is not None and not isinstance(replace, bool):
+        raise BadInput(f"replace must be true or false, got {replace!r}")
+    ns = argparse.Namespace(
+        dir=dir, project=project, session=session, from_file=None, replace=bool(replace), status=status,
+        mode=mode, last_checkpoint=last_checkpoint, approve=strings_arg("approve", approve),
+        decision=strings_arg("decisions", decisions), target_dir=target_dir, summary=summary,
+        step=strings_arg("steps", steps), active_state=active_state,
+        key_decision=strings_arg("key_decisions", key_decisions), json=True)
+    base = None
+    if note is not None:
+        from sessionscope.core.memory.places import NoteError, note_from_source
+
+        try:
+            base = note_from_source(note)
+        except NoteError as exc:  # as the CLI says it for --from
+            raise BadInput(f"memory_save: note: {exc}") from None
+    result = memory_cli.save(ns, base)
+    return bounded({"ok": True, **result.to_dict()}, TEXT_CHARS[1])
+
+
+def memory_load_last(backend: Backend, project: Any = None, dirs: Any = None, max_chars: Any = None) -> dict[str, Any]:
+    from sessionscope.cli import memory as memory_cli
+
+    text_arg("project", project, required=True)
+    cut = int_in("max_chars", max_chars, TEXT_CHARS)
+    ns = argparse.Namespace(**vars(backend.args), project=project, dir=strings_arg("dirs", dirs))
+    result = memory_cli.load_last_of(ns)
+    return bounded({"ok": True, **result.to_dict()}, cut)
+
+
+MEMORY_CHARS = (20, 4000, 300)
+
+
+def memory_list(backend: Backend, dirs: Any = None, limit: Any = None, max_chars: Any = None) -> dict[str, Any]:
+    from sessionscope.cli import memory as memory_cli
+
+    n = int_in("limit", limit, MEMORY_ITEMS)
+    cut = int_in("max_chars", max_chars, MEMORY_CHARS)
+    ns = argparse.Namespace(**vars(backend.args), dir=strings_arg("dirs", dirs))
+    items = sorted(memory_cli.list_items(ns), key=_newest_first)
+    return bounded({"ok": True, "count": len(items), "returned": min(n, len(items)),
+                    "items": [it.to_dict() for it in items[:n]]}, cut, items=n)
+
+
+def tool_specs() -> list[ToolSpec]:
+    from sessionscope.core.logs.contract import MAX_CHARS
+
+    max_chars_t = (MAX_CHARS.lo, MAX_CHARS.hi, MAX_CHARS.default)
+    return [
+        ToolSpec("session_logs", (
+            "Past agent sessions on this machine. action: list_sessions (limit 1-500, default 50; most recent "
+            "first) -> {sessions: [{session_id, agent_id, source_plugin, entry_count, first_timestamp, "
+            "last_timestamp}]}; read_session (session_id required, an id or unique prefix; limit 1-500 entries, "
+            "default 50; max_chars 20-4000, default 200, cuts each content) -> {header, total_entries, returned, "
+            "truncated, entries}; search (query: a case-insensitive substring; limit 1-500, default 50; "
+            "max_chars) -> {hits: [{session_id, timestamp, role, source_plugin, preview}]}; recent (session_id "
+            "optional, default: your current session, i.e. $CLAUDE_SESSION_ID/$CODEX_SESSION_ID or the newest "
+            "session of this working directory's project; limit 1-500, default 10; max_chars) -> {session_id, "
+            "count, entries}. Errors: {ok: false, error}. " + UNTRUSTED), {
+            "action": {"type": "string", "enum": list(ACTIONS), "description": "what to do (required)"},
+            "session_id": {"type": "string", "description": "read_session (required), recent (optional)"},
+            "query": {"type": "string", "description": "search: a case-insensitive substring"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "1-500; default 50 (recent: 10)"},
+            "max_chars": bounds_schema(max_chars_t, "characters of each content or preview"),
+        }, session_logs),
+        ToolSpec("session_context", (
+            "Prior-session context for a task: searches this project's Claude Code and Codex sessions within "
+            "a budget (default 2 search rounds, 3 sessions read, a brief of ~600 tokens) for decisions, "
+            "corrections, failed approaches, outcomes and open questions, and returns the brief text with its "
+            "cited findings (each with its source agent:session-id#entry-id, readable with session_logs "
+            "read_session). Not reviewed by a person: check what matters. project: the project directory "
+            "(default: the server's working directory's git repository). " + UNTRUSTED), {
+            "task": {"type": "string", "description": "the task, in a sentence (required)"},
+            "project": STR, "files": STRS, "symbols": STRS, "issues": STRS, "branch": STR,
+            "rounds": bounds_schema((1, 10, 2), "search rounds"),
+            "sessions": bounds_schema((1, 20, 3), "sessions read in full"),
+            "tokens": bounds_schema((100, 20000, 600), "brief size in tokens, estimated as characters/4"),
+        }, session_context),
+        ToolSpec("approved_brief", (
+            "The latest brief a person approved in sessionscope's composer for a project (when, for which "
+            "task, which findings), or found: false when there is none. This is the person's curated handoff "
+            "to this session. project: the project directory (default: the server's working directory's git "
+            "repository). " + UNTRUSTED), {"project": STR}, approved_brief),
+        ToolSpec("memory_save", (
+            "Write (or update) a session memory note, atomically: {dir}/{YYYY-MM-DD-HH-MM}-{project}.md with "
+            "frontmatter (schema 1.1) and the summary, steps, active state and key decisions sections. The "
+            "same rules as `sessionscope memory save`: the folder must exist; fields given replace the note's, "
+            "lists add to them (replace: start from nothing); decisions are CP=OPTION[:NOTE]. The only tool "
+            "that writes."), {
+            "dir": {"type": "string", "description": "the memory folder; it must exist (required)"},
+            "project": STR, "session": {"type": "string", "description": "YYYY-MM-DD-HH-MM or ISO 8601"},
+            "status": {"type": "string", "enum": ["in-progress", "paused", "completed"]}, "mode": STR,
+            "last_checkpoint": STR, "approve": STRS,
+            "decisions": {"type": "array", "items": {"type": "string"}, "description": "CP=OPTION[:NOTE] each"},
+            "target_dir": STR, "summary": STR, "steps": STRS, "active_state": STR, "key_decisions": STRS,
+            "note": {"type": "string", "description": "a whole note (frontmatter + body) or a JSON object of "
+                     "fields, as `memory save --from`"},
+            "replace": {"type": "boolean"},
+        }, memory_save, read_only=False),
+        ToolSpec("memory_load_last", (
+            "The newest memory note of a project, to resume from (as `sessionscope memory load-last`): the "
+            "notes named *-{project}.md in the dirs given, else in the known projects' memory/ and "
+            ".claude/memory/ folders. found: false is an answer, not an error. max_chars cuts each string "
+            f"({TEXT_CHARS[0]}-{TEXT_CHARS[1]}, default {TEXT_CHARS[2]}). " + UNTRUSTED), {
+            "project": {"type": "string", "description": "the project name of the notes (required)"},
+            "dirs": STRS, "max_chars": bounds_schema(TEXT_CHARS, "characters of each string"),
+        }, memory_load_last),
+        ToolSpec("memory_list", (
+            "Every memory note and agent memory file (Claude auto-memory, CLAUDE.md/AGENTS.md instruction "
+            "files, session notes), newest first, as `sessionscope memory list`: {count, items: [...]}; limit "
+            f"{MEMORY_ITEMS[0]}-{MEMORY_ITEMS[1]} items (default {MEMORY_ITEMS[2]}), max_chars cuts each string. "
+            + UNTRUSTED), {
+            "dirs": STRS, "limit": bounds_schema(MEMORY_ITEMS, "items"),
+            "max_chars": bounds_schema(MEMORY_CHARS, "characters of each string"),
+        }, memory_list),
+    ]
+
+
+def call(backend: Backend, tools: dict[str, ToolSpec], name: str, arguments: Any) -> Any:
+    """A tool call answered: any failure is an {ok: false, error} answer; the server goes on."""
+    from sessionscope.cli.common import CliError
+    from sessionscope.core.config import CacheError
+    from sessionscope.core.logs.contract import LogsError
+    from sessionscope.core.memory.notes import NoteError
+
+    try:
+        spec = tools.get(name)
+        if spec is None:
+            raise BadInput(f"no tool {name!r}; the tools are {', '.join(tools)}")
+        if not isinstance(arguments, dict):
+            raise BadInput(f"the arguments must be an object, got {arguments!r}")
+        unknown = sorted(set(arguments) - set(spec.properties))
+        if unknown:
+            raise BadInput(f"{name} takes no argument {', '.join(map(repr, unknown))}; it takes "
+                           f"{', '.join(spec.properties)}")
+        return answer(spec.call(backend, **arguments))
+    except (BadInput, LogsError, CliError, NoteError, CacheError) as exc:
+        return failure(str(exc).removeprefix("sessionscope: "))
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        return failure(f"{exc.strerror or exc}{where}")
+    except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace on stderr
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        return failure(f"internal error ({type(exc).__name__}): {exc}")
+
+
+PROMPT_NAME = "session-context"
+PROMPT_DESCRIPTION = ("Walks you through sessionscope's budgeted procedure: establish the task, search within the "
+                      "budget, read the strongest candidates, return the brief in the exact format.")
 
 
 def build_server(args: argparse.Namespace, backend: Backend | None = None) -> Any:
-    from mcp.server.mcpserver import MCPServer
-    from mcp_types import ToolAnnotations
+    """The SDK's low-level server with the tools and the prompt (the high-level one imports and
+    builds much more: its start alone took longer than the 1 s an agent waits)."""
+    import anyio.to_thread
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
 
     from sessionscope import __version__
-    from sessionscope.core.logs.contract import MAX_CHARS
 
     backend = backend or Backend(args)
-    server = MCPServer(
-        name="sessionscope", version=__version__,
+    server: Any = Server(
+        "sessionscope", version=__version__,
         instructions="Local history of AI coding-agent sessions (Claude Code, Codex, session-logs JSONL): "
         "list, read and search past sessions, the caller's recent entries, prior-session context for a "
         "task, the brief a person approved, and memory notes. " + UNTRUSTED,
     )
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    specs = tool_specs()
+    tools = {s.name: s for s in specs}
 
-    def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Any failure is an {ok: false, error} answer; the server goes on."""
-        @functools.wraps(fn)
-        def call(*a: Any, **kw: Any) -> Any:
-            from sessionscope.cli.common import CliError
-            from sessionscope.core.config import CacheError
-            from sessionscope.core.logs.contract import LogsError
-            from sessionscope.core.memory.notes import NoteError
+    @server.list_tools()
+    async def list_tools() -> list[Any]:
+        return [types.Tool(name=s.name, description=s.description,
+                           inputSchema={"type": "object", "properties": s.properties},
+                           annotations=types.ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+                           if s.read_only else None) for s in specs]
 
-            try:
-                return fn(*a, **kw)
-            except (BadInput, LogsError, CliError, NoteError, CacheError) as exc:
-                return failure(str(exc).removeprefix("sessionscope: "))
-            except OSError as exc:
-                where = f": {exc.filename}" if exc.filename else ""
-                return failure(f"{exc.strerror or exc}{where}")
-            except Exception as exc:  # noqa: BLE001 - one line to the agent, the trace on stderr
-                import traceback
+    @server.call_tool(validate_input=False)
+    async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
+        # (in a thread: the library's work must not hold up the server's reading of stdin)
+        return await anyio.to_thread.run_sync(call, backend, tools, name, arguments)
 
-                traceback.print_exc(file=sys.stderr)
-                return failure(f"internal error ({type(exc).__name__}): {exc}")
+    @server.list_prompts()
+    async def list_prompts() -> list[Any]:
+        return [types.Prompt(name=PROMPT_NAME, title="Prior-session context for a task", description=PROMPT_DESCRIPTION,
+                             arguments=[types.PromptArgument(name="task", description="the task", required=True),
+                                        types.PromptArgument(name="project", description="the project directory",
+                                                             required=False)])]
 
-        return call
+    @server.get_prompt()
+    async def get_prompt(name: str, arguments: dict[str, str] | None) -> Any:
+        arguments = arguments or {}
+        if name != PROMPT_NAME:
+            raise ValueError(f"no prompt {name!r}; the prompt is {PROMPT_NAME}")
+        if not str(arguments.get("task") or "").strip():
+            raise ValueError("task is required")
+        text = context_prompt(arguments["task"], arguments.get("project") or "")
+        return types.GetPromptResult(description=PROMPT_DESCRIPTION, messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))])
 
-    max_chars_t = (MAX_CHARS.lo, MAX_CHARS.hi, MAX_CHARS.default)
+    async def initialized(_: Any) -> None:
+        # The library opens once `initialize` is answered: its imports and reads would hold the
+        # interpreter while the server starts (the first call opens it, if this never comes).
+        backend.start()
 
-    @server.tool(name="session_logs", annotations=read_only, description=(
-        "Past agent sessions on this machine. action: list_sessions (limit 1-500, default 50; most recent "
-        "first) -> {sessions: [{session_id, agent_id, source_plugin, entry_count, first_timestamp, "
-        "last_timestamp}]}; read_session (session_id required, an id or unique prefix; limit 1-500 entries, "
-        "default 50; max_chars 20-4000, default 200, cuts each content) -> {header, total_entries, returned, "
-        "truncated, entries}; search (query: a case-insensitive substring; limit 1-500, default 50; "
-        "max_chars) -> {hits: [{session_id, timestamp, role, source_plugin, preview}]}; recent (session_id "
-        "optional, default: your current session, i.e. $CLAUDE_SESSION_ID/$CODEX_SESSION_ID or the newest "
-        "session of this working directory's project; limit 1-500, default 10; max_chars) -> {session_id, "
-        "count, entries}. Errors: {ok: false, error}. " + UNTRUSTED))
-    @guarded
-    def session_logs(
-        action: _schema({"type": "string", "enum": list(ACTIONS), "description": "what to do (required)"}) = None,  # type: ignore[valid-type]
-        session_id: _schema({"type": "string", "description": "read_session (required), recent (optional)"}) = None,  # type: ignore[valid-type]
-        query: _schema({"type": "string", "description": "search: a case-insensitive substring"}) = None,  # type: ignore[valid-type]
-        limit: _schema({"type": "integer", "minimum": 1, "maximum": 500,  # type: ignore[valid-type]
-                        "description": "1-500; default 50 (recent: 10)"}) = None,
-        max_chars: _bounds_schema(max_chars_t, "characters of each content or preview") = None,  # type: ignore[valid-type]
-    ) -> Any:
-        from sessionscope.core.logs import contract
-        from sessionscope.core.secrets import masking
-        from sessionscope.core.text import printable
-
-        if action not in ACTIONS:
-            raise BadInput(f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
-        cut = MAX_CHARS.check("max_chars", max_chars)
-        clean = cleaner(cut)
-        with backend.lock:
-            lib, index = backend.get(fresh=action == "recent")
-            if action == "list_sessions":
-                data = contract.list_sessions(lib, limit)
-            elif action == "read_session":
-                data = contract.read_session(lib, session_id, limit, cut, clean)
-            elif action == "search":
-                with masking(True):  # previews are cut from the masked text: controls are left
-                    data = contract.search(index, query, limit, cut, printable)
-            else:
-                data = contract.recent(lib, session_id, limit, cut, clean)
-        return answer(bounded(data, max(cut, 400), items=LIMITS_MAX))
-
-    @server.tool(name="session_context", annotations=read_only, description=(
-        "Prior-session context for a task: searches this project's Claude Code and Codex sessions within "
-        "a budget (default 2 search rounds, 3 sessions read, a brief of ~600 tokens) for decisions, "
-        "corrections, failed approaches, outcomes and open questions, and returns the brief text with its "
-        "cited findings (each with its source agent:session-id#entry-id, readable with session_logs "
-        "read_session). Not reviewed by a person: check what matters. project: the project directory "
-        "(default: the server's working directory's git repository). " + UNTRUSTED))
-    @guarded
-    def session_context(
-        task: _schema({"type": "string", "description": "the task, in a sentence (required)"}) = None,  # type: ignore[valid-type]
-        project: STR = None,  # type: ignore[valid-type]
-        files: STRS = None,  # type: ignore[valid-type]
-        symbols: STRS = None,  # type: ignore[valid-type]
-        issues: STRS = None,  # type: ignore[valid-type]
-        branch: STR = None,  # type: ignore[valid-type]
-        rounds: _bounds_schema((1, 10, 2), "search rounds") = None,  # type: ignore[valid-type]
-        sessions: _bounds_schema((1, 20, 3), "sessions read in full") = None,  # type: ignore[valid-type]
-        tokens: _bounds_schema((100, 20000, 600), "brief size in tokens, estimated as characters/4") = None,  # type: ignore[valid-type]
-    ) -> Any:
-        return answer(context_answer(backend, task, project, files, symbols, issues, branch, rounds, sessions, tokens))
-
-    @server.tool(name="approved_brief", annotations=read_only, description=(
-        "The latest brief a person approved in sessionscope's composer for a project (when, for which "
-        "task, which findings), or found: false when there is none. This is the person's curated handoff "
-        "to this session. project: the project directory (default: the server's working directory's git "
-        "repository). " + UNTRUSTED))
-    @guarded
-    def approved_brief(project: STR = None) -> Any:  # type: ignore[valid-type]
-        from sessionscope.core.brief import approved
-
-        text_arg("project", project)
-        kept = approved.latest(project)
-        for w in kept.warnings:
-            print(f"sessionscope: warning: {w}", file=sys.stderr)
-        if kept.brief is None:
-            return answer(bounded({"ok": True, "found": False, "project": kept.project,
-                                   "message": f"no brief has been approved for {kept.project} yet: a person "
-                                   "approves one in the composer (sessionscope brief \"TASK\", or b in the app) "
-                                   "and writes it (w) or closes `sessionscope brief`"}, TEXT_CHARS[1]))
-        b = kept.brief
-        return answer(bounded({"ok": True, "found": True, "project": kept.project, "approved_at": b.get("approved_at"),
-                               "task": b.get("task"), "approved_by_person": True, "text": b.get("text"),
-                               "tokens": b.get("tokens"), "findings": b.get("findings", [])}, TEXT_CHARS[1]))
-
-    @server.tool(name="memory_save", description=(
-        "Write (or update) a session memory note, atomically: {dir}/{YYYY-MM-DD-HH-MM}-{project}.md with "
-        "frontmatter (schema 1.1) and the summary, steps, active state and key decisions sections. The "
-        "same rules as `sessionscope memory save`: the folder must exist; fields given replace the note's, "
-        "lists add to them (replace: start from nothing); decisions are CP=OPTION[:NOTE]. The only tool "
-        "that writes."))
-    @guarded
-    def memory_save(
-        dir: _schema({"type": "string", "description": "the memory folder; it must exist (required)"}) = None,  # type: ignore[valid-type]
-        project: STR = None,  # type: ignore[valid-type]
-        session: _schema({"type": "string", "description": "YYYY-MM-DD-HH-MM or ISO 8601"}) = None,  # type: ignore[valid-type]
-        status: _schema({"type": "string", "enum": ["in-progress", "paused", "completed"]}) = None,  # type: ignore[valid-type]
-        mode: STR = None,  # type: ignore[valid-type]
-        last_checkpoint: STR = None,  # type: ignore[valid-type]
-        approve: STRS = None,  # type: ignore[valid-type]
-        decisions: _schema({"type": "array", "items": {"type": "string"},  # type: ignore[valid-type]
-                            "description": "CP=OPTION[:NOTE] each"}) = None,
-        target_dir: STR = None,  # type: ignore[valid-type]
-        summary: STR = None,  # type: ignore[valid-type]
-        steps: STRS = None,  # type: ignore[valid-type]
-        active_state: STR = None,  # type: ignore[valid-type]
-        key_decisions: STRS = None,  # type: ignore[valid-type]
-        note: _schema({"type": "string", "description": "a whole note (frontmatter + body) or a JSON object "  # type: ignore[valid-type]
-                       "of fields, as `memory save --from`"}) = None,
-        replace: _schema({"type": "boolean"}) = None,  # type: ignore[valid-type]
-    ) -> Any:
-        from sessionscope.cli import memory as memory_cli
-
-        from sessionscope.core.memory.places import STATUSES
-
-        text_arg("dir", dir, required=True)
-        for name, value in (("project", project), ("session", session), ("mode", mode), ("status", status),
-                            ("last_checkpoint", last_checkpoint), ("target_dir", target_dir), ("summary", summary),
-                            ("active_state", active_state), ("note", note)):
-            text_arg(name, value)
-        if status is not None and status not in STATUSES:
-            raise BadInput(f"status must be one of {', '.join(STATUSES)}; got {status!r}")
-        if replace is not None and not isinstance(replace, bool):
-            raise BadInput(f"replace must be true or false, got {replace!r}")
-        ns = argparse.Namespace(
-            dir=dir, project=project, session=session, from_file=None, replace=bool(replace), status=status,
-            mode=mode, last_checkpoint=last_checkpoint, approve=strings_arg("approve", approve),
-            decision=strings_arg("decisions", decisions), target_dir=target_dir, summary=summary,
-            step=strings_arg("steps", steps), active_state=active_state,
-            key_decision=strings_arg("key_decisions", key_decisions), json=True)
-        base = None
-        if note is not None:
-            from sessionscope.core.memory.places import NoteError, note_from_source
-
-            try:
-                base = note_from_source(note)
-            except NoteError as exc:  # as the CLI says it for --from
-                raise BadInput(f"memory_save: note: {exc}") from None
-        result = memory_cli.save(ns, base)
-        return answer(bounded({"ok": True, **result.to_dict()}, TEXT_CHARS[1]))
-
-    @server.tool(name="memory_load_last", annotations=read_only, description=(
-        "The newest memory note of a project, to resume from (as `sessionscope memory load-last`): the "
-        "notes named *-{project}.md in the dirs given, else in the known projects' memory/ and "
-        ".claude/memory/ folders. found: false is an answer, not an error. max_chars cuts each string "
-        f"({TEXT_CHARS[0]}-{TEXT_CHARS[1]}, default {TEXT_CHARS[2]}). " + UNTRUSTED))
-    @guarded
-    def memory_load_last(
-        project: _schema({"type": "string", "description": "the project name of the notes (required)"}) = None,  # type: ignore[valid-type]
-        dirs: STRS = None,  # type: ignore[valid-type]
-        max_chars: _bounds_schema(TEXT_CHARS, "characters of each string") = None,  # type: ignore[valid-type]
-    ) -> Any:
-        from sessionscope.cli import memory as memory_cli
-
-        text_arg("project", project, required=True)
-        cut = int_in("max_chars", max_chars, TEXT_CHARS)
-        ns = argparse.Namespace(**vars(backend.args), project=project, dir=strings_arg("dirs", dirs))
-        result = memory_cli.load_last_of(ns)
-        return answer(bounded({"ok": True, **result.to_dict()}, cut))
-
-    @server.tool(name="memory_list", annotations=read_only, description=(
-        "Every memory note and agent memory file (Claude auto-memory, CLAUDE.md/AGENTS.md instruction "
-        "files, session notes), newest first, as `sessionscope memory list`: {count, items: [...]}; limit "
-        f"{MEMORY_ITEMS[0]}-{MEMORY_ITEMS[1]} items (default {MEMORY_ITEMS[2]}), max_chars cuts each string. "
-        + UNTRUSTED))
-    @guarded
-    def memory_list(
-        dirs: STRS = None,  # type: ignore[valid-type]
-        limit: _bounds_schema(MEMORY_ITEMS, "items") = None,  # type: ignore[valid-type]
-        max_chars: _bounds_schema((20, 4000, 300), "characters of each string") = None,  # type: ignore[valid-type]
-    ) -> Any:
-        from sessionscope.cli import memory as memory_cli
-
-        n = int_in("limit", limit, MEMORY_ITEMS)
-        cut = int_in("max_chars", max_chars, (20, 4000, 300))
-        ns = argparse.Namespace(**vars(backend.args), dir=strings_arg("dirs", dirs))
-        items = sorted(memory_cli.list_items(ns), key=_newest_first)
-        return answer(bounded({"ok": True, "count": len(items), "returned": min(n, len(items)),
-                               "items": [it.to_dict() for it in items[:n]]}, cut, items=n))
-
-    @server.prompt(name="session-context", title="Prior-session context for a task", description=(
-        "Walks you through sessionscope's budgeted procedure: establish the task, search within the "
-        "budget, read the strongest candidates, return the brief in the exact format."))
-    def session_context_prompt(task: str, project: str = "") -> str:
-        return context_prompt(task, project)
-
+    server.notification_handlers[types.InitializedNotification] = initialized
     return server
 
 
@@ -479,6 +533,7 @@ def context_answer(backend: Backend, task: Any, project: Any, files: Any, symbol
     t = Task(text, tuple(strings_arg("files", files)), tuple(strings_arg("symbols", symbols)),
              tuple(strings_arg("issues", issues)), branch)
     if project is not None and not os.path.isdir(project):
+        backend.start()
         backend.ready.wait()
         from sessionscope.core.brief.retrieval import in_scope
 
@@ -540,13 +595,28 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "json", False):
         raise CliError("mcp: the server speaks JSON-RPC on stdio; it has no --json option")
+    # The SDK's protocol types are pydantic models: each builds its validator when first used,
+    # not all of them at import (that alone was 0.7 s of a 1.4 s start). Only in this process.
+    import pydantic
+
+    pydantic.BaseModel.model_config["defer_build"] = True
+    # httpx (which the SDK imports, for its HTTP transports) imports its own command line when
+    # rich and click are installed, pygments' lexers with it: 0.3-0.6 s of the start, for a
+    # command this process never runs. A None module makes that import fail as if they were not.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    import anyio
+    from mcp.server.stdio import stdio_server
+
     # The SDK owns stdout (fd 1, the wire) while serving; the CLI's sanitiser is not in its way.
     sys.stdout, sys.stderr = unwrapped(sys.stdout), unwrapped(sys.stderr)
-    backend = Backend(args)
-    server = build_server(args, backend)
-    backend.start()
+    server = build_server(args)
+
+    async def serve() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
     try:
-        server.run("stdio")
+        anyio.run(serve)
     except KeyboardInterrupt:
         pass
     return 0

@@ -2,7 +2,7 @@
 
 Every tool and every action is called, each error included, on one server per test (it must stay
 up across the bad calls: the last call of each test is a good one); every answer is the same JSON
-as text and as structured content, with is_error exactly when it says ok: false. Transcript text
+as text and as structured content, with isError exactly when it says ok: false. Transcript text
 comes back masked and with its controls made visible; the largest answer each tool can give stays
 within what its limit and max_chars promise.
 """
@@ -79,8 +79,8 @@ async def call(client: ClientSession, tool: str, **arguments: Any) -> dict[str, 
     result = await client.call_tool(tool, arguments)
     text = result.content[0].text  # type: ignore[union-attr]
     data = json.loads(text)
-    assert data == result.structured_content
-    assert result.is_error == (data.get("ok") is False), data
+    assert data == result.structuredContent
+    assert result.isError == (data.get("ok") is False), data
     return data
 
 
@@ -95,7 +95,7 @@ async def test_the_tools_and_the_prompt_are_offered(home: dict[str, Path]) -> No
         tools = {t.name: t for t in (await s.list_tools()).tools}
         assert set(tools) == {"session_logs", "session_context", "approved_brief", "memory_save",
                               "memory_load_last", "memory_list"}
-        assert tools["session_logs"].input_schema["properties"]["action"]["enum"] == [
+        assert tools["session_logs"].inputSchema["properties"]["action"]["enum"] == [
             "list_sessions", "read_session", "search", "recent"]
         assert all("untrusted" in (t.description or "") for n, t in tools.items() if n != "memory_save")
         assert [p.name for p in (await s.list_prompts()).prompts] == ["session-context"]
@@ -142,6 +142,9 @@ async def test_session_logs_actions_and_their_errors(home: dict[str, Path]) -> N
         assert "no session matches id 'zzz'" in await error(s, "session_logs", action="recent", session_id="zzz")
         assert "query must be a non-empty string" in await error(s, "session_logs", action="search", query="")
         assert "query must be a non-empty string" in await error(s, "session_logs", action="search", query=5)
+        assert "session_logs takes no argument 'sessionid'" in await error(
+            s, "session_logs", action="recent", sessionid="old-1")
+        assert "no tool 'session_log'" in await error(s, "session_log", action="recent")
         # still up
         assert (await call(s, "session_logs", action="list_sessions", limit=1))["sessions"]
 
