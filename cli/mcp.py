@@ -98,16 +98,20 @@ def cleaner(max_chars: int) -> Callable[[str], str]:
     return clean
 
 
-def bounded(value: Any, chars: int, items: int = LIST_ITEMS) -> Any:
-    """Every string of a JSON-like answer made safe and cut to `chars`, every list to `items`."""
+def bounded(value: Any, chars: int, items: int = LIST_ITEMS, masked: frozenset[str] = frozenset()) -> Any:
+    """Every string of a JSON-like answer made safe and cut to `chars`, every list to `items`.
+    The strings under the keys `masked` were masked where they were made (a search preview,
+    cut from its masked window): they are only made printable again."""
     from sessionscope.core.model import truncate
+    from sessionscope.core.text import printable
 
     if isinstance(value, str):
         return truncate(safe_text(value[: chars + 2000]), chars)
     if isinstance(value, dict):
-        return {k: bounded(v, chars, items) for k, v in value.items()}
+        return {k: truncate(printable(v), chars) if k in masked and isinstance(v, str) else bounded(v, chars, items, masked)
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [bounded(v, chars, items) for v in value[:items]]
+        return [bounded(v, chars, items, masked) for v in value[:items]]
     return value
 
 
@@ -261,7 +265,10 @@ def session_logs(backend: Backend, action: Any = None, session_id: Any = None, q
                 data = contract.search(index, query, limit, cut, printable)
         else:
             data = contract.recent(lib, session_id, limit, cut, clean)
-    return bounded(data, max(cut, 400), items=LIMITS_MAX)
+    return bounded(data, max(cut, 400), items=LIMITS_MAX, masked=PREVIEW if action == "search" else frozenset())
+
+
+PREVIEW = frozenset({"preview"})
 
 
 def session_context(backend: Backend, task: Any = None, project: Any = None, files: Any = None, symbols: Any = None,

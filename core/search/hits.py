@@ -121,10 +121,11 @@ def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent:
     """A hit on an entry's searchable `text`: its preview around the first match, and the
     snippet marking the query's terms. Masked first when masking is on (mask first, cut after):
     the window the preview is cut from, not the whole text (which may be megabytes)."""
-    start, length = _first_match(text, q)
+    pattern = _patterns(q)
+    start, length = _first(text, pattern)
     if masking_on():
         text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars)
-        start, length = _first_match(text, q)
+        start, length = _first(text, pattern)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(
         session_id=session,
@@ -139,7 +140,7 @@ def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent:
         project=project or None,
         rank=rank,
         score=round(score, 4) if score is not None else None,
-        snippet=_mark(preview, q),
+        snippet=pattern.sub(_marked, preview) if pattern else preview,
     )
 
 
@@ -180,16 +181,14 @@ def patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(p for _, p in parts), re.IGNORECASE)
 
 
-def _first_match(text: str, q: Query) -> tuple[int, int]:
-    pattern = _patterns(q)
+def _first(text: str, pattern: re.Pattern[str] | None) -> tuple[int, int]:
     m = pattern.search(text) if pattern else None
     return (m.start(), m.end() - m.start()) if m else (0, 0)
 
 
-def _mark(preview: str, q: Query) -> str:
-    """The preview with «» around every occurrence of the query's terms (for humans)."""
-    pattern = _patterns(q)
-    return pattern.sub(lambda m: f"«{m.group(0)}»", preview) if pattern else preview
+def _marked(m: re.Match[str]) -> str:
+    """An occurrence of the query's terms in a preview, marked «» for humans."""
+    return f"«{m.group(0)}»"
 
 
 def highlight_spans(preview: str, q: Query) -> list[tuple[int, int]]:
