@@ -291,6 +291,18 @@ async def test_copy_puts_exactly_the_approved_brief_on_the_clipboard(tmp_path: P
         assert items[1].finding.text not in app.clipboard
 
 
+async def test_copy_leaves_out_the_control_sequences_a_quoted_transcript_holds(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_composer(pilot)
+        item = screen.findings.items[0]
+        screen.findings.set_text(item.id, "retry per endpoint \x1b]52;c;ZXZpbA==\x07 then \x1b[2J cleared")
+        await pilot.pause()
+        await pilot.press("c")
+        assert "retry per endpoint" in app.clipboard and "then" in app.clipboard
+        assert "\x1b" not in app.clipboard and "\x07" not in app.clipboard
+
+
 async def test_write_to_a_file_and_confirm_before_overwriting(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     target = tmp_path / "out" / "brief.md"

@@ -75,6 +75,11 @@ async def test_m_masks_the_transcript_and_says_so_in_the_title(tmp_path: Path) -
         assert leaks(masked, CASES) == []
         assert "[secret masked: " in masked
         assert app.title == SessionScopeApp.MASKED_TITLE
+        view = app.screen.query_one(TranscriptView)
+        for _ in range(len(CASES) + 1):  # y copies as shown: masked
+            await pilot.press("y")
+            assert leaks(app.clipboard, CASES) == [], app.clipboard
+            view.action_cursor_down()
         await pilot.press("M")
         await settle(pilot)
         assert leaks(transcript_text(app), CASES) and app.title == SessionScopeApp.TITLE

@@ -34,6 +34,7 @@ from sessionscope.core.bookmarks.store import Bookmark
 from sessionscope.core.format import day_label
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.model import Entry, EntryKind, Session
+from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import clipboard_text, printable
 from sessionscope.core.read.loading import Batch, last_offset, load_batches, reread
 from sessionscope.core.read.transcript import (
@@ -356,11 +357,15 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
     def copy_highlighted(self) -> tuple[str, int] | None:
         """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied and
         how many control sequences and characters were left out (pasted into a terminal, they
-        would run: a transcript's OSC 52 would write the clipboard again, ESC[2J clear the screen)."""
+        would run: a transcript's OSC 52 would write the clipboard again, ESC[2J clear the screen).
+        While the app masks secrets (M: screen sharing), the copy is masked too."""
         item = self.full_item()
         if item is None:
             return None
-        text, dropped = clipboard_text(copy_text(item))
+        raw = copy_text(item)
+        if getattr(self.app, "mask_secrets", False):
+            raw = mask_text(raw)
+        text, dropped = clipboard_text(raw)
         self.app.copy_to_clipboard(text)
         return text, dropped
 
