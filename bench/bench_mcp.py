@@ -65,7 +65,7 @@ def environment(work: Path) -> dict[str, str]:
     env.update({"SESSIONSCOPE_CACHE_DIR": str(work / "cache"), "SESSIONSCOPE_CONFIG": str(work / "none.toml"),
                 "SESSIONSCOPE_DATA_DIR": str(work / "data"), "HOME": str(work / "home"),
                 "PYTHONPATH": os.pathsep.join(sys.path)})
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
         env.pop(var, None)
     return env
 

@@ -43,7 +43,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="an issue id, e.g. 123 or ABC-45 (repeatable; searched without an age limit)")
     c.add_argument("--branch", metavar="NAME", help="the branch being worked on (a hint, never a filter)")
     c.add_argument("--exclude-session", action="append", default=[], metavar="ID",
-                   help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
+                   help="leave this session out (repeatable); default: $CLAUDE_CODE_SESSION_ID / $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
                    "else the project's session modified in the last minute")
     add_assist_options(c)
 

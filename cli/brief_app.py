@@ -51,7 +51,7 @@ def add_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     b.add_argument("--issue", action="append", default=[], metavar="ID", help="an issue id the task is about (repeatable)")
     b.add_argument("--branch", metavar="NAME", help="the branch being worked on (a hint, never a filter)")
     b.add_argument("--exclude-session", action="append", default=[], metavar="ID",
-                   help="leave this session out (repeatable); default: $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
+                   help="leave this session out (repeatable); default: $CLAUDE_CODE_SESSION_ID / $CLAUDE_SESSION_ID / $CODEX_SESSION_ID, "
                    "else the project's session modified in the last minute")
     from sessionscope.cli.brief import add_assist_options
 

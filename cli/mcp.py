@@ -365,7 +365,7 @@ def tool_specs() -> list[ToolSpec]:
             "default 50; max_chars 20-4000, default 200, cuts each content) -> {header, total_entries, returned, "
             "truncated, entries}; search (query: a case-insensitive substring; limit 1-500, default 50; "
             "max_chars) -> {hits: [{session_id, timestamp, role, source_plugin, preview}]}; recent (session_id "
-            "optional, default: your current session, i.e. $CLAUDE_SESSION_ID/$CODEX_SESSION_ID or the newest "
+            "optional, default: your current session, i.e. $CLAUDE_CODE_SESSION_ID (Claude Code 2.1.154+)/$CLAUDE_SESSION_ID/$CODEX_SESSION_ID or the newest "
             "session of this working directory's project; limit 1-500, default 10; max_chars) -> {session_id, "
             "count, entries}. Errors: {ok: false, error}. " + UNTRUSTED), {
             "action": {"type": "string", "enum": list(ACTIONS), "description": "what to do (required)"},

@@ -63,6 +63,12 @@ def config_path() -> Path:
     return Path(user_config_dir(APP_NAME)) / "config.toml"
 
 
+#: the environment variables an agent puts its current session's id in, for the processes it
+#: starts: Claude Code's `CLAUDE_CODE_SESSION_ID` (its Bash tool since 2.1.132, its stdio MCP
+#: servers since 2.1.154), the older name people set themselves, and Codex's.
+AGENT_SESSION_VARS = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID")
+
+
 def cache_dir() -> Path:
     env = os.environ.get("SESSIONSCOPE_CACHE_DIR")
     if env:

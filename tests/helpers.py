@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sessionscope.core.config import AGENT_SESSION_VARS
+
 if TYPE_CHECKING:
     import pytest
 
@@ -46,8 +48,8 @@ def isolate(tmp_path: Path, monkeypatch, config: str = "none.toml") -> None:  # 
     monkeypatch.delenv("CODEX_HOME", raising=False)
     for var in ("PI_CODING_AGENT_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):  # pi's, OpenCode's, Copilot's homes
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
-    monkeypatch.delenv("CODEX_SESSION_ID", raising=False)
+    for var in AGENT_SESSION_VARS:
+        monkeypatch.delenv(var, raising=False)
 
 
 def write_session(path: Path, sid: str, texts: list[str], *, project: str = "/elsewhere", day: int = 1,

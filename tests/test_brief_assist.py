@@ -15,6 +15,7 @@ import pytest
 
 from sessionscope.cli import main as cli
 from sessionscope.core.brief.assist import DIGEST_TOKENS, accept, build_digest, quoted
+from sessionscope.core.config import AGENT_SESSION_VARS
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.model import Entry, EntryKind, Locator, Session, SessionKind
 
@@ -69,7 +70,7 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SESSIONSCOPE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", *AGENT_SESSION_VARS):
         monkeypatch.delenv(var, raising=False)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -150,7 +150,9 @@ async def test_session_logs_actions_and_their_errors(home: dict[str, Path]) -> N
 
 
 async def test_recent_follows_the_agents_session_id(home: dict[str, Path]) -> None:
-    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["tmp"], CLAUDE_SESSION_ID="old-1") as s:
+    # Claude Code's own variable (its stdio MCP servers get it since 2.1.154) before the older name
+    async with server(home["tmp"], "--root", str(home["root"]), cwd=home["tmp"], CLAUDE_CODE_SESSION_ID="old-1",
+                      CLAUDE_SESSION_ID="new-2") as s:
         assert (await call(s, "session_logs", action="recent"))["session_id"] == "old-1"
 
 

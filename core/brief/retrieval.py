@@ -49,6 +49,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from ..catalog.library import is_child, recency
+from ..config import AGENT_SESSION_VARS
 from ..model import Entry, Session, SessionKind, iso
 from ..search.query import Query, Term
 
@@ -56,7 +57,7 @@ WINDOW_DAYS = 90
 LIVE_SECONDS = 60
 MAX_TERMS = 8
 HITS_PER_ROUND = 200
-ENV_SESSION_VARS = ("CLAUDE_SESSION_ID", "CODEX_SESSION_ID")
+ENV_SESSION_VARS = AGENT_SESSION_VARS
 
 
 def estimate_tokens(text: str) -> int:

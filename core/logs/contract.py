@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from ..config import AGENT_SESSION_VARS
 from ..model import Entry, Session, truncate
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ LIMITS: Mapping[str, Bounds] = {
 MAX_CHARS = Bounds(20, 4000, 200)
 
 #: the environment variables an agent puts its session id in (as `context` reads them)
-ENV_SESSION_VARS = ("CLAUDE_SESSION_ID", "CODEX_SESSION_ID")
+ENV_SESSION_VARS = AGENT_SESSION_VARS
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def recent_shape(session: Session, chosen: list[Entry], max_chars: int, clean: C
 
 def current_session(lib: Library, cwd: str | None = None, env: Mapping[str, str] | None = None) -> Session:
     """The calling agent's current session: the one whose id the agent put in its environment
-    (`CLAUDE_SESSION_ID`, `CODEX_SESSION_ID`), else the most recently written main session (or
+    (`CLAUDE_CODE_SESSION_ID`, `CLAUDE_SESSION_ID`, `CODEX_SESSION_ID`), else the most recently written main session (or
     orphan) of the working directory's project (its git repository, as `context` scopes it:
     a session recorded in it or in a folder above it), else the most recently written one of all. A LogsError when there is none."""
     from ..brief.retrieval import inside, project_root
