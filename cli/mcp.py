@@ -22,9 +22,10 @@ The tool descriptions say the quoted text is data, never instructions.
 Built on the SDK's low-level server (its high-level one, and the SDK's 2.x line, import and build
 so much that the start alone took 1.6-2 s; an agent waits for it), with the protocol's pydantic
 models building their validators when first used. The library and the search index are opened in a
-thread once `initialize` is answered; a call waits for them, then brings them up to date when they were last
-refreshed more than `REFRESH_SECONDS` ago (a stat pass: only changed files are read), so a warm
-server answers from memory. Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`.
+thread once `initialize` is answered; then the live watcher (core/live) applies each change under
+the roots to them as it happens, so a warm server answers from memory. A call waits for them; where
+nothing is watched it brings them up to date when they were last refreshed more than
+`REFRESH_SECONDS` ago (a stat pass: only changed files are read), and `recent` always does. Hooks for cli/main.py: `add_parser(sub, common)` and `run(args)`.
 """
 from __future__ import annotations
 
@@ -169,6 +170,14 @@ class Backend:
         self.error: str | None = None
         self.refreshed = 0.0
         self._started = threading.Lock()
+        self.watcher: Any = None  # the live watcher, once its watches are in place
+        self.applied = threading.Event()  # set each time the watcher has applied a batch
+
+    @property
+    def live(self) -> bool:
+        """Whether the watcher keeps the library and index current (a call then needs no stat pass)."""
+        w = self.watcher
+        return w is not None and w.armed.is_set() and not w.stop.is_set()
 
     def start(self) -> None:
         """Open the library and index in a thread (once; later calls do nothing)."""
@@ -186,12 +195,45 @@ class Backend:
                 self.index, _ = open_index(self.args, lib, scan=True)
                 self.lib = lib
                 self.refreshed = time.monotonic()
+            self._start_watching()
         except (CliError, CacheError, OSError) as exc:
             self.error = no_history(str(exc))
         except Exception as exc:  # noqa: BLE001 - said on every call, the server stays up
             self.error = f"session history could not be opened ({type(exc).__name__}: {exc})"
         finally:
             self.ready.set()
+
+    def _start_watching(self) -> None:
+        """Apply each batch of changes under the roots to the library and the index as it comes
+        (core/live), in a thread, so a call answers from memory. Without it (no root to watch, a
+        watcher that failed) a call more than REFRESH_SECONDS after the last refresh does a stat
+        pass first."""
+        from sessionscope.core.config import load_config
+        from sessionscope.core.live.watch import Watcher
+
+        try:
+            self.watcher = Watcher(self.lib, poll=load_config().poll, lock=self.lock)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - calls refresh themselves instead
+            self._not_watching(exc)
+            return
+        threading.Thread(target=self._watch, args=(self.watcher,), name="sessionscope-mcp-watch", daemon=True).start()
+
+    @staticmethod
+    def _not_watching(exc: BaseException) -> None:
+        print(f"sessionscope: warning: not watching the roots ({type(exc).__name__}: {exc}); "
+              f"each call refreshes after {REFRESH_SECONDS:g} s instead", file=sys.stderr)
+
+    def _watch(self, watcher: Any) -> None:
+        try:
+            for _ in watcher.batches():
+                with self.lock:
+                    self.index.update(self.lib, paths=watcher.take_changed())
+                    self.refreshed = time.monotonic()
+                self.applied.set()
+        except Exception as exc:  # noqa: BLE001 - calls refresh themselves instead
+            self._not_watching(exc)
+        finally:
+            watcher.stop.set()
 
     def get(self, fresh: bool = False) -> "tuple[Library, Any]":
         """The library and index (call under `self.lock`), up to date within REFRESH_SECONDS
@@ -200,7 +242,7 @@ class Backend:
         self.ready.wait()
         if self.error is not None or self.lib is None:
             raise BadInput(self.error or "session history is not available")
-        if fresh or time.monotonic() - self.refreshed > REFRESH_SECONDS:
+        if fresh or (not self.live and time.monotonic() - self.refreshed > REFRESH_SECONDS):
             from sessionscope.core.config import CacheError
 
             try:

@@ -346,3 +346,28 @@ def _lists(value: Any) -> list[list[Any]]:
     if isinstance(value, list):
         return [value, *(x for v in value for x in _lists(v))]
     return []
+
+
+def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once its library is open the server watches the roots (core/live): a session written
+    after it started is searchable with no stat pass of every file at call time."""
+    from sessionscope.cli import mcp
+    from sessionscope.cli.main import build_parser
+
+    for var, value in environment(home["tmp"]).items():
+        monkeypatch.setenv(var, value)
+    args = build_parser("mcp").parse_args(["mcp", "--root", str(home["root"])])
+    backend = mcp.Backend(args)
+    backend.start()
+    assert backend.ready.wait(60) and backend.error is None
+    assert backend.watcher is not None and backend.watcher.armed.wait(60)
+    assert backend.live
+    backend.applied.clear()
+    write_session(home["root"] / "later.jsonl", "later-4", ["a zanzibar migration plan"], project="/p", day=4)
+    assert backend.applied.wait(60)
+    with backend.lock:
+        refreshed = backend.refreshed
+        hits = mcp.session_logs(backend, action="search", query="zanzibar")["hits"]
+        assert backend.refreshed == refreshed  # answered from memory: no refresh at call time
+    assert [h["session_id"] for h in hits] == ["later-4"]
+    backend.watcher.stop.set()
