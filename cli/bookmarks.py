@@ -104,9 +104,19 @@ def _print(r: Resolved) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from sessionscope.cli.common import cli_roots
     from sessionscope.core.bookmarks.transfer import export_file
+    from sessionscope.core.export.write import check_outside
 
-    path = Path(args.file).expanduser()
+    path = Path(args.file).expanduser().absolute()
+    try:
+        roots = [r.path for r in cli_roots(args)[0]]
+    except CliError:  # no history to read here: no agent's folder to keep out of either
+        roots = []
+    try:
+        check_outside(path, roots)
+    except ValueError as exc:
+        raise CliError(f"bookmarks: {exc}") from None
     n = export_file(_store(args), path)
     if args.json:
         emit({"ok": True, "path": str(path), "bookmarks": n})

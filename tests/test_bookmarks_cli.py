@@ -58,14 +58,18 @@ def test_export_import_counts(capsys: pytest.CaptureFixture[str], demo: list[str
     ["bookmarks", "remove", "x"],
     ["bookmarks", "add", "no-such-session"],
     ["bookmarks", "export", "/no/such/dir/x.json"],
+    ["bookmarks", "export", "ROOT/bookmarks.json"],  # never into an agent's folder
 ])
 def test_errors_are_one_line(capsys: pytest.CaptureFixture[str], demo: list[str], tmp_path: Path,
                              argv: list[str]) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "sessionscope-bookmarks", "bookmarks": [')
-    argv = [str(tmp_path / "missing.json") if a == "MISSING" else str(broken) if a == "BROKEN" else a for a in argv]
+    root = demo[1]
+    argv = [str(tmp_path / "missing.json") if a == "MISSING" else str(broken) if a == "BROKEN"
+            else a.replace("ROOT", root) for a in argv]
     code, out, err = run(capsys, *argv, *demo)
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert not list(Path(root).glob("bookmarks.json"))
     code, out, err = run(capsys, *argv, *demo, "--json")
     assert code == 2 and json.loads(out)["ok"] is False
 

@@ -12,8 +12,6 @@ imported. A file that is not such a JSON document at all is one error, and nothi
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,23 +36,14 @@ def document(bookmarks: list[Bookmark], now: datetime | None = None) -> dict[str
 
 
 def export_file(store: BookmarkStore, path: Path) -> int:
-    """Write every bookmark to `path` (atomically); how many."""
+    """Write every bookmark to `path` (atomically: a temp file beside it, then a rename); how many.
+    (Whether `path` may be written, outside every root, is the caller's to check.)"""
+    from ..memory.save import write_atomic
+
     bookmarks = store.all()
-    text = json.dumps(document(bookmarks), ensure_ascii=False, indent=1) + "\n"
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".bookmarks-", suffix=".tmp", dir=folder)
+        write_atomic(path, json.dumps(document(bookmarks), ensure_ascii=False, indent=1) + "\n")
     except OSError as exc:
-        raise TransferError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise TransferError(f"cannot write {path}: {exc.strerror or exc}") from None
     return len(bookmarks)
 
