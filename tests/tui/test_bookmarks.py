@@ -149,3 +149,22 @@ async def test_a_bookmark_on_a_tool_result_marks_and_opens_its_call(tmp_path: Pa
         await pilot.press("m")  # the bookmark there is the result's: its note to edit
         await pilot.pause()
         assert isinstance(app.screen, BookmarkNoteScreen) and app.screen.note == "its output"
+
+
+async def test_a_bookmark_whose_entry_is_gone_opens_its_session_at_the_start(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        session = app.library.sessions()[0]
+        app.bookmark_store.add(Bookmark(agent=session.agent, session_id=session.id, path=session.path,
+                                        entry_id="L999", line=999, hash="f" * 12, role="user",
+                                        excerpt="what was said then"))
+        await pilot.press("4")
+        await settle(pilot)
+        listing = app.screen.query_one(BookmarkList)
+        state = listing.state_of(listing.bookmarks[0])
+        assert state is not None and state.state.value == "entry not found"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TranscriptScreen) and app.screen.session.id == session.id
+        assert app.screen.entry_id is None  # at its start, a notice saying why
