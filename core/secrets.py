@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -87,23 +88,30 @@ EMAIL_MARK = "[email omitted]"
 @dataclass(frozen=True)
 class _Rule:
     kind: str
-    pattern: re.Pattern[str]
+    source: str  # the pattern, compiled when the rule is first used (not by every command's import)
+    flags: int = 0
     group: int | tuple[int, ...] = 0  # the group that is the secret (0: the whole match; a tuple: the first that matched)
     check: str | None = None  # name of an extra test on the secret
     hints: tuple[str, ...] = ()  # the rule runs only on a text holding one of these
     fold: bool = False  # hints are looked for in the lower-cased text
-    # a case-insensitive pattern as a case-sensitive one run on the lower-cased text: the same
-    # matches at the same places, 8x faster (re's IGNORECASE folds each character it tries)
-    lowered: re.Pattern[str] | None = None
+    lowering: bool = True  # a case-insensitive pattern runs as `lowered` where it can
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source, self.flags)
+
+    @functools.cached_property
+    def lowered(self) -> re.Pattern[str] | None:
+        """A case-insensitive pattern as a case-sensitive one run on the lower-cased text: the same
+        matches at the same places, 8x faster (re's IGNORECASE folds each character it tries)."""
+        if not (self.lowering and self.fold and self.pattern.flags & re.IGNORECASE):
+            return None
+        return re.compile(_lowered(self.source), self.flags & ~re.IGNORECASE)
 
 
 def _r(kind: str, pattern: str, group: int | tuple[int, ...] = 0, check: str | None = None, flags: int = 0,
        hints: Iterable[str] = (), fold: bool = False) -> _Rule:
-    compiled = re.compile(pattern, flags)
-    lowered = None
-    if fold and compiled.flags & re.IGNORECASE:
-        lowered = re.compile(_lowered(pattern), flags & ~re.IGNORECASE)
-    return _Rule(kind, compiled, group, check, tuple(hints), fold, lowered)
+    return _Rule(kind, pattern, flags, group, check, tuple(hints), fold)
 
 
 def _lowered(pattern: str) -> str:

@@ -105,7 +105,7 @@ def _spans_without_lowered(text: str) -> list[tuple[int, int, str]]:
 
     from sessionscope.core import secrets
 
-    slow = tuple(dataclasses.replace(r, lowered=None) for r in secrets.RULES)
+    slow = tuple(dataclasses.replace(r, lowering=False) for r in secrets.RULES)
     fast, secrets.RULES = secrets.RULES, slow
     try:
         return secrets.find_secrets(text)
