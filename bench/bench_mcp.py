@@ -19,6 +19,7 @@ figures, as after the app or any command ran once.
 
     .venv/bin/python bench/bench_mcp.py                       # the bench corpus: 2,000 files, 1 GB
     .venv/bin/python bench/bench_mcp.py --files 200 --size-mb 100 --runs 100   # a quick run
+    .venv/bin/python bench/bench_mcp.py --work /tmp/mcp-bench   # keep the warm cache for the next run
 """
 from __future__ import annotations
 
@@ -129,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=200, help="warm search calls per query")
     ap.add_argument("--starts", type=int, default=5, help="server starts timed")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--work", default=None,
+                    help="keep the cache (catalog, index) here: a later run starts from it warm")
     a = ap.parse_args(argv)
     big = a.big_mb if a.big_mb is not None else a.size_mb / 10
     corpus = gen_corpus.generate(a.corpus, files=a.files, size_mb=a.size_mb, big_mb=big)
@@ -137,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     from sessionscope.cli.mcp import REFRESH_SECONDS
 
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
-        work = Path(tmp)
+        work = Path(a.work or tmp)
+        work.mkdir(parents=True, exist_ok=True)
         env = environment(work)
         build = cli_seconds(["index", *roots], env)  # the warm cache every figure below starts from
         version = [cli_seconds(["--version"], env) for _ in range(a.starts)]
