@@ -63,3 +63,21 @@ def write_session(path: Path, sid: str, texts: list[str], *, project: str = "/el
     lines += [{"role": "user" if i % 2 == 0 else "assistant", "content": t,
                "timestamp": f"2026-03-{day:02d}T10:{i:02d}:00Z"} for i, t in enumerate(texts)]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def cli_run(capsys: "pytest.CaptureFixture[str]", *argv: str) -> tuple[int, str, str]:
+    """`sessionscope ARGV` in this process: its exit code, stdout and stderr."""
+    from sessionscope.cli.main import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_json(capsys: "pytest.CaptureFixture[str]", *argv: str) -> dict:
+    """`sessionscope ARGV --json`, which must succeed: its answer."""
+    import json
+
+    code, out, err = cli_run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint
-from ..read.discovery import ARCHIVE, Root, candidate_files, looks_in_projects, mirror_path, project_root
+from ..read.discovery import ARCHIVE, Root, candidate_files, looks_in_projects, project_root
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..read.walk import WalkReport
 
@@ -198,6 +198,7 @@ class Library:
         todo: list[tuple[str, os.stat_result]] = []
         live_roots = []
         inodes: set[tuple[int, int]] = set()  # across roots: an archive's hard link after its original
+        live_paths: set[str] = set()
         for root in sorted(self.roots, key=lambda r: r.origin == ARCHIVE):
             err = root.error
             if err:
@@ -206,7 +207,11 @@ class Library:
             live_roots.append(root)
             walk = WalkReport()
             stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
+            if root.origin == ARCHIVE and not live_paths:
+                live_paths = {p for p, _ in todo}  # (the live roots come first)
             for path in candidate_files(root, self.registry, walk, stats, inodes):
+                if root.origin == ARCHIVE and _original(root, path) in live_paths:
+                    continue  # the archive's copy of a file still there: the live one is read
                 try:
                     todo.append((path, stats.pop(path, None) or os.stat(path)))
                 except FileNotFoundError:
@@ -508,15 +513,13 @@ class Library:
     def archived_copy(self, path: str) -> str | None:
         """The archive's copy of a live file (where `sessionscope archive` mirrors it), if there
         is one: what serves its sessions once the agent deleted it."""
-        for live in self.roots:
-            if live.origin == ARCHIVE or not _under_any(path, [live]):
-                continue
-            tail = os.sep + mirror_path("", live.path).lstrip(os.sep)
-            for a in self.roots:
-                if a.origin == ARCHIVE and a.path.endswith(tail):
-                    copy = mirror_path(a.path[: -len(tail)], path)
-                    if os.path.isfile(copy):
-                        return copy
+        for a in self.roots:
+            src = (a.source or "").rstrip(os.sep)
+            if a.origin == ARCHIVE and src and (path.startswith(src + os.sep) if not a.shallow
+                                                 else os.path.dirname(path) == src):
+                copy = a.path.rstrip(os.sep) + path[len(src):]
+                if os.path.isfile(copy):
+                    return copy
         return None
 
     # -- lookups ------------------------------------------------------------------------
@@ -632,6 +635,13 @@ class Library:
                 continue
             if match is not None:
                 yield s, match
+
+
+def _original(root: Root, path: str) -> str | None:
+    """The live file an archive mirror's file is a copy of (None: not known)."""
+    if not root.source:
+        return None
+    return root.source.rstrip(os.sep) + path[len(root.path.rstrip(os.sep)):]
 
 
 def is_child(s: Session) -> bool:

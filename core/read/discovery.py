@@ -27,6 +27,8 @@ class Root:
     #: a project folder: only the files agents keep in a project (Adapter.project_files) directly
     #: in it are read, nothing below it is walked (and it is not watched)
     shallow: bool = False
+    #: an archive's mirror (origin ARCHIVE): the root it mirrors, whose files it holds copies of
+    source: str | None = None
 
     @property
     def error(self) -> str | None:
@@ -163,8 +165,10 @@ def archive_roots(archive: str | os.PathLike[str] | None) -> list[Root]:
         if not isinstance(rel, str) or os.path.isabs(rel) or ".." in rel.split("/"):
             continue  # (never a root outside the archive folder)
         path = os.path.join(folder, rel)
+        source = m.get("source")
         if os.path.isdir(path):
-            out.append(Root(path, ARCHIVE, shallow=m.get("shallow") is True))
+            out.append(Root(path, ARCHIVE, shallow=m.get("shallow") is True,
+                            source=source if isinstance(source, str) and os.path.isabs(source) else None))
     return out
 
 

@@ -48,14 +48,17 @@ def compressed(path: str) -> bool:
         return False
 
 
-def _gunzip(path: str, data: bytes | mmap.mmap) -> bytes:
+def _gunzip(data: bytes | mmap.mmap) -> bytes | None:
+    """The content of a gzip stream; None when it is not one after all (bytes that only begin
+    like one, or a cut stream): the file is then read as it is, its lines malformed as any
+    other binary's, never an exception."""
     import gzip
     import zlib
 
     try:
         return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise ReaderError(f"cannot decompress {path}: {exc}") from exc
+    except (OSError, EOFError, zlib.error):
+        return None
 
 
 class ReaderError(Exception):
@@ -189,11 +192,10 @@ class RecordFile:
         self.size = os.fstat(fd).st_size
         self._buf = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if self.size else b""
         if self._buf[:2] == GZIP_MAGIC:  # an archived compressed copy: its content, whole
-            try:
-                data = _gunzip(self.path, self._buf)
-            finally:
+            data = _gunzip(self._buf)
+            if data is not None:
                 self.close()
-            self._buf, self.size = data, len(data)
+                self._buf, self.size = data, len(data)
 
     def close(self) -> None:
         if isinstance(self._buf, mmap.mmap):
@@ -423,8 +425,8 @@ def read_head_tail(path: str, nbytes: int = 65536) -> HeadTail:
             kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise ReaderError(f"is {kind}: {path}")
         size = st.st_size
-        if os.pread(fd, 2, 0) == GZIP_MAGIC:  # decompressed whole: gzip has no random access
-            head = _gunzip(path, os.pread(fd, size, 0))
+        head = _gunzip(os.pread(fd, size, 0)) if os.pread(fd, 2, 0) == GZIP_MAGIC else None
+        if head is not None:  # decompressed whole: gzip has no random access
             if len(head) <= 2 * nbytes:
                 return HeadTail(head, head, len(head), st.st_mtime)
             return HeadTail(head[:nbytes], head[-nbytes:], len(head), st.st_mtime)

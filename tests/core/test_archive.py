@@ -140,18 +140,41 @@ def test_a_session_is_listed_once_and_still_read_and_found_after_its_agent_delet
     index.close()
 
 
-def test_the_live_copy_wins_even_when_the_archived_one_is_larger(world: World) -> None:
+def test_the_live_copy_wins_even_where_the_archived_one_is_larger_and_elsewhere(
+        world: World, tmp_path: Path) -> None:
     paths = [world.claude / "-home-u-proj" / "s0.jsonl"]
-    write_session(paths[0], "sess-0", [os.urandom(2000).hex() for _ in range(4)], project="/home/u/proj")
+    write_session(paths[0], "sess-0", [os.urandom(2000).hex() + " alpha0" for _ in range(4)], project="/home/u/proj")
     world.run(link=False)
-    # the agent rewrote the file shorter (a new inode) and the archive has not run since
-    tmp = paths[0].with_suffix(".new")
-    write_session(tmp, "sess-0", ["alpha0 short"], project="/home/u/proj")
-    os.replace(tmp, paths[0])
+    # the session moved (a project folder renamed; Codex moves old sessions to archived_sessions)
+    # and was rewritten shorter, and the archive has not run since: both copies are read
+    moved = world.claude / "-home-u-renamed" / "s0.jsonl"
+    write_session(moved, "sess-0", ["alpha0 short"], project="/home/u/proj")
+    paths[0].unlink()
     lib = world.library()
-    assert world.mirror(paths[0]).stat().st_size > paths[0].stat().st_size
-    assert [(s.id, s.path) for s in lib.sessions()] == [("sess-0", str(paths[0]))]
+    assert world.mirror(paths[0]).stat().st_size > moved.stat().st_size
+    assert [(s.id, s.path) for s in lib.sessions()] == [("sess-0", str(moved))]
     assert [e.text for e in lib.load(lib.get("sess-0")).entries] == ["alpha0 short"]
+    index = SearchIndex(tmp_path / "index")
+    index.update(lib)
+    assert [h.locator.path for h in index.search("alpha0").hits] == [str(moved)]  # the archived copy is not indexed
+    index.close()
+
+
+def test_an_aider_history_copied_is_listed_once_beside_its_live_file(world: World, tmp_path: Path) -> None:
+    project = world.home / "src" / "dash"
+    shutil.copytree(DATA / "aider" / "shop", project)
+    roots = [Root(str(project), "project", shallow=True)]
+    live = Library(roots, catalog=Catalog(None))
+    live.scan()
+    assert live.sessions()
+    run_archive(roots, world.archive, home=str(world.home), link=False)
+    both = Library(roots + archive_roots(world.archive), catalog=Catalog(None))
+    both.scan()
+    assert sorted(s.id for s in both.sessions()) == sorted(s.id for s in live.sessions())
+    for f in project.glob(".aider.chat.history.md"):
+        f.unlink()
+    both.scan()
+    assert len(both.sessions()) == len(live.sessions())
 
 
 def test_a_watcher_reads_the_archived_copy_of_a_file_it_sees_deleted(world: World) -> None:
@@ -320,3 +343,18 @@ def test_after_any_history_each_archived_file_holds_what_its_file_last_held(
             assert kept.startswith(content)
         else:
             assert kept == content
+
+
+def test_a_file_that_only_begins_like_gzip_is_read_as_it_is(tmp_path: Path) -> None:
+    from sessionscope.core.read.jsonl import RecordFile, read_head_tail
+
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(GZIP_MAGIC + b'\x08 not a stream\n{"a": 1}\n')
+    with RecordFile(str(path)) as rf:
+        assert bytes(rf.buffer) == path.read_bytes() and not rf.decompressed
+    assert read_head_tail(str(path)).head == path.read_bytes()
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(gzip.compress(b'{"a": 1}\n{"b": 2}\n'))
+    with RecordFile(str(good)) as rf:
+        assert [r.data for r in rf.iter_lines()] == [b'{"a": 1}', b'{"b": 2}'] and rf.decompressed
+    assert read_head_tail(str(good)).head == b'{"a": 1}\n{"b": 2}\n'
