@@ -1,12 +1,12 @@
 """An entry's anchor, and finding a bookmark's session and entry again.
 
-Entry ids fall in two kinds. Most formats give each record an id of its own (Claude Code's and
-pi's uuids, Gemini CLI's message ids, session-logs' `id`): it stays the same however the file
-grows and whatever cache is rebuilt, so it names the entry. Others (Codex CLI, Aider, a
-session-logs line without an id) have only `L{line}` ids: those stay right while the file only
-grows, but not when it is rewritten, so such a bookmark also keeps a short hash of the entry's
-role, kind and text, and the entry is looked for by that hash (the nearest to its old line)
-when the line holds something else now.
+Entry ids fall in two kinds. Most formats give each record an id of its own (the record ids of
+Claude Code, Copilot CLI and pi, Gemini CLI's message ids, session-logs' `id`): it stays the
+same however the file grows and whatever cache is rebuilt, so it names the entry. Others (Codex
+CLI, Aider, a session-logs line without an id) have only `L{line}` ids: those stay right while
+the file only grows, but not when it is rewritten, so such a bookmark also keeps a short hash of
+the entry's role, kind and text, and the entry is looked for by that hash (the nearest to its
+old line) when the line holds something else now.
 """
 from __future__ import annotations
 
