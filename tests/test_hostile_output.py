@@ -137,3 +137,15 @@ def test_watch_prints_no_raw_control(tmp_path: Path, home: HostileHome, as_json:
         assert json.loads(line)["path"].endswith(f"new{HOSTILE[:20]}.jsonl")
     else:
         assert "newOSC52:␛]52;c;SGVsbG8.jsonl" in line
+
+
+def test_bookmarks_json_escapes_the_note_and_the_entry_and_keeps_them(capsys: pytest.CaptureFixture[str],
+                                                                      home: HostileHome) -> None:
+    root = ["--root", str(home.root)]
+    assert main(["bookmarks", "add", f"{home.session_id}#e3", "--note", HOSTILE, *root]) == 0
+    capsys.readouterr()
+    assert main(["bookmarks", "--json", *root]) == 0
+    out, err = capsys.readouterr()
+    assert not raw_controls(out) and not raw_controls(err)
+    [b] = json.loads(out)["bookmarks"]
+    assert b["note"] == HOSTILE and "\x1b]52;c;SGVsbG8=\x07" in b["entry"]["text"]
