@@ -70,11 +70,11 @@ def build_app(args: argparse.Namespace) -> SessionScopeApp:
         notice = "; ".join([notice, *notes] if notice else notes)
     library = Library(roots, catalog=Catalog(base / "catalog.sqlite"))  # (adapters at first use)
     poll = bool(getattr(args, "poll", False)) or config.poll
-    from sessionscope.core.bookmarks.store import store_path
+    from sessionscope.core.config import bookmarks_file
 
     return SessionScopeApp(library, index_dir=base / "index", notice=notice, watch=True, poll=poll,
                            memory=memory, memory_dirs=memory_dirs, cwd=cwd, tool_result_cap=config.tool_result_cap,
-                           bookmarks=store_path(demo=demo))
+                           bookmarks=bookmarks_file(demo))
 
 
 def run_app(args: argparse.Namespace) -> int:

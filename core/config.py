@@ -99,6 +99,12 @@ def archive_dir(config: Config | None = None) -> Path:
     return data_dir() / "archive"
 
 
+def bookmarks_file(demo: bool = False) -> Path:
+    """The bookmarks' SQLite file in the data folder (`core.bookmarks.store`); the demo corpus
+    keeps its own. Here, not there, so the app's launch names it without importing the store."""
+    return data_dir() / ("demo-bookmarks.sqlite" if demo else "bookmarks.sqlite")
+
+
 class CacheError(Exception):
     """The cache dir (or a cache in it) cannot be used: one line for the user, no traceback."""
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from ..config import data_dir
+from ..config import bookmarks_file
 from ..model import iso, parse_timestamp
 
 SCHEMA = 1
@@ -28,8 +28,8 @@ _COLUMNS = ("key", "agent", "session_id", "path", "project", "title", "entry_id"
             "kind", "entry_time", "excerpt", "note", "created_at", "updated_at")
 
 
-def store_path(demo: bool = False, base: Path | None = None) -> Path:
-    return (base or data_dir()) / ("demo-bookmarks.sqlite" if demo else "bookmarks.sqlite")
+def store_path(demo: bool = False) -> Path:
+    return bookmarks_file(demo)
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class Bookmark:
 
 def masked(b: Bookmark) -> Bookmark:
     """The bookmark with its transcript text masked (the note is the user's and kept)."""
-    from ..secrets import mask_text  # (not at import: the app's launch names the store's path)
+    from ..secrets import mask_text
 
     def m(s: str | None) -> str | None:
         return mask_text(s) if s else s

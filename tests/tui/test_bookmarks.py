@@ -168,3 +168,23 @@ async def test_a_bookmark_whose_entry_is_gone_opens_its_session_at_the_start(tmp
         await settle(pilot)
         assert isinstance(app.screen, TranscriptScreen) and app.screen.session.id == session.id
         assert app.screen.entry_id is None  # at its start, a notice saying why
+
+
+def test_the_apps_launch_imports_nothing_of_bookmarks(tmp_path: Path) -> None:
+    """Building the app and its main screen reads no bookmark and imports none of their modules:
+    the Bookmarks pane, its list and the store come after the first frame."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "root"
+    root.mkdir()
+    code = ("import sys, argparse\n"
+            "from sessionscope.cli.app import build_app\n"
+            "import sessionscope.tui.screens.main\n"
+            "app = build_app(argparse.Namespace(root=[sys.argv[1]], demo=False, poll=False, memory_dir=[]))\n"
+            "print(app._bookmarks_path.name, sorted(m for m in sys.modules if 'bookmark' in m))\n")
+    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(tmp_path / "cache"),
+           "SESSIONSCOPE_CONFIG": str(tmp_path / "none.toml"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, env=env)
+    assert done.stdout.strip() == "bookmarks.sqlite []", done.stdout + done.stderr
