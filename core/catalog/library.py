@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
+from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint
@@ -262,8 +263,9 @@ class Library:
                             report.notes.append(f"linking sessions in {group_dir} failed: {exc}")
             with self.catalog.transaction():  # one commit per directory, not per file
                 for row, loaded in group:
-                    if loaded:
+                    if loaded:  # as linking left them
                         row.sessions = [ls.session for ls in loaded]
+                        row.activity = activity_of(loaded)
                     self.catalog.put(row)
             group.clear()
             group_bytes = 0
@@ -367,15 +369,17 @@ class Library:
                     return None
                 end = rf.complete_end
                 parser = adapter.parser(path)
+                fed: list[Entry] = []
                 for parsed in rf.iter_parsed(row.read_end, row.read_lines + 1):
                     if parsed.raw.offset >= end:
                         return None  # an unterminated last line that parses
-                    parser.feed(parsed)
+                    fed.extend(parser.feed(parsed))
                 session = adapter.extend(row.sessions[0], parser, st.st_size)
                 if session is None:
                     return None
                 return FileRow(path, Fingerprint.of(path, st), row.adapter, [session], None,
-                               end, row.read_lines + parser.account.lines)
+                               end, row.read_lines + parser.account.lines,
+                               tail_activity(row.sessions[0], session, fed), activity_added=True)
         except (OSError, ReaderError):
             return None  # the whole read says why
 
@@ -387,9 +391,9 @@ class Library:
             fp = Fingerprint.of(path, st)
         except OSError as exc:
             fp = Fingerprint(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, "")
-            return FileRow(path, fp, None, [], f"{UNREADABLE}{exc.strerror}"), []
+            return FileRow(path, fp, None, [], f"{UNREADABLE}{exc.strerror}", activity=[]), []
         adapter = self.registry.sniff(path)
-        row = FileRow(path, fp, adapter.name if adapter else None, [], None)
+        row = FileRow(path, fp, adapter.name if adapter else None, [], None, activity=[])
         loaded: list[LoadedSession] = []
         if adapter is not None:
             try:
@@ -398,6 +402,7 @@ class Library:
                 else:
                     loaded = adapter.load(path)
                 row.sessions = _named_projects([ls.session for ls in loaded], self._sessions.values())
+                row.activity = activity_of(loaded)
             except ReaderError as exc:
                 row.error = str(exc)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan

@@ -19,13 +19,15 @@ import orjson
 
 from ..config import ZSTD_HINT, CacheError
 from ..model import Session, SessionKind, TokenUsage
+from .activity import ActivityRow
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
 # the app's startup as dicts with ISO strings), and each file has its newest session's time, so
 # that the newest screenful can be read first. 5: each file has where its reading stopped (the
 # offset after its last complete line, and the lines fed up to it), so a file that grew is read on
-# from there rather than whole.
-SCHEMA_VERSION = 5
+# from there rather than whole. 6: each session's messages and tokens per quarter hour and model
+# (the `activity` table, core/catalog/activity.py), for the usage pictures.
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,9 +54,23 @@ CREATE TABLE IF NOT EXISTS index_files (
     offset INTEGER NOT NULL,
     line INTEGER NOT NULL
 );
+-- Each file's sessions' messages and tokens per quarter hour and model (core/catalog/activity.py):
+-- read by the usage pictures alone, so the session list never decodes them.
+CREATE TABLE IF NOT EXISTS activity (
+    path TEXT NOT NULL,
+    session TEXT NOT NULL,
+    slot INTEGER,  -- epoch seconds // 900; NULL: no time known
+    model TEXT NOT NULL,  -- '' : not known
+    messages INTEGER NOT NULL,
+    input INTEGER NOT NULL,
+    output INTEGER NOT NULL,
+    cache_read INTEGER NOT NULL,
+    cache_creation INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS activity_by_path ON activity(path);
 """
 #: what `_SCHEMA` creates
-_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files"})
+_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -113,6 +129,10 @@ class FileRow:
     #: adapter, and the lines fed before it; a file that grew is read on from there (-1: whole)
     read_end: int = -1
     read_lines: int = 0
+    #: its sessions' activity rows (core/catalog/activity.py): None leaves those stored as they
+    #: are; `activity_added` adds these to them (lines appended) rather than replacing them
+    activity: list[ActivityRow] | None = None
+    activity_added: bool = False
 
 
 @dataclass(frozen=True)
@@ -300,6 +320,23 @@ class Catalog:
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
                  blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines),
             )
+            if row.activity is not None:
+                if not row.activity_added:
+                    self._db.execute("DELETE FROM activity WHERE path=?", (row.path,))
+                self._db.executemany(
+                    "INSERT INTO activity(path, session, slot, model, messages, input, output,"
+                    " cache_read, cache_creation) VALUES(?,?,?,?,?,?,?,?,?)",
+                    [(row.path, *a) for a in row.activity],
+                )
+
+    def activity(self) -> list[tuple[str, int | None, str, int, int, int, int, int]]:
+        """Every activity row, summed per session, slot and model: `(session_id, slot, model,
+        messages, input, output, cache_read, cache_creation)`."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT session, slot, model, SUM(messages), SUM(input), SUM(output), SUM(cache_read),"
+                " SUM(cache_creation) FROM activity GROUP BY session, slot, model"
+            ).fetchall()
 
     # -- what the full-text index holds ---------------------------------------------------
     def index_states(self) -> dict[str, IndexState]:
@@ -329,8 +366,10 @@ class Catalog:
                 self._db.executemany("DELETE FROM index_files WHERE path=?", [(p,) for p in paths])
 
     def remove(self, paths: Iterable[str]) -> None:
+        paths = [(p,) for p in paths]
         with self._lock:
-            self._db.executemany("DELETE FROM files WHERE path=?", [(p,) for p in paths])
+            self._db.executemany("DELETE FROM files WHERE path=?", paths)
+            self._db.executemany("DELETE FROM activity WHERE path=?", paths)
 
     def transaction(self) -> _Tx:
         return _Tx(self)

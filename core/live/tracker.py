@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Iterable
 
+from ..catalog.activity import tail_activity
 from ..catalog.library import Library
 from ..catalog.store import FileRow, Fingerprint
 from ..config import CacheError
@@ -192,7 +193,8 @@ class Tracker:
             size=st.st_size,
             line_count=main.line_count + (next_line - line),
         )
-        lib.put_row(FileRow(row.path, Fingerprint.of(row.path, st), row.adapter, [updated, *row.sessions[1:]], None))
+        lib.put_row(FileRow(row.path, Fingerprint.of(row.path, st), row.adapter, [updated, *row.sessions[1:]], None,
+                            activity=tail_activity(main, updated, new), activity_added=True))
         self._mark(row.path)
         if not new:
             return None

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
-from ...model import Entry, EntryKind, Locator, Role, Session, parse_timestamp
+from ...model import Entry, EntryKind, Locator, Role, Session, TokenUsage, parse_timestamp
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from ..ends import Ends, QuickMeta
     from ..walk import WalkReport
 
@@ -51,10 +53,22 @@ class LoadedSession:
     noise: list[Locator] = field(default_factory=list)
     account: LineAccount = field(default_factory=LineAccount)
     warnings: list[str] = field(default_factory=list)
+    #: the session's tokens as the agent reported them, each with its time and model (either
+    #: None when the record did not say): what the usage pictures (core/stats) count per day and
+    #: model. Empty when the format reports tokens only for the whole session.
+    usage_parts: list[UsagePart] = field(default_factory=list)
 
     @property
     def malformed(self) -> list[Entry]:
         return [e for e in self.entries if e.kind is EntryKind.MALFORMED]
+
+    def usage_by_time(self) -> list[UsagePart]:
+        """`usage_parts` (a format whose parts are worked out at the end overrides this)."""
+        return self.usage_parts
+
+
+#: some of a session's tokens: when (None: not said) and by which model (None: not said)
+UsagePart = tuple["datetime | None", "str | None", TokenUsage]
 
 
 def malformed_entry(parsed: ParsedLine, path: str) -> Entry:

@@ -55,7 +55,7 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines
-from .base import Adapter, LineAccount, LoadedSession, RecordParser, walk_files
+from .base import Adapter, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,20 @@ class ClaudeLoadedSession(LoadedSession):
     usage_by_message: dict[str, TokenUsage] = field(default_factory=dict)
     agent_type: str | None = None
     duplicates_hidden: int = 0
+
+    def usage_by_time(self) -> list[UsagePart]:
+        """Each reply's tokens (`usage_by_message`, which hiding duplicates keeps current) at the
+        time and model of that reply's first entry."""
+        first: dict[str, Entry] = {}
+        for e in self.entries:
+            if e.message_id and e.message_id not in first:
+                first[e.message_id] = e
+        out: list[UsagePart] = []
+        for mid, usage in self.usage_by_message.items():
+            e = first.get(mid)
+            model = e.model if e is not None and e.model != _SYNTHETIC else None
+            out.append((e.timestamp if e is not None else None, model, usage))
+        return out
 
 
 @dataclass(slots=True)

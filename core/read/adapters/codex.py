@@ -69,7 +69,7 @@ from ...model import (
     truncate,
 )
 from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, KeepingParser, LoadedSession, load_json_document, walk_files
+from .base import Adapter, KeepingParser, LoadedSession, UsagePart, load_json_document, walk_files
 from .base import json_text as _dumps
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -280,6 +280,7 @@ class CodexParser(KeepingParser):
         self._models: list[str] = []
         self._calls: dict[str, str] = {}
         self._usage = TokenUsage()
+        self._usage_parts: list[UsagePart] = []
         self._prev_total: Any = None
         self._first_ts: datetime | None = None
         self._last_ts: datetime | None = None
@@ -331,7 +332,8 @@ class CodexParser(KeepingParser):
             noise_count=self.account.noise,
             size=size,
         )
-        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings)]
+        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings,
+                              self._usage_parts)]
 
     # -- dispatch --------------------------------------------------------------------------
     def _record(self, value: Any, parsed: ParsedLine) -> list[Entry]:
@@ -687,7 +689,7 @@ class CodexParser(KeepingParser):
         if t == "agent_reasoning_raw_content":
             return self._thinking("reasoning_raw", [_str(p.get("text")) or ""], EVENT, parsed, ts, raw_type)
         if t == "token_count":
-            self._token_count(p.get("info"))
+            self._token_count(p.get("info"), ts)
             return []
         if t == "context_compacted":
             return self._compaction(parsed, ts, p.get("message"), raw_type)
@@ -727,20 +729,23 @@ class CodexParser(KeepingParser):
             return self._thinking("reasoning", texts, EVENT, parsed, ts, raw_type)
         return []
 
-    def _token_count(self, info: Any) -> None:
+    def _token_count(self, info: Any, ts: datetime | None) -> None:
         if not isinstance(info, dict):
             return  # rate-limit-only update
         total = info.get("total_token_usage")
         last = info.get("last_token_usage")
         if total is not None and total == self._prev_total:
             return  # the second emission of the same response's totals
+        part = None
         if isinstance(last, dict):
-            self._usage = self._usage + _usage_of(last)
+            part = _usage_of(last)
         elif isinstance(total, dict):
             now = _usage_of(total)
             before = _usage_of(self._prev_total) if isinstance(self._prev_total, dict) else TokenUsage()
-            delta = _minus(now, before)
-            self._usage = self._usage + (delta if delta is not None else now)
+            part = _minus(now, before) or now
+        if part is not None:
+            self._usage = self._usage + part
+            self._usage_parts.append((ts, self._model, part))
         if total is not None:
             self._prev_total = total
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from ..jsonl import ParsedLine
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from .base import KeepingParser, LoadedSession
+from .base import KeepingParser, LoadedSession, UsagePart
 
 
 def text_of(content: Any, image: str = "[image]") -> str:
@@ -75,6 +75,7 @@ class CollectingParser(KeepingParser):
         self.prompt_title: str | None = None
         self.models: list[str] = []
         self.usage = TokenUsage()
+        self.usage_parts: list[UsagePart] = []
         self.first_ts: datetime | None = None
         self.last_ts: datetime | None = None
         self._ids: set[str] = set()
@@ -120,8 +121,13 @@ class CollectingParser(KeepingParser):
         if isinstance(model, str) and model and model not in self.models:
             self.models.append(model)
 
-    def add_usage(self, input: Any = 0, output: Any = 0, cache_read: Any = 0, cache_creation: Any = 0) -> None:
-        self.usage = self.usage + TokenUsage(count(input), count(output), count(cache_read), count(cache_creation))
+    def add_usage(self, input: Any = 0, output: Any = 0, cache_read: Any = 0, cache_creation: Any = 0, *,
+                  at: datetime | None = None, model: str | None = None) -> None:
+        """Add tokens to the session's; `at` and `model` (when the record says them) place them
+        for the usage pictures."""
+        part = TokenUsage(count(input), count(output), count(cache_read), count(cache_creation))
+        self.usage = self.usage + part
+        self.usage_parts.append((at, model, part))
 
     def unique_id(self, wanted: str | None, parsed: ParsedLine, n: int = 0) -> str:
         """`wanted` (with `.n` for a record's later entries), else `L{line}`; never one used before."""
@@ -174,7 +180,8 @@ class CollectingParser(KeepingParser):
         return Session(**fields)
 
     def finish(self) -> list[LoadedSession]:
-        return [LoadedSession(self.session(), self.entries, self.noise, self.account, self.warnings)]
+        return [LoadedSession(self.session(), self.entries, self.noise, self.account, self.warnings,
+                              self.usage_parts)]
 
 
 def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str | None,

@@ -242,6 +242,7 @@ class CopilotParser(CollectingParser):
         from ...model import TokenUsage
 
         self.usage, self._shutdown_usage = TokenUsage(), True
+        self.usage_parts = []  # (the totals below replace the replies' output counts)
         for model, m in metrics.items():
             self.note_model(model)
             usage = m.get("usage") if isinstance(m, dict) else None
@@ -251,7 +252,8 @@ class CopilotParser(CollectingParser):
             inp = usage.get("inputTokens")
             if isinstance(inp, int) and isinstance(read, int) and inp >= read:
                 inp -= read
-            self.add_usage(inp, usage.get("outputTokens"), read, usage.get("cacheWriteTokens"))
+            self.add_usage(inp, usage.get("outputTokens"), read, usage.get("cacheWriteTokens"),
+                           model=model if isinstance(model, str) else None)
 
     # -- the legacy document ---------------------------------------------------------------------
     def _legacy(self, value: dict, parsed: ParsedLine) -> list[Entry] | None:

@@ -48,7 +48,7 @@ import orjson
 from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, load_json_document
+from .base import Adapter, LoadedSession, RecordParser, UsagePart, load_json_document
 from .collect import count
 from .base import json_text as _dumps
 
@@ -294,8 +294,13 @@ class GeminiParser(RecordParser):
                 off.update(range(start, fed))
         entries = self._ordered(last_of, first_of, off)
         usage = TokenUsage()
+        parts: list[UsagePart] = []
         for i in last_of.values():
-            usage = usage + self.records[i].usage
+            rec = self.records[i]
+            usage = usage + rec.usage
+            if rec.usage.total:
+                said = rec.entries[0] if rec.entries else None
+                parts.append((said.timestamp if said else None, said.model if said else None, rec.usage))
         models: list[str] = []
         for e in entries:
             if e.model and e.model not in models:
@@ -318,7 +323,7 @@ class GeminiParser(RecordParser):
             models=tuple(models), usage=usage, parent_id=ident["parent_id"],
             line_count=self.account.lines, malformed_count=self.account.malformed,
             noise_count=self.account.noise, size=size)
-        return [LoadedSession(session, entries, self.noise, self.account, self.warnings)]
+        return [LoadedSession(session, entries, self.noise, self.account, self.warnings, parts)]
 
     def _placed(self, rec: _Record, rewound: bool) -> list[Entry]:
         if not rewound:

@@ -238,7 +238,8 @@ class OpenCodeParser(CollectingParser):
             cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
             out = tokens.get("output") if isinstance(tokens.get("output"), int) else 0
             reasoning = tokens.get("reasoning") if isinstance(tokens.get("reasoning"), int) else 0
-            self.add_usage(tokens.get("input"), out + reasoning, cache.get("read"), cache.get("write"))
+            self.add_usage(tokens.get("input"), out + reasoning, cache.get("read"), cache.get("write"),
+                           at=self._message_ts, model=self._model)
         error = info.get("error")
         if isinstance(error, dict):
             data = error.get("data") if isinstance(error.get("data"), dict) else {}

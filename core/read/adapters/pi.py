@@ -172,7 +172,8 @@ class PiParser(CollectingParser):
             self.note_model(model)
             usage = msg.get("usage")
             if isinstance(usage, dict):
-                self.add_usage(usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"))
+                self.add_usage(usage.get("input"), usage.get("output"), usage.get("cacheRead"), usage.get("cacheWrite"),
+                               at=ts, model=model)
             content = msg.get("content")
             for part in content if isinstance(content, list) else [content]:
                 if isinstance(part, str):
