@@ -17,6 +17,7 @@ them):
     demo         beside live/ and brief/: the built-in demo corpus
     export/      beside them: a session to Markdown, HTML or JSON
     bookmarks/   beside them: bookmarks and notes on entries and sessions (SQLite in the data folder)
+    stats/       beside them: activity, tokens and cost per day (the usage pictures)
     logs/      the session-logs tool contract (list, read, search, recent) shared by the CLI's
                --json and the MCP server; above brief/ (the caller's project is scoped as the
                brief's retrieval scopes it)
