@@ -71,6 +71,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "export": ("export", "add_parser"),
     "archive": ("archive", "add_parser"),
     "bookmarks": ("bookmarks", "add_parser"),
+    "stats": ("stats", "add_parser"),
     "roots": ("roots", "add_parser"),
     "memory": ("memory", "add_parser"),
     "context": ("brief", "add_parser"),
@@ -176,5 +177,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "export": _command("export", "cmd_export"),
     "archive": _command("archive", "cmd_archive"),
     "bookmarks": _command("bookmarks", "cmd_bookmarks"),
+    "stats": _command("stats", "cmd_stats"),
 }
 _run_app = _command("app")  # no command: the app
