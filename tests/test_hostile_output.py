@@ -64,6 +64,8 @@ def commands(h: HostileHome) -> list[list[str]]:
         ["bookmarks", "add", f"{h.session_id}#e3", "--note", HOSTILE, *root], ["bookmarks", "add", h.session_id, *root],
         ["bookmarks", *root], ["bookmarks", "add", TYPED, *root], ["bookmarks", "add", h.session_id, "--entry", TYPED, *root],
         ["bookmarks", "import", TYPED], ["bookmarks", "remove", TYPED], ["bookmarks", "export", TYPED],
+        ["stats", "--since", "2026-10-01", "--until", "2026-11-30", *root], ["stats", "--since", TYPED, *root],
+        ["stats", "--project", TYPED, "--agent", TYPED, *root],
         ["mcp", "--json", *root], ["mcp", f"--{TYPED}"],  # (the server itself: tests/test_mcp.py)
         [TYPED], ["--root", TYPED], ["sessions", f"--{TYPED}"],
     ]
