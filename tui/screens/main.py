@@ -36,13 +36,15 @@ if TYPE_CHECKING:
     from sessionscope.tui.widgets.bookmark_list import BookmarkList, BookmarksPane
     from sessionscope.tui.widgets.memory_pane import MemoryPane
     from sessionscope.tui.widgets.search_pane import SearchPane
+    from sessionscope.tui.widgets.stats_pane import StatsPane
 
 
 #: while sessions keep changing, the list is rebuilt at most once per this many seconds
 LIVE_INTERVAL = 0.5
 
 #: the tabs: the id of each one's holder in the switcher, and its label
-TABS = (("sessions", "Sessions"), ("search", "Search"), ("memory", "Memory"), ("bookmarks", "Bookmarks"))
+TABS = (("sessions", "Sessions"), ("search", "Search"), ("memory", "Memory"), ("bookmarks", "Bookmarks"),
+        ("stats", "Stats"))
 
 
 class Holder(Widget):
@@ -51,14 +53,19 @@ class Holder(Widget):
     then too). No CSS of its own (one stylesheet parse less): styles/app.tcss sizes it."""
 
     def __init__(self, pane: Widget | None = None, *, make: Callable[[], Widget] | None = None,
-                 id: str) -> None:
+                 id: str, eager: bool = True) -> None:
         super().__init__(*([pane] if pane is not None else []), id=id)
         self._make = make
         self._made: AwaitComplete | None = None
+        self._eager = eager  # False: made only when its tab is first shown
 
     def on_mount(self) -> None:
-        if self._make is not None:
+        if self._make is not None and self._eager:
             self.call_after_refresh(self.build)
+
+    @property
+    def is_made(self) -> bool:
+        return self._made is not None
 
     def build(self) -> AwaitComplete:
         """Mount the pane (once); awaiting it waits until the pane is composed."""
@@ -82,6 +89,7 @@ class MainScreen(Screen[None]):
         Binding("2", "show_tab('search')", "Search", id="main.search"),
         Binding("3", "show_tab('memory')", "Memory", id="main.memory"),
         Binding("4", "show_tab('bookmarks')", "Bookmarks", show=False, id="main.bookmarks"),
+        Binding("5", "show_tab('stats')", "Stats", show=False, id="main.stats"),
         # Shown (while on the search tab: check_action) because the focused query box takes every
         # printable key, so the footer has nothing else to offer there.
         Binding("escape", "back_to_sessions", "Sessions", id="main.back"),
@@ -111,6 +119,7 @@ class MainScreen(Screen[None]):
             yield Holder(make=self._make_search_pane, id="search")
             yield Holder(make=self._make_memory_pane, id="memory")
             yield Holder(make=self._make_bookmarks_pane, id="bookmarks")
+            yield Holder(make=self._make_stats_pane, id="stats", eager=False)
         yield Footer()
 
     def _make_search_pane(self) -> SearchPane:
@@ -136,6 +145,18 @@ class MainScreen(Screen[None]):
         app = self.ss_app
         return BookmarksPane(app.bookmark_store, app.library, now=app.now, id="bookmarks-pane",
                              ready=lambda: not app.sessions_loading and app.reading is None)
+
+    def _make_stats_pane(self) -> StatsPane:
+        from datetime import datetime
+
+        from sessionscope.tui.widgets.stats_pane import StatsPane
+
+        app = self.ss_app
+        library = app.library
+        now = app.now
+        return StatsPane(lambda: (library.all_sessions(), library.catalog.activity()),
+                         today=lambda: (now or datetime.now().astimezone()).date(),
+                         tz=now.tzinfo if now else None, id="stats-pane")
 
     def _with_pane(self, tab: str, then: Callable[[Any], object]) -> None:
         """`then(pane)` with the pane of a tab: now, or once it is built if it is not yet (it is
@@ -243,6 +264,9 @@ class MainScreen(Screen[None]):
             self._with_pane("memory", lambda pane: pane.focus_timeline())
         elif tab == "bookmarks":
             self._with_pane("bookmarks", self._show_bookmarks)
+        elif tab == "stats":
+            shown = self.query_one("#panes > #stats", Holder).is_made
+            self._with_pane("stats", lambda pane: (pane.focus(), shown and pane.reload()))
         else:
             self.query_one(SessionList).focus()
 
