@@ -106,6 +106,11 @@ async def bookmarks(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def stats(pilot: Any) -> None:
+    await pilot.press("5")  # the last 30 days of the frozen clock
+    await settle(pilot)
+
+
 SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "sessions": sessions,
     "search": search,
@@ -115,6 +120,7 @@ SHOTS: dict[str, Callable[[Any], Awaitable[None]]] = {
     "memory": memory,
     "brief": brief,
     "bookmarks": bookmarks,
+    "stats": stats,
 }
 
 
