@@ -16,7 +16,7 @@ from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.stats.aggregate import compute
 from sessionscope.tui.app import SessionScopeApp
-from sessionscope.tui.widgets.stats_pane import StatsPane
+from sessionscope.tui.widgets.stats_pane import StatsPane, short_names
 
 SIZE = (120, 40)
 
@@ -85,3 +85,9 @@ def test_snapshot_stats_tab(snap_compare, tmp_path: Path) -> None:  # noqa: ANN0
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
+
+
+def test_projects_of_one_name_are_told_apart_by_their_folders() -> None:
+    names = short_names(["/home/a/work/web", "/home/a/old/web", "/x/infra", "(no project)", "/"])
+    assert names == {"/home/a/work/web": "work/web", "/home/a/old/web": "old/web", "/x/infra": "infra",
+                     "(no project)": "(no project)", "/": "/"}

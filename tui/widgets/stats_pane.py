@@ -23,10 +23,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
-from sessionscope.core.format import count, human_tokens, project_name
+from sessionscope.core.format import count, human_tokens
 from sessionscope.core.text import one_line
 
-__all__ = ["PERIODS", "StatsPane"]
+__all__ = ["PERIODS", "StatsPane", "short_names"]
 
 #: the periods `[` and `]` step through: (label, days; None: since the first day with activity)
 PERIODS: tuple[tuple[str, int | None], ...] = (
@@ -47,6 +47,20 @@ def _name(text: str, width: int = 24) -> Text:
     return Text(shown)
 
 
+def short_names(paths: Sequence[str]) -> dict[str, str]:
+    """Each project path as its last folder names, as few as keep it apart from the others'
+    ("web-dashboard" alone, else "work/web-dashboard" beside "old/web-dashboard")."""
+    parts = {p: [x for x in p.replace("\\", "/").split("/") if x] or [p] for p in paths}
+    out: dict[str, str] = {}
+    for p, names in parts.items():
+        for n in range(1, len(names) + 1):
+            tail = names[-n:]
+            if not any(q != p and other[-n:] == tail for q, other in parts.items()):
+                break
+        out[p] = "/".join(tail) if tail else p
+    return out
+
+
 def _money(value: float) -> str:
     return f"${value:,.2f}"
 
@@ -61,12 +75,10 @@ class ChartRow(Horizontal):
     def compose(self) -> ComposeResult:
         name, values, total = self._parts
         yield Label(name, classes="stats-name")
-        yield Sparkline(list(values), summary_function=_mean)
+        # More days than columns: a column shows the busiest of its days (the bars are scaled to
+        # the busiest day, so a mean would flatten a long period).
+        yield Sparkline(list(values), summary_function=max)
         yield Label(Text(total, justify="right"), classes="stats-total")
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values)
 
 
 class StatsPane(Vertical, can_focus=True):
@@ -181,16 +193,18 @@ class StatsPane(Vertical, can_focus=True):
         out.append(Label("Activity per day: messages (sessions)", classes="stats-title"))
         out.append(ChartRow(Text("all messages"), [d.messages for d in days], f"{s.messages:,}", total_row=True))
         out.append(ChartRow(Text("sessions"), [len(d.sessions) for d in days], f"{s.sessions:,}"))
-        for what, namer in (("projects", lambda p: project_name(p) or p), ("agents", lambda a: a)):
+        for what, noun in (("projects", "project"), ("agents", "agent")):
             ranked = s.by(what)
+            names = short_names([k for k, _, _ in ranked]) if what == "projects" else {}
             for key, sessions, messages in ranked[:TOP]:
                 series = [getattr(d, what).get(key, (set(), 0))[1] for d in days]
-                out.append(ChartRow(_name(namer(key)), series, f"{messages:,} ({sessions})"))
+                out.append(ChartRow(_name(names.get(key, key)), series, f"{messages:,} ({sessions})"))
             rest = ranked[TOP:]
             if rest:
                 keys = {k for k, _, _ in rest}
                 series = [sum(n for k, (_, n) in getattr(d, what).items() if k in keys) for d in days]
-                out.append(ChartRow(Text(f"{len(rest)} other {what}"), series, f"{sum(r[2] for r in rest):,}"))
+                out.append(ChartRow(Text(f"{count(len(rest), 'other ' + noun)}"), series,
+                                    f"{sum(r[2] for r in rest):,}"))
         out.append(axis_row())
         # -- tokens
         models = s.by_model()
@@ -203,7 +217,7 @@ class StatsPane(Vertical, can_focus=True):
         if len(models) > TOP:
             keys = {m for m, _, _ in models[TOP:]}
             series = [sum(u.total for m, u in d.models.items() if m in keys) for d in days]
-            out.append(ChartRow(Text(f"{len(models) - TOP} other models"), series,
+            out.append(ChartRow(Text(count(len(models) - TOP, "other model")), series,
                                 human_tokens(sum(u.total for _, u, _ in models[TOP:]))))
         out.append(axis_row())
         # -- cost
