@@ -187,7 +187,8 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         screen = app.screen
         bar = screen.query_one(TabBar)
         switcher = screen.query_one(ContentSwitcher)
-        assert [bar._tab_at(x) for x in (0, 9, 10, 17, 18, 25, 26, 36, 37)] == [0, 0, 1, 1, 2, 2, 3, 3, None]
+        assert [bar._tab_at(x) for x in (0, 9, 10, 17, 18, 25, 26, 36, 37, 43, 44)] == [
+            0, 0, 1, 1, 2, 2, 3, 3, 4, 4, None]
         await pilot.click(TabBar, offset=(12, 0))  # " Search " is cells 10-17
         await settle(pilot)
         assert (screen.active_tab, switcher.current) == ("search", "search")
@@ -202,6 +203,10 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         await settle(pilot)
         assert (screen.active_tab, switcher.current) == ("bookmarks", "bookmarks")
         bar.focus()
+        await pilot.press("right")
+        await settle(pilot)
+        assert (screen.active_tab, switcher.current) == ("stats", "stats")
+        bar.focus()
         await pilot.press("right")  # from the last tab round to the first
         await settle(pilot)
         assert (screen.active_tab, switcher.current) == ("sessions", "sessions")
@@ -209,7 +214,7 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
         bar.focus()
         await pilot.press("left")
         await settle(pilot)
-        assert screen.active_tab == "bookmarks"
+        assert screen.active_tab == "stats"
         await pilot.hover(TabBar, offset=(3, 0))
         assert bar._hover == 0
         await pilot.hover(SessionList, offset=(3, 5))
