@@ -267,6 +267,7 @@ class Library:
                         row.sessions = [ls.session for ls in loaded]
                         row.activity = activity_of(loaded)
                     self.catalog.put(row)
+                    row.activity = None  # (stored: not held in memory with the scan's rows)
             group.clear()
             group_bytes = 0
 
@@ -427,6 +428,7 @@ class Library:
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:
         row, _ = self._load_file(path, st)
         self.catalog.put(row)
+        row.activity = None  # (stored: not held in memory)
         return row
 
     # -- single files (live updates) -----------------------------------------------------
@@ -443,6 +445,7 @@ class Library:
     def put_row(self, row: FileRow) -> None:
         """Make a file's row current in the catalog and the session map."""
         self.catalog.put(row)
+        row.activity = None  # (stored: not held in memory)
         old = self.rows.get(row.path)
         self.rows[row.path] = row
         self._relink(row.path, old, row)

@@ -148,6 +148,7 @@ def test_the_catalog_keeps_activity_in_step_with_the_files(tmp_path: Path) -> No
                                                 ("2026-11-10T10:00:00Z", KNOWN, _usage(5, 5))])
     report = lib.scan()
     assert report.reread == 2 and report.removed == 1
+    assert all(row.activity is None for row in lib.rows.values())  # stored, not held with the rows
     assert lib.catalog.get(str(grows)).read_end > 0  # (read on, not whole)
     fresh = _library(tmp_path / "fresh", root)
     assert sorted(lib.catalog.activity()) == sorted(fresh.catalog.activity())
