@@ -8,7 +8,6 @@ import functools
 import os
 
 from .store import FileRow, Fingerprint
-from ..read.jsonl import GZIP_MAGIC
 
 #: how a row's error begins when the file could not be opened at all
 UNREADABLE = "unreadable: "
@@ -27,6 +26,8 @@ def file_problem(path: str, error: str | None = None) -> str | None:
         return "empty file" if not head else "empty file (only blank lines)"
     if error:
         return error
+    from ..read.jsonl import GZIP_MAGIC  # (not at import: the app's first screen reads no file)
+
     if not path.endswith(".zst") and head[:2] != GZIP_MAGIC and (b"\0" in head or not _utf8_start(head)):
         return "not a JSONL transcript (binary)"
     return None

@@ -22,7 +22,7 @@ from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint
-from ..read.discovery import ARCHIVE, Root, candidate_files, looks_in_projects, project_root
+from ..read.discovery import ARCHIVE, Root, looks_in_projects, project_root, roots_files
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..read.walk import WalkReport
 
@@ -198,29 +198,24 @@ class Library:
         self.catalog.messages.clear()
         todo: list[tuple[str, os.stat_result]] = []
         live_roots = []
-        inodes: set[tuple[int, int]] = set()  # across roots: an archive's hard link after its original
-        live_paths: set[str] = set()
-        for root in sorted(self.roots, key=lambda r: r.origin == ARCHIVE):
+        for root in self.roots:
             err = root.error
             if err:
                 (report.errors if root.explicit else report.notes).append(err)
                 continue
             live_roots.append(root)
-            walk = WalkReport()
-            stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
-            if root.origin == ARCHIVE and not live_paths:
-                live_paths = {p for p, _ in todo}  # (the live roots come first)
-            for path in candidate_files(root, self.registry, walk, stats, inodes):
-                if root.origin == ARCHIVE and _original(root, path) in live_paths:
-                    continue  # the archive's copy of a file still there: the live one is read
-                try:
-                    todo.append((path, stats.pop(path, None) or os.stat(path)))
-                except FileNotFoundError:
-                    continue  # removed since the walk listed it: nothing to miss
-                except OSError as exc:
-                    report.errors.append(f"cannot stat {path}: {exc.strerror}")
-            report.errors += walk.errors()
-            report.skipped += walk.notes()
+        walk = WalkReport()
+        stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
+        # (each file once: an archive's copy only once its original is gone)
+        for path in roots_files(live_roots, self.registry, walk, stats):
+            try:
+                todo.append((path, stats.pop(path, None) or os.stat(path)))
+            except FileNotFoundError:
+                continue  # removed since the walk listed it: nothing to miss
+            except OSError as exc:
+                report.errors.append(f"cannot stat {path}: {exc.strerror}")
+        report.errors += walk.errors()
+        report.skipped += walk.notes()
         report.files = len(todo)
         seen = {p for p, _ in todo}
         gone = [p for p in known if p not in seen and _under_any(p, live_roots)]
@@ -643,13 +638,6 @@ class Library:
                 continue
             if match is not None:
                 yield s, match
-
-
-def _original(root: Root, path: str) -> str | None:
-    """The live file an archive mirror's file is a copy of (None: not known)."""
-    if not root.source:
-        return None
-    return root.source.rstrip(os.sep) + path[len(root.path.rstrip(os.sep)):]
 
 
 def is_child(s: Session) -> bool:

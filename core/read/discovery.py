@@ -282,6 +282,32 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
         yield path
 
 
+def roots_files(roots: list[Root], registry: Registry, report: WalkReport | None = None,
+                stats: dict[str, os.stat_result] | None = None) -> Iterator[str]:
+    """`candidate_files` of each root (the readable ones the caller passes), each file once: the
+    archive's mirrors come last, and a file of theirs is left out while the file it copies is
+    listed under a live root (a hard link by its inode, any copy by its path), so a session is
+    read from the archive only once its agent deleted it."""
+    seen: set[tuple[int, int]] = set()
+    live: set[str] = set()
+    for root in sorted(roots, key=is_archive):
+        if not is_archive(root):
+            for path in candidate_files(root, registry, report, stats, seen):
+                live.add(path)
+                yield path
+            continue
+        for path in candidate_files(root, registry, report, stats, seen):
+            if original_of(root, path) not in live:
+                yield path
+
+
+def original_of(root: Root, path: str) -> str | None:
+    """The live file an archive mirror's file is a copy of (None: not known)."""
+    if not root.source:
+        return None
+    return root.source.rstrip(os.sep) + path[len(root.path.rstrip(os.sep)):]
+
+
 def _project_files(folder: str, registry: Registry) -> Iterator[str]:
     """The files directly in a project folder that an adapter keeps there (by name)."""
     names = tuple(n for a in registry.adapters for n in a.project_files)
