@@ -109,8 +109,15 @@ def bounded(value: Any, chars: int, items: int = LIST_ITEMS, masked: frozenset[s
     if isinstance(value, str):
         return truncate(safe_text(value[: chars + 2000]), chars)
     if isinstance(value, dict):
-        return {k: truncate(printable(v), chars) if k in masked and isinstance(v, str) else bounded(v, chars, items, masked)
-                for k, v in value.items()}
+        out = {}
+        for k, v in value.items():  # (strings and numbers here, not by a call each: a search
+            if isinstance(v, str):  # answer holds a hundred of them)
+                out[k] = truncate(printable(v) if k in masked else safe_text(v[: chars + 2000]), chars)
+            elif v is None or isinstance(v, (bool, int, float)):
+                out[k] = v
+            else:
+                out[k] = bounded(v, chars, items, masked)
+        return out
     if isinstance(value, (list, tuple)):
         return [bounded(v, chars, items, masked) for v in value[:items]]
     return value

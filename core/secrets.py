@@ -556,16 +556,17 @@ _FLAGS = (" -u", "--user", "--http-user", " -p")  # ...when the window holds one
 _LINE_REACH = 8192  # how far back the start of such a command line is looked for
 
 
-def masked_window(text: str, lo: int, hi: int, margin: int = WINDOW_MARGIN) -> str:
+def masked_window(text: str, lo: int, hi: int, margin: int = WINDOW_MARGIN, before: int | None = None) -> str:
     """`text[lo:hi]` with up to `margin` characters either side, masked. Each side is cut after
     (before) whitespace, so no token is cut in two; a side with no whitespace in its margin runs
     to the text's end (a token longer than the margin may be a secret holding [lo, hi)), a side
     inside a private key block runs to the block's end, and a window holding a password flag
     starts where its command does. What masking takes away (a key block is 1-3 KB, its mark 30
-    characters) is taken again from the text around, so the margin is there after masking too."""
+    characters) is taken again from the text around, so the margin is there after masking too.
+    `before`: a smaller margin before `lo` (a preview shows less before its match than after)."""
     extra = 0
     for _ in range(4):
-        a, b, masked = _window(text, lo, hi, margin + extra)
+        a, b, masked = _window(text, lo, hi, margin + extra, (margin if before is None else before) + extra)
         lost = (b - a) - len(masked)
         if lost <= extra or (a == 0 and b == len(text)):
             return masked
@@ -573,8 +574,8 @@ def masked_window(text: str, lo: int, hi: int, margin: int = WINDOW_MARGIN) -> s
     return masked
 
 
-def _window(text: str, lo: int, hi: int, margin: int) -> tuple[int, int, str]:
-    a, b = max(0, lo - margin), min(len(text), hi + margin)
+def _window(text: str, lo: int, hi: int, margin: int, before: int) -> tuple[int, int, str]:
+    a, b = max(0, lo - before), min(len(text), hi + margin)
     if a > 0:
         m = _SPACE.search(text, a, lo)
         a = m.end() if m else 0

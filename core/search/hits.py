@@ -124,7 +124,8 @@ def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent:
     pattern = _patterns(q)
     start, length = _first(text, pattern)
     if masking_on():
-        text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars)
+        # (the preview shows at most a third of its room before the match: `window`)
+        text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars, WINDOW_MARGIN + max_chars // 2)
         start, length = _first(text, pattern)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(
