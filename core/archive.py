@@ -4,7 +4,8 @@ Why: Claude Code deletes sessions older than `cleanupPeriodDays` (30 by default)
 prune or move theirs. The archive keeps every session file sessionscope reads, laid out as each
 agent lays it out (core/read/discovery.py `mirror_path`: `home/.claude/projects/...` in the
 archive for `~/.claude/projects/...`), so the adapters read a mirror as another root, unchanged
-(`archive_roots`: the CLI, the app and the index add them; a live copy of a session wins).
+(`archive_roots`: the CLI, the app and the index add them; a mirror's file is read only once the
+file it copies is gone, `roots_files`, and a live copy of a session wins over an archived one).
 
 How a file is kept, cheapest first:
 
