@@ -78,6 +78,7 @@ PARSERS: dict[str, tuple[str, str]] = {
     "brief": ("brief_app", "add_parser"),
     "watch": ("watch", "add_parser"),
     "mcp": ("mcp", "add_parser"),
+    "serve": ("serve", "add_parser"),
 }
 
 
@@ -178,5 +179,6 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "archive": _command("archive", "cmd_archive"),
     "bookmarks": _command("bookmarks", "cmd_bookmarks"),
     "stats": _command("stats", "cmd_stats"),
+    "serve": _command("serve"),
 }
 _run_app = _command("app")  # no command: the app

@@ -67,6 +67,8 @@ def commands(h: HostileHome) -> list[list[str]]:
         ["stats", "--since", "2026-10-01", "--until", "2026-11-30", *root], ["stats", "--since", TYPED, *root],
         ["stats", "--project", TYPED, "--agent", TYPED, *root],
         ["mcp", "--json", *root], ["mcp", f"--{TYPED}"],  # (the server itself: tests/test_mcp.py)
+        ["serve", "--json", *root], ["serve", "--host", TYPED, *root], ["serve", "--port", TYPED, *root],
+        ["serve", "--root", str(h.root / TYPED)],  # (serving itself: tests/test_serve.py)
         [TYPED], ["--root", TYPED], ["sessions", f"--{TYPED}"],
     ]
 

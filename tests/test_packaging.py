@@ -35,6 +35,7 @@ def test_wheel_holds_one_import_name(wheel: Path) -> None:
     assert "sessionscope/cli/main.py" in names
     assert not any("/tests/" in n or "/bench/" in n for n in names)
     assert any(n.startswith("sessionscope/styles/") and n.endswith(".tcss") for n in names)
+    assert "sessionscope/cli/templates/app_index.html" in names  # the page `serve` sends
     # the demo corpus's templates: every file its manifest lists
     data = ROOT / "core" / "demo" / "data"
     listed = {"manifest.json"} | {e["template"] for e in json.loads(
