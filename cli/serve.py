@@ -120,6 +120,12 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def url_of(host: str, port: int) -> str:
+    """The URL to open; for every interface (0.0.0.0, ::), by this machine's name."""
+    try:
+        if ipaddress.ip_address(host).is_unspecified:
+            host = socket.gethostname()
+    except ValueError:
+        pass
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
 
@@ -174,12 +180,21 @@ def make_server(command: str, sock: socket.socket, host: str) -> Any:
     refusals = Refusals(host, port)
     url = url_of(host, port)
     apps: set[asyncio.subprocess.Process] = set()  # the app of each open tab
+    tabs: set[web.WebSocketResponse] = set()  # and its connection
 
     class TrackedApp(AppService):
         async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
             process = await super()._open_app_process(width, height)
             apps.add(process)
             return process
+
+    async def close_tabs(app: web.Application) -> None:
+        """Stopping: each tab's connection closed, so its app is asked to quit at once (else the
+        server would wait for the connections to end by themselves)."""
+        from aiohttp import WSCloseCode
+
+        await asyncio.gather(*(tab.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
+                               for tab in list(tabs)), return_exceptions=True)
 
     async def end_apps(app: web.Application) -> None:
         """After the tabs' connections are closed (each asked its app to quit): wait for the apps,
@@ -199,6 +214,7 @@ def make_server(command: str, sock: socket.socket, host: str) -> Any:
 
         async def _make_app(self) -> web.Application:
             app = await super()._make_app()
+            app.on_shutdown.append(close_tabs)
             app.on_cleanup.append(end_apps)
             return app
 
@@ -222,6 +238,7 @@ def make_server(command: str, sock: socket.socket, host: str) -> Any:
             service: AppService | None = None
             try:
                 await websocket.prepare(request)
+                tabs.add(websocket)
                 service = TrackedApp(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                      close=websocket.close, download_manager=self.download_manager)
                 await service.start(width, height)
@@ -233,6 +250,7 @@ def make_server(command: str, sock: socket.socket, host: str) -> Any:
 
                 logging.getLogger("textual-serve").warning("a tab's app failed: %s", exc)
             finally:
+                tabs.discard(websocket)
                 if service is not None:
                     await service.stop()
                     if service._process is not None and service._process.returncode is not None:

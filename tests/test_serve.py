@@ -214,3 +214,10 @@ def test_each_tab_runs_the_app_with_the_same_roots(tmp_path: Path) -> None:
                                    "--root", str(tmp_path), "--memory-dir", os.path.abspath("notes"), "--poll"]
     plain = serve.app_command(build_parser("serve").parse_args(["serve"]))
     assert plain.split()[2:] == ["-m", "sessionscope"]
+
+
+def test_the_url_to_open() -> None:
+    assert serve.url_of("127.0.0.1", 8000) == "http://127.0.0.1:8000"
+    assert serve.url_of("::1", 8000) == "http://[::1]:8000"
+    # every interface: the machine's name (a browser elsewhere cannot open 0.0.0.0)
+    assert serve.url_of("0.0.0.0", 8000) == f"http://{socket.gethostname()}:8000"
