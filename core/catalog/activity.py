@@ -36,7 +36,10 @@ def slot_of(ts: datetime | None) -> int | None:
 
 
 def is_message(e: Entry) -> bool:
-    return e.kind is EntryKind.TEXT and e.role in _MESSAGE_ROLES and e.on_active_branch and bool(e.text.strip())
+    """A text of the user or the assistant on the active branch, not blank (checked without
+    copying the text, which may be long)."""
+    return (e.kind is EntryKind.TEXT and e.role in _MESSAGE_ROLES and e.on_active_branch
+            and bool(e.text) and not e.text.isspace())
 
 
 def activity_of(loaded: Iterable[LoadedSession]) -> list[ActivityRow]:
