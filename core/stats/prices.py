@@ -26,17 +26,30 @@ def source() -> str:
 _PROBE = 1000  # tokens of one kind a rate is read from: a request below every long-prompt tier
 
 
+def _refs(model: str) -> list[tuple[str, str | None]]:
+    """The (model, provider) pairs a name is looked up as: itself, then a `provider/model` name
+    (as Aider and other LiteLLM users write them: `anthropic/claude-sonnet-4`,
+    `openrouter/anthropic/claude-sonnet-4`) split at its first slash, then its last part."""
+    refs: list[tuple[str, str | None]] = [(model, None)]
+    if "/" in model:
+        provider, _, rest = model.partition("/")
+        refs += [(rest, provider), (model.rsplit("/", 1)[1], None)]
+    return refs
+
+
 def _calc(model: str, day: date, **tokens: int) -> tuple[float, str] | None:
     try:
         from genai_prices import Usage, calc_price
     except ImportError:
         return None
-    try:
-        calc = calc_price(Usage(**tokens), model,
-                          genai_request_timestamp=datetime.combine(day, time(12), timezone.utc))
-    except (LookupError, ValueError):
-        return None
-    return float(calc.total_price), f"{calc.provider.id}/{calc.model.id}"
+    for ref, provider in _refs(model):
+        try:
+            calc = calc_price(Usage(**tokens), ref, provider_id=provider,
+                              genai_request_timestamp=datetime.combine(day, time(12), timezone.utc))
+        except (LookupError, ValueError):
+            continue
+        return float(calc.total_price), f"{calc.provider.id}/{calc.model.id}"
+    return None
 
 
 @lru_cache(maxsize=None)

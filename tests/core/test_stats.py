@@ -177,3 +177,11 @@ def test_since_takes_an_iso_date_or_an_age() -> None:
     for bad in ("yesterday", "0d", "2026-13-01", ""):
         with pytest.raises(ValueError, match="--since"):
             parse_since(bad, today)
+
+
+def test_a_provider_prefixed_name_is_priced_as_its_model() -> None:
+    """Aider (LiteLLM) writes `provider/model`: priced as that provider's model, not left unpriced;
+    a name no split of which is in the table stays unpriced."""
+    assert prices.priced_as("anthropic/claude-sonnet-4") == prices.priced_as("claude-sonnet-4") is not None
+    assert prices.priced_as("anthropic/claude-sonnet-4").startswith("anthropic/")
+    assert prices.priced_as(f"anthropic/{PRIVATE}") is None

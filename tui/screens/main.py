@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from sessionscope.core.search.ingest import Progress
     from sessionscope.tui.app import SessionScopeApp
     from sessionscope.tui.widgets.bookmark_list import BookmarkList, BookmarksPane
-    from sessionscope.tui.widgets.bookmark_list import BookmarkList, BookmarksPane
     from sessionscope.tui.widgets.memory_pane import MemoryPane
     from sessionscope.tui.widgets.search_pane import SearchPane
     from sessionscope.tui.widgets.stats_pane import StatsPane
