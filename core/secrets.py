@@ -551,6 +551,7 @@ WINDOW_MARGIN = 320
 _SPACE = re.compile(r"\s")
 _LAST_SPACE = re.compile(r"\s\S*\Z")
 _KEY_BEGIN, _KEY_END = "-----BEGIN", "-----END"
+_KEY_REACH = 16384  # how far back a key block's start is looked for (an 8192-bit RSA key is ~6.5 KB)
 _COMMANDS = re.compile(r"\b(?:curl|wget|https?|xh|mysql\w*)\b")
 _FLAGS = (" -u", "--user", "--http-user", " -p")  # ...when the window holds one of its flags
 _LINE_REACH = 8192  # how far back the start of such a command line is looked for
@@ -579,7 +580,7 @@ def _window(text: str, lo: int, hi: int, margin: int, before: int) -> tuple[int,
     if a > 0:
         m = _SPACE.search(text, a, lo)
         a = m.end() if m else 0
-        begin = text.rfind(_KEY_BEGIN, 0, a)
+        begin = text.rfind(_KEY_BEGIN, max(0, a - _KEY_REACH), a)
         if begin >= 0 and text.find(_KEY_END, begin, a) < 0:
             a = begin
     if b < len(text):
