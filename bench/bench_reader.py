@@ -24,7 +24,10 @@ What it measures:
   (`time.process_time`), the latter unmoved by other processes on a busy machine.
 * The big transcript: time to the first 50 and the last 50 entries (RecordFile.head/tail, parsed
   and fed through the adapter's parser), each as a percentage of reading the whole file once with
-  `open().read()` (target: under 10%); the full newline index; a full load for reference.
+  `open().read()` (target: under 10%); the last 50 numbered three ways: by the newline index of
+  the whole file, from the line count the catalog stores at the file's end (`LineMark`: its
+  `read_end`, `read_lines`), and from one stored 1 MB before the end (a file grown since its last
+  scan: only the new part is counted); the full newline index; a full load for reference.
   Medians of 5 runs.
 
 Machines are noisy (shared 2-core runners move by +-40%), so read the ratios, not the seconds.
@@ -32,6 +35,7 @@ Machines are noisy (shared 2-core runners move by +-40%), so read the ratios, no
 from __future__ import annotations
 
 import argparse
+import bisect
 import gc
 import json
 import os
@@ -51,7 +55,7 @@ sys.path.insert(0, str(HERE))
 
 import gen_corpus  # noqa: E402  (bench/ is not a package)
 
-from sessionscope.core.read.jsonl import RecordFile, parse_line, read_head_tail  # noqa: E402
+from sessionscope.core.read.jsonl import LineMark, RecordFile, parse_line, read_head_tail  # noqa: E402
 from sessionscope.core.read.ends import FIELDS  # noqa: E402
 from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
 
@@ -200,14 +204,25 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
                 with open(path, "rb") as fh:
                     return len(fh.read())
             run()  # warm
-        elif name in ("big-head", "big-tail", "big-tail-nolines"):
+        elif name in ("big-head", "big-tail", "big-tail-nolines", "big-tail-stored", "big-tail-grown"):
+            mark = None
+            if name in ("big-tail-stored", "big-tail-grown"):
+                # What the catalog stores of a file it read (`read_end`, `read_lines`): at its
+                # end, or (grown) at the line start 1 MB before it, as if 1 MB came since.
+                with RecordFile(path) as rf:
+                    starts = rf.build_index()
+                    at = rf.complete_end if name == "big-tail-stored" else max(0, rf.size - MB)
+                    lines = bisect.bisect_left(starts, at)
+                    mark = LineMark(starts[lines] if lines < len(starts) else at, lines)
+                out["mark_behind_end"] = os.path.getsize(path) - mark.offset
+
             def run() -> int:
                 rf = RecordFile(path)
                 try:
                     if name == "big-head":
                         raws = rf.head(50)
                     else:
-                        raws = rf.tail(50, line_numbers=name == "big-tail")
+                        raws = rf.tail(50, line_numbers=name != "big-tail-nolines", mark=mark)
                     parser = adapter.parser(path)
                     entries = []
                     for raw in raws:
@@ -229,7 +244,13 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
             repeat = 1
         else:
             raise SystemExit(f"unknown phase {name}")
-        out["seconds"], out["result"], out["runs"] = _median_time(run, repeat)
+        if name in ("big-read", "big-load"):
+            out["seconds"], out["result"], out["runs"] = _median_time(run, repeat)
+        else:  # alternately with the whole read: the ratio holds while the machine's speed drifts
+            def read_whole() -> int:
+                with open(path, "rb") as fh:
+                    return len(fh.read())
+            out["result"] = _interleaved(run, read_whole, 3 * repeat, out)
     else:
         raise SystemExit(f"unknown phase {name}")
     out["peak_anon_kb"] = sampler.stop()
@@ -242,7 +263,8 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
 # -- the driver ---------------------------------------------------------------------------------
 
 LIST_PHASES = ("list-baseline", "list-quick", "list-full")
-BIG_PHASES = ("big-read", "big-head", "big-tail", "big-tail-nolines", "big-index", "big-load")
+BIG_PHASES = ("big-read", "big-head", "big-tail", "big-tail-nolines", "big-tail-stored", "big-tail-grown",
+              "big-index", "big-load")
 
 
 def _run_phase(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[str, Any]:
@@ -333,11 +355,17 @@ def _summarize(report: dict[str, Any]) -> dict[str, Any]:
                        "x_baseline_phase": p["seconds"] / base if base else None}
     s["quick_within_3x"] = (s.get("list-quick", {}).get("x_baseline") or 99) <= 3.0
     read = ph.get("big-read", {}).get("seconds")
+    load = ph.get("big-load", {}).get("seconds")
     for name in BIG_PHASES:
         p = ph.get(name, {})
         if "seconds" in p and read:
-            s[name] = {"ms": p["seconds"] * 1000, "pct_of_read": 100 * p["seconds"] / read}
-    for name in ("big-head", "big-tail"):
+            # Against the whole read run alternately in the same process where there is one.
+            cpu, base_cpu = p.get("cpu_s"), p.get("baseline_cpu_s")
+            s[name] = {"ms": p["seconds"] * 1000,
+                       "pct_of_read": 100 * p["seconds"] / (p.get("baseline_s") or read),
+                       "pct_of_read_cpu": 100 * cpu / base_cpu if cpu and base_cpu else None,
+                       "pct_of_load": 100 * p["seconds"] / load if load else None}
+    for name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown"):
         if name in s:
             s[name]["under_10pct"] = s[name]["pct_of_read"] < 10.0
     return s
@@ -395,12 +423,14 @@ def print_table(r: dict[str, Any]) -> None:
     read = ph["big-read"]
     print(f"\nThe {read.get('bytes', 0) / MB:.0f} MB transcript (warm cache, median of "
           f"{len(read.get('runs', [])) or '?'})")
-    print(f"{'':2}{'what':44}{'ms':>9}{'% of read()':>13}{'entries':>9}{'peak RSS':>11}"
-          f"{'peak anon':>11}")
+    print(f"{'':2}{'what':44}{'ms':>9}{'% of read()':>13}{'cpu %':>8}{'% of load':>10}{'entries':>9}"
+          f"{'peak RSS':>11}{'peak anon':>11}")
     labels = {"big-read": "read whole file: open().read()",
               "big-head": "first 50 lines -> entries (head(50))",
               "big-tail": "last 50 lines -> entries (tail(50))",
               "big-tail-nolines": "  same, tail(50, line_numbers=False)",
+              "big-tail-stored": "  same, numbered from the stored line count",
+              "big-tail-grown": "  same, stored count 1 MB back (file grew)",
               "big-index": "newline index (build_index)",
               "big-load": "full load (adapter.load), 1 run"}
     for name in BIG_PHASES:
@@ -412,11 +442,15 @@ def print_table(r: dict[str, Any]) -> None:
             continue
         pct = s[name]["pct_of_read"]
         verdict = ""
-        if name in ("big-head", "big-tail"):
+        if name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown"):
             verdict = "  ok (< 10%)" if pct < 10 else "  OVER 10% target"
         result = p.get("result", "")
         entries = result if name not in ("big-read", "big-index") else ""
-        print(f"  {labels[name]:44}{p['seconds'] * 1000:9.2f}{pct:12.1f}%{entries!s:>9}"
+        of_load = s[name]["pct_of_load"]
+        of_load = f"{of_load:9.2f}%" if of_load is not None else f"{'':10}"
+        cpu_pct = s[name]["pct_of_read_cpu"]
+        cpu_pct = f"{cpu_pct:7.1f}%" if cpu_pct is not None else f"{'':8}"
+        print(f"  {labels[name]:44}{p['seconds'] * 1000:9.2f}{pct:12.1f}%{cpu_pct}{of_load}{entries!s:>9}"
               f"{_mb(p.get('peak_rss_kb')):>11}{_mb(p.get('peak_anon_kb')):>11}{verdict}")
     idx = ph.get("big-index", {})
     if "result" in idx:

@@ -393,7 +393,7 @@ class Library:
         loaded: list[LoadedSession] = []
         if adapter is not None:
             try:
-                if adapter.continues and adapter.grows(path) and not compressed(path):
+                if adapter.grows(path) and not compressed(path):
                     loaded = self._load_noting_end(adapter, path, row)
                 else:
                     loaded = adapter.load(path)
@@ -408,8 +408,10 @@ class Library:
     @staticmethod
     def _load_noting_end(adapter: Adapter, path: str, row: FileRow) -> list[LoadedSession]:
         """`adapter.load(path)`, noting in `row` where the reading stopped (`read_end`,
-        `read_lines`) when a later scan can read on from there: one session, read at the size
-        the fingerprint has, with no unterminated last line fed to the parser."""
+        `read_lines`) when a later scan can read on from there (if its adapter `continues`):
+        one session, read at the size the fingerprint has, with no unterminated last line fed to
+        the parser. Noted for every format that appends lines: the count is also where a tail's
+        line numbers start (`RecordFile.tail(mark=...)`), without counting the file's newlines."""
         from ..read.jsonl import RecordFile
 
         with RecordFile(path) as rf:

@@ -341,11 +341,41 @@ class RecordFile:
                 break
         return out
 
-    def tail(self, n: int, *, line_numbers: bool = True) -> list[RawLine]:
+    def line_of(self, offset: int, mark: LineMark | None = None) -> int:
+        """The 1-based number of the line starting at `offset`: counted from `mark` (a line start
+        whose number is known, as the catalog stores one) to `offset` alone when it holds for
+        this file, else from the forward scan's index, else by counting from the top."""
+        if mark is not None and self.holds(mark):
+            if offset >= mark.offset:
+                return mark.lines + self._newlines(mark.offset, offset) + 1
+            return mark.lines - self._newlines(offset, mark.offset) + 1
+        from bisect import bisect_right
+
+        return bisect_right(self.build_index(), offset)
+
+    def _newlines(self, start: int, end: int) -> int:
+        """The newlines in bytes [start, end), counted a chunk at a time (an mmap has no count)."""
+        buf, n = self.buffer, 0
+        for pos in range(start, end, _SCAN_CHUNK):
+            n += buf[pos : min(end, pos + _SCAN_CHUNK)].count(b"\n")
+        return n
+
+    def holds(self, mark: LineMark) -> bool:
+        """Whether `mark` can be a line start of this content: within it, at its top or just
+        after a newline. (Whether it is this file's is the caller's check: the catalog's
+        fingerprint.)"""
+        if not 0 <= mark.offset <= self.size or mark.lines < 0:
+            return False
+        return mark.offset == 0 or self.buffer[mark.offset - 1 : mark.offset] == b"\n"
+
+    def tail(self, n: int, *, line_numbers: bool = True, mark: LineMark | None = None) -> list[RawLine]:
         """The last `n` lines, found by scanning backward from the end.
 
         Without `line_numbers` nothing before the tail is touched (lines are numbered 0:
-        unknown); with them, the newline index is built first (a memchr-speed pass, no parsing)."""
+        unknown). With them, given `mark` (where a line starts and how many lines come before
+        it, as the catalog stores for a file it read: `read_end`, `read_lines`), only the
+        newlines between the mark and the tail are counted (`line_of`); else those before the
+        tail are (a memchr-speed pass, no parsing)."""
         buf = self.buffer
         end = self.size
         if end == 0:
@@ -362,9 +392,7 @@ class RecordFile:
             starts.append(nl + 1)
             pos = nl
         starts.reverse()
-        first_line = 0
-        if line_numbers:
-            first_line = len(self.build_index()) - len(starts) + 1
+        first_line = self.line_of(starts[0], mark) if line_numbers else 0
         out: list[RawLine] = []
         for i, start in enumerate(starts):
             line_end = starts[i + 1] - 1 if i + 1 < len(starts) else stop
@@ -393,6 +421,14 @@ def _read_zst(path: str) -> bytes:
             return reader.read()
     except (OSError, zstandard.ZstdError) as exc:
         raise ReaderError(f"cannot decompress {path}: {exc}") from exc
+
+
+class LineMark(NamedTuple):
+    """A known line start: `offset`, with `lines` complete lines before it (the catalog's
+    `read_end` and `read_lines` of a file read up to there)."""
+
+    offset: int
+    lines: int
 
 
 class HeadTail(NamedTuple):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.read.jsonl import RecordFile, ReaderError, parse_line, RawLine
+from sessionscope.core.read.jsonl import LineMark, RecordFile, ReaderError, parse_line, RawLine
 
 
 def write(tmp_path: Path, data: bytes, name: str = "f.jsonl") -> Path:
@@ -48,6 +48,25 @@ def test_head_and_tail_without_full_index(tmp_path: Path) -> None:
         assert [orjson.loads(r.data)["i"] for r in tail] == [997, 998, 999]
         assert len(rf._starts) < 10  # the forward index was not built to answer the tail
         assert [r.line for r in rf.tail(3)] == [998, 999, 1000]  # numbered: index built first
+
+
+def test_tail_numbered_from_a_stored_mark_counts_only_between(tmp_path: Path) -> None:
+    # Issue 15: a tail's line numbers come from the line count the catalog stored at an offset
+    # (before the tail, or after it), counting only the newlines in between; never the file.
+    objs = records(1000)
+    data = jsonl(objs) + b'{"i": "unterminated"'
+    p = write(tmp_path, data)
+    with RecordFile(p) as rf:
+        expected = [r.line for r in RecordFile(p).tail(7)]
+        assert expected == list(range(995, 1002))
+        for lines in (0, 1, 400, 996, 999, 1000):  # at the top, mid-file, inside the tail, the end
+            offset = sum(len(orjson.dumps(o)) + 1 for o in objs[:lines])
+            tail = rf.tail(7, mark=LineMark(offset, lines))
+            assert [r.line for r in tail] == expected, lines
+        assert len(rf._starts) < 10  # answered without the forward index
+        # A mark that cannot be a line start of this content is not believed.
+        assert [r.line for r in rf.tail(7, mark=LineMark(5, 3))] == expected
+        assert [r.line for r in rf.tail(7, mark=LineMark(len(data) + 10, 3))] == expected
 
 
 def test_tail_of_unterminated_file(tmp_path: Path) -> None:

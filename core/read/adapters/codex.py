@@ -226,6 +226,9 @@ class CodexAdapter(Adapter):
                          first_timestamp=session.first_timestamp,
                          last_timestamp=session.last_timestamp)
 
+    def grows(self, path: str) -> bool:
+        return not path.endswith(".json")  # a TypeScript-era document is one JSON value, not lines
+
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):
             return self._load_json_document(path)
