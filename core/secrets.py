@@ -210,6 +210,20 @@ RULES: tuple[_Rule, ...] = (
        (3, 4, 5, 6), "secret_like", hints=["pass", "pwd", "secret", "key", "token"], fold=True),
 )
 
+# every hint, once (several rules share one), and the rules (their places in RULES) it calls for
+def _by_hint(fold: bool) -> dict[str, tuple[int, ...]]:
+    out: dict[str, list[int]] = {}
+    for i, rule in enumerate(RULES):
+        if rule.fold == fold:
+            for h in rule.hints:
+                out.setdefault(h, []).append(i)
+    return {h: tuple(rules) for h, rules in out.items()}
+
+
+_HINTED, _FOLD_HINTED = _by_hint(False), _by_hint(True)
+_HINTS, _FOLD_HINTS = tuple(_HINTED), tuple(_FOLD_HINTED)
+_UNHINTED = tuple(i for i, rule in enumerate(RULES) if not rule.hints)
+
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b")
 _NOT_PERSONAL = {"git", "noreply", "no-reply"}
 _PLACEHOLDER = re.compile(r"^(?:\$\{?[\w.-]*\}?|<[^>]*>|\*+|x+|X+|\.+|%[\w(]*\)?s?|\{\{.*\}\}|\{[\w.]*\})$")
@@ -316,23 +330,21 @@ def _matches(rule: _Rule, pattern: re.Pattern[str], text: str) -> Iterator[re.Ma
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
-    lower: str | None = None
+    lower = text.lower()
     protected: list[tuple[int, int]] | None = None
-    for rule in RULES:
-        if rule.hints:  # a plain loop: a generator per rule and text cost a third of the masking
-            if rule.fold:
-                lower = text.lower() if lower is None else lower
-                hay = lower
-            else:
-                hay = text
-            for h in rule.hints:
-                if h in hay:
-                    break
-            else:
-                continue
+    # The rules to run: those without hints, and those with a hint the text holds (each hint
+    # looked for once, not once per rule: the loop over every rule was most of masking's cost).
+    run = set(_UNHINTED)
+    for h in _HINTS:
+        if h in text:
+            run.update(_HINTED[h])
+    for h in _FOLD_HINTS:
+        if h in lower:
+            run.update(_FOLD_HINTED[h])
+    for i in sorted(run):
+        rule = RULES[i]
         pattern, hay = rule.pattern, text
         if rule.lowered is not None:
-            lower = text.lower() if lower is None else lower
             if len(lower) == len(text):  # (else a letter lowered to two: the places would differ)
                 pattern, hay = rule.lowered, lower
         for m in _matches(rule, pattern, hay):
@@ -360,6 +372,7 @@ _LENGTHS = (20, 32, 34, 36, 40, 64)
 _LEAD = re.compile(r"(?i)(?:\b(?:basic|bearer)\s+|[\"']auth[\"']\s*:\s*[\"']|(?:accountkey|sharedaccesskey|[?&]sig)=)"
                    r"([A-Za-z0-9+/=._~%-]+)$")
 _CUT = re.compile(r"(\S{3,})(…|\.\.\.)$")
+_CUT_ENDS = ("…", "...", "…\n", "...\n")
 _TOKEN_START = re.compile(r"[A-Za-z0-9_.+/-]+$")
 _PREFIXES = tuple(sorted({h for _, hints, _ in _PREFIXED for h in hints if len(h) >= 3} | set(_AWS)
                          | {"eyJ", "AGE-SECRET-KEY-", "-----BEGIN"}))
@@ -380,6 +393,8 @@ def _cut_tail(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, i
     """A span for the end of a text cut before it was masked (it ends in `…`), when its last
     word could be the start of a secret: it completes to one (`postgres://u:pw…`,
     `password=hunt…`), starts with a secret's prefix (`AKIAIO…`, `ghp_x…`) or looks random."""
+    if not text.endswith(_CUT_ENDS):  # (what `_CUT` needs, its `$` included: the regex tried at
+        return []                      # every place of the last 300 characters was a third of masking)
     m = _CUT.search(text[-300:])
     if not m:
         return []

@@ -55,6 +55,13 @@ def test_a_partial_access_key_id_at_a_cut_is_masked() -> None:
     assert mask_text("sig EtEFCkYIBxgCKkDNBdq9tM1bUdiTLuzBif…") == "sig [secret masked: cut]…"
 
 
+@pytest.mark.parametrize("end", ["…", "..."])
+def test_a_cut_is_seen_whatever_the_text_ends_with(end: str) -> None:
+    # (the cut is looked for only in a text ending as a cut text does)
+    assert mask_text("deploy with AKIAIO" + end) == "deploy with [secret masked: cut]" + end
+    assert mask_text("deploy with AKIAIO" + end + " and more") == "deploy with AKIAIO" + end + " and more"
+
+
 @pytest.mark.parametrize("case", POSITIVES[:20], ids=[c.fmt for c in POSITIVES[:20]])
 def test_masked_line_masks_first_and_cuts_after(case: Case) -> None:
     at = case.text.index(case.value)
