@@ -15,6 +15,13 @@ from .terms import ALNUM, COMMON_WORDS, STEM, stem
 from .vocabulary import Vocabulary, listed, load, opstamp
 
 
+#: up to this many terms, a substring's candidates are asked as a union of term queries rather
+#: than tantivy's term set (which reads every posting into a bit set first): newest first at 1 GB,
+#: 2-200 terms took 15-35% less; from ~250 terms on the term set is faster (3,600 terms: 2.8x).
+#: (Substring hits are confirmed and ordered by time: the score of either is not used.)
+SMALL_TERM_SET = 128
+
+
 def _rx(text: str) -> str:
     """`text` as a literal in tantivy's (Rust) regex syntax. Any other character by its code point:
     Rust refuses a backslash before a character that is not ASCII punctuation (`\\‮`, `\\é`)."""
@@ -152,6 +159,9 @@ class QueryCompiler:
             return Q.empty_query()
         if len(terms) == 1:
             return Q.term_query(self.schema, "text", terms[0])
+        if len(terms) <= SMALL_TERM_SET:
+            O = self._t.Occur
+            return Q.boolean_query([(O.Should, Q.term_query(self.schema, "text", t)) for t in terms])
         return Q.term_set_query(self.schema, "text", terms)
 
     def _filter(self, name: str, value: str) -> Any:
