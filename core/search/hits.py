@@ -122,11 +122,12 @@ def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent:
     snippet marking the query's terms. Masked first when masking is on (mask first, cut after):
     the window the preview is cut from, not the whole text (which may be megabytes)."""
     pattern = _patterns(q)
-    start, length = _first(text, pattern)
+    plain = _plain_substring(q)
+    start, length = _first(text, pattern, plain)
     if masking_on():
         # (the preview shows at most a third of its room before the match: `window`)
         text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars, WINDOW_MARGIN + max_chars // 2)
-        start, length = _first(text, pattern)
+        start, length = _first(text, pattern, plain)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(
         session_id=session,
@@ -182,7 +183,19 @@ def patterns_of(must: tuple[tuple[Term, ...], ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(p for _, p in parts), re.IGNORECASE)
 
 
-def _first(text: str, pattern: re.Pattern[str] | None) -> tuple[int, int]:
+def _plain_substring(q: Query) -> str | None:
+    """The query's text, lower-cased, when the query is one ASCII substring and nothing else (as
+    every MCP and `search --substring` query is)."""
+    if len(q.must) == 1 and len(q.must[0]) == 1 and q.must[0][0].kind == "substring" and q.must[0][0].text.isascii():
+        return q.must[0][0].text.lower()
+    return None
+
+
+def _first(text: str, pattern: re.Pattern[str] | None, plain: str | None = None) -> tuple[int, int]:
+    if plain is not None and text.isascii():
+        # In ASCII text, IGNORECASE and lower-casing agree: str.find is ~5x the regex's speed.
+        at = text.lower().find(plain)
+        return (at, len(plain)) if at >= 0 else (0, 0)
     m = pattern.search(text) if pattern else None
     return (m.start(), m.end() - m.start()) if m else (0, 0)
 
