@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..model import Locator, iso
-from ..secrets import WINDOW_MARGIN, masked_window, masking_on
+from ..secrets import WINDOW_MARGIN, masked_windows, masking_on
 from .query import Query, Term
 from .terms import ALNUM, stem
 
@@ -121,13 +121,30 @@ def hit_of(text: str, q: Query, max_chars: int, session: str, entry: str, agent:
     """A hit on an entry's searchable `text`: its preview around the first match, and the
     snippet marking the query's terms. Masked first when masking is on (mask first, cut after):
     the window the preview is cut from, not the whole text (which may be megabytes)."""
+    return hits_of([(text, (session, entry, agent, fmt, role, kind, locator, project, ts, rank, score))],
+                   q, max_chars)[0]
+
+
+HitFields = tuple[str, str, str, str, str, str, Locator, "str | None", int, int, "float | None"]
+
+
+def hits_of(found: list[tuple[str, HitFields]], q: Query, max_chars: int) -> list[Hit]:
+    """`hit_of` of each (text, the hit's other fields), their windows masked together."""
     pattern = _patterns(q)
     plain = _plain_substring(q)
-    start, length = _first(text, pattern, plain)
+    texts = [text for text, _ in found]
     if masking_on():
         # (the preview shows at most a third of its room before the match: `window`)
-        text = masked_window(text, start, start + length, WINDOW_MARGIN + max_chars, WINDOW_MARGIN + max_chars // 2)
-        start, length = _first(text, pattern, plain)
+        firsts = [_first(text, pattern, plain) for text in texts]
+        texts = masked_windows([(text, start, start + length, WINDOW_MARGIN + max_chars,
+                                 WINDOW_MARGIN + max_chars // 2) for text, (start, length) in zip(texts, firsts)])
+    return [_hit(text, pattern, plain, max_chars, *fields) for text, (_, fields) in zip(texts, found)]
+
+
+def _hit(text: str, pattern: re.Pattern[str] | None, plain: str | None, max_chars: int, session: str, entry: str,
+         agent: str, fmt: str, role: str, kind: str, locator: Locator, project: str | None, ts: int, rank: int,
+         score: float | None) -> Hit:
+    start, length = _first(text, pattern, plain)
     preview = window(text, start, length, max_chars) if length else flat_head(text, 0, len(text), max_chars)[:max_chars]
     return Hit(
         session_id=session,

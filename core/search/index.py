@@ -50,7 +50,7 @@ from ..model import Entry, EntryKind, Locator, Session
 from . import index_check
 from .compile import QueryCompiler, unscored
 from .failures import IndexFailed, index_failure, nearly_full, no_space
-from .hits import Hit, SearchResult, hit_of
+from .hits import Hit, SearchResult, hit_of, hits_of
 from .ingest import IndexIngest, unchanged
 from .matching import alternative_check, entry_match
 from .query import Query, Term, parse
@@ -289,7 +289,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         elif not q.has_text or sort == "recent" or unscored(q):
             # Filters alone, or prefixes only (every match scores the same): newest first.
             res = searcher.search(tq, limit, count=False, order_by_field="ts")
-            hits = [self._hit(searcher, addr, q, max_chars, rank=i + 1) for i, (_, addr) in enumerate(res.hits)]
+            hits = self._hits([(searcher.doc(addr), None) for _, addr in res.hits], q, max_chars)
             mode = "recent"
         else:
             res = searcher.search(tq, limit + 32, count=False)
@@ -298,8 +298,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             stamps = searcher.fast_field_values("ts", addrs) if addrs else []
             scored = sorted(((round(score, 4), ts, score, addr) for (score, addr), ts in zip(res.hits, stamps)),
                             key=lambda x: (x[0], x[1]), reverse=True)
-            hits = [self._hit_doc(searcher.doc(addr), q, max_chars, rank=i + 1, score=score)
-                    for i, (_, _, score, addr) in enumerate(scored[:limit])]
+            hits = self._hits([(searcher.doc(addr), score) for _, _, score, addr in scored[:limit]], q, max_chars)
             mode = "ranked"
         return SearchResult(hits, mode, q)
 
@@ -388,7 +387,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         checks = [
             [alternative_check(t) for t in alts] for alts in q.must if any(t.kind == "substring" for t in alts)
         ]
-        out: list[Hit] = []
+        out: list[tuple[Any, None]] = []
         offset, batch = 0, max(64, limit * 4)
         while len(out) < limit:
             res = searcher.search(tq, batch, count=False, order_by_field="ts", offset=offset)
@@ -400,20 +399,22 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
                 if all(any(check(low) for check in alts) for alts in checks) and not any(
                     x in low for x in excluded
                 ):
-                    out.append(self._hit_doc(doc, q, max_chars, rank=len(out) + 1))
+                    out.append((doc, None))
                     if len(out) >= limit:
                         break
             offset += batch
             batch = min(batch * 2, 4096)
-        return out
+        return self._hits(out, q, max_chars)
 
-    def _hit(self, searcher: Any, addr: Any, q: Query, max_chars: int, rank: int) -> Hit:
-        return self._hit_doc(searcher.doc(addr), q, max_chars, rank)
-
-    def _hit_doc(self, doc: Any, q: Query, max_chars: int, rank: int, score: float | None = None) -> Hit:
-        session, entry, agent, fmt, role, kind, path, project, offset, line = _loads(doc["hit"][0])
-        return hit_of(doc["text"][0], q, max_chars, session, entry, agent, fmt, role, kind,
-                       Locator(path, offset, line), project, doc["ts"][0], rank, score)
+    @staticmethod
+    def _hits(docs: list[tuple[Any, float | None]], q: Query, max_chars: int) -> list[Hit]:
+        """The hits of stored documents (with their scores), ranked in this order."""
+        found = []
+        for rank, (doc, score) in enumerate(docs, 1):
+            session, entry, agent, fmt, role, kind, path, project, offset, line = _loads(doc["hit"][0])
+            found.append((doc["text"][0], (session, entry, agent, fmt, role, kind, Locator(path, offset, line),
+                                           project, doc["ts"][0], rank, score)))
+        return hits_of(found, q, max_chars)
 
     # -- status ---------------------------------------------------------------------------------
     def status(self, library: Library) -> dict[str, Any]:

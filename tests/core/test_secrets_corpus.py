@@ -3,9 +3,11 @@ look-alike is, and text cut before it was masked keeps no part of a secret."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from secrets_corpus import FORMATS, NEGATIVES, POSITIVES, Case, leaks, public_length
 
-from sessionscope.core.secrets import mask_data, mask_marked, mask_text, masked_line
+from sessionscope.core.secrets import mask_data, mask_many, mask_marked, mask_text, masked_line, masked_window, masked_windows
 from sessionscope.core.text import one_line
 
 
@@ -154,3 +156,21 @@ def test_a_masked_window_after_a_long_command_line_start_keeps_its_password_mask
     at = text.index("Hunter2Secret")
     part = masked_window(text, at - 5, at, margin=100)
     assert "Hunter2Secret" not in part and "[secret masked" in part
+
+
+_PIECES = [c.text for c in POSITIVES] + list(NEGATIVES) + ["", "\0", "key", "pass\0word", "sk-", "ant-"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=4).map(" ".join), max_size=6))
+def test_masking_many_texts_together_masks_each_as_alone(texts: list[str]) -> None:
+    # (hints are looked for in the texts joined: none may be found across two of them)
+    assert mask_many(texts) == [mask_text(t) for t in texts]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8).map("\n".join),
+                          st.integers(0, 2000), st.integers(0, 40)), max_size=5))
+def test_windows_masked_together_are_those_masked_alone(items: list[tuple[str, int, int]]) -> None:
+    windows = [(text, min(lo, len(text)), min(lo + n, len(text)), 60, 30) for text, lo, n in items]
+    assert masked_windows(windows) == [masked_window(*w) for w in windows]
