@@ -141,6 +141,111 @@ def _interleaved(fn: Callable[[], Any], base: Callable[[], Any], repeat: int,
     return result
 
 
+def _recent_phase(path: str, out: dict[str, Any]) -> Callable[[], int]:
+    """`recent`'s last 50 entries of the big transcript as the product reads them
+    (core/catalog/tails.py: from the window a scan checked against its whole read, numbered from
+    the stored line count), in a catalog of its own over a link to the file; the scan's time with
+    and without looking for that window goes into `out`, beside the whole load `recent` did before."""
+    import shutil
+    import tempfile
+
+    from sessionscope.core.catalog import tails
+    from sessionscope.core.catalog.library import Library, conversation
+    from sessionscope.core.catalog.store import Catalog
+    from sessionscope.core.read.discovery import Root
+
+    work = Path(tempfile.mkdtemp(prefix="ss-recent-"))  # (removed when the phase's process ends)
+    root = work / "root"
+    root.mkdir()
+    try:
+        os.link(path, root / os.path.basename(path))
+    except OSError:
+        shutil.copy(path, root / os.path.basename(path))
+
+    def scan(db: str) -> tuple[Library, float]:
+        lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(work / db))
+        c0 = time.process_time()
+        lib.scan()
+        return lib, time.process_time() - c0
+
+    keep = tails.TAIL_MIN_BYTES
+    tails.TAIL_MIN_BYTES = 1 << 62
+    _, out["scan_plain_cpu_s"] = scan("plain.sqlite")
+    tails.TAIL_MIN_BYTES = keep
+    lib, out["scan_cpu_s"] = scan("c.sqlite")
+    [session] = [s for s in lib.all_sessions() if s.path.endswith(os.path.basename(path))]
+    mark = lib.catalog.tail(session.path)
+    out["window_bytes"] = os.path.getsize(path) - mark.offset if mark else None
+    c0 = time.process_time()
+    whole = conversation(lib.load(session).entries)[-50:]
+    out["whole_load_cpu_s"] = time.process_time() - c0
+    got = tails.last_entries(lib, session, 50)
+    out["same_as_whole"] = got is not None and got[0] == whole
+    import atexit
+
+    atexit.register(shutil.rmtree, work, True)  # (after the timed runs, which read the link)
+
+    def run() -> int:
+        got = tails.last_entries(lib, session, 50)
+        return len(got[0]) if got else -1
+    return run
+
+
+#: `sessionscope recent` with the window switched off: what it did before (a whole read)
+_WHOLE_RECENT = ("import sys; from sessionscope.core.catalog import tails; "
+                 "tails.last_entries = lambda *a: None; "
+                 "from sessionscope.cli.main import main; sys.exit(main())")
+
+
+def recent_command(big: Path, repeat: int) -> dict[str, Any]:
+    """The whole `sessionscope recent SESSION --limit 10 --json` command over a root holding the
+    big transcript (a link to it), warm catalog, beside the same command reading it whole
+    (the window switched off), alternately; with bytecode and without (PYTHONDONTWRITEBYTECODE
+    and an empty pycache prefix each run, as bench_cli_search.py does). Wall and CPU (the
+    child's rusage) medians, the 1-minute load average before and after."""
+    import resource
+    import shutil
+    import tempfile
+
+    from bench_cli_search import _env
+    from bench_mcp import LAUNCH, environment
+
+    work = Path(tempfile.mkdtemp(prefix="ss-recent-cmd-"))
+    try:
+        root = work / "root"
+        root.mkdir()
+        try:
+            os.link(big, root / big.name)
+        except OSError:
+            shutil.copy(big, root / big.name)
+        base = environment(work)
+        args = ["recent", big.stem[:8], "--root", str(root), "--limit", "10", "--json"]
+        subprocess.run([sys.executable, "-c", LAUNCH, *args], env=base, capture_output=True, check=True)
+        out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
+        for bytecode in (True, False):
+            times: dict[str, list[tuple[float, float]]] = {"window": [], "whole": []}
+            for _ in range(repeat):
+                for label, code in (("whole", _WHOLE_RECENT), ("window", LAUNCH)):
+                    env = _env(base, None, bytecode, work)
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    t0 = time.perf_counter()
+                    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True)
+                    wall = time.perf_counter() - t0
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    if done.returncode:
+                        raise SystemExit(f"recent failed: {done.stderr.decode()[-300:]}")
+                    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                    times[label].append((wall, cpu))
+            key = "bytecode" if bytecode else "no_bytecode"
+            out[key] = {label: {"wall_s": statistics.median(t[0] for t in runs),
+                                "cpu_s": statistics.median(t[1] for t in runs)}
+                        for label, runs in times.items()}
+        out["load_after"] = os.getloadavg()[0]
+        return out
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[str, Any]:
     from sessionscope.core.read.adapters import default_registry
 
@@ -230,6 +335,8 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
                     return len(entries)
                 finally:
                     rf.close()
+        elif name == "big-recent":
+            run = _recent_phase(path, out)
         elif name == "big-index":
             def run() -> int:
                 rf = RecordFile(path)
@@ -264,7 +371,7 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
 
 LIST_PHASES = ("list-baseline", "list-quick", "list-full")
 BIG_PHASES = ("big-read", "big-head", "big-tail", "big-tail-nolines", "big-tail-stored", "big-tail-grown",
-              "big-index", "big-load")
+              "big-recent", "big-index", "big-load")
 
 
 def _run_phase(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[str, Any]:
@@ -335,6 +442,10 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         if not args.json:
             print(f"  running {name} …", file=sys.stderr)
         report["phases"][name] = _run_phase(name, c.root, c.big, args.repeat)
+    if c.big and not args.skip_command:
+        if not args.json:
+            print("  running the recent command …", file=sys.stderr)
+        report["recent_command"] = recent_command(c.big, args.repeat)
     report["summary"] = _summarize(report)
     return report
 
@@ -365,7 +476,7 @@ def _summarize(report: dict[str, Any]) -> dict[str, Any]:
                        "pct_of_read": 100 * p["seconds"] / (p.get("baseline_s") or read),
                        "pct_of_read_cpu": 100 * cpu / base_cpu if cpu and base_cpu else None,
                        "pct_of_load": 100 * p["seconds"] / load if load else None}
-    for name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown"):
+    for name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown", "big-recent"):
         if name in s:
             s[name]["under_10pct"] = s[name]["pct_of_read"] < 10.0
     return s
@@ -431,6 +542,7 @@ def print_table(r: dict[str, Any]) -> None:
               "big-tail-nolines": "  same, tail(50, line_numbers=False)",
               "big-tail-stored": "  same, numbered from the stored line count",
               "big-tail-grown": "  same, stored count 1 MB back (file grew)",
+              "big-recent": "recent's last 50 (catalog's checked window)",
               "big-index": "newline index (build_index)",
               "big-load": "full load (adapter.load), 1 run"}
     for name in BIG_PHASES:
@@ -442,7 +554,7 @@ def print_table(r: dict[str, Any]) -> None:
             continue
         pct = s[name]["pct_of_read"]
         verdict = ""
-        if name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown"):
+        if name in ("big-head", "big-tail", "big-tail-stored", "big-tail-grown", "big-recent"):
             verdict = "  ok (< 10%)" if pct < 10 else "  OVER 10% target"
         result = p.get("result", "")
         entries = result if name not in ("big-read", "big-index") else ""
@@ -452,6 +564,20 @@ def print_table(r: dict[str, Any]) -> None:
         cpu_pct = f"{cpu_pct:7.1f}%" if cpu_pct is not None else f"{'':8}"
         print(f"  {labels[name]:44}{p['seconds'] * 1000:9.2f}{pct:12.1f}%{cpu_pct}{of_load}{entries!s:>9}"
               f"{_mb(p.get('peak_rss_kb')):>11}{_mb(p.get('peak_anon_kb')):>11}{verdict}")
+    rec = ph.get("big-recent", {})
+    if "scan_cpu_s" in rec:
+        print(f"  recent: the window is {rec['window_bytes'] or 0:,} bytes; the same 50 entries as the whole "
+              f"read: {rec['same_as_whole']}; whole load {rec['whole_load_cpu_s'] * 1000:.0f} ms CPU; the "
+              f"scan looking for it {rec['scan_cpu_s'] * 1000:.0f} ms CPU, without {rec['scan_plain_cpu_s'] * 1000:.0f}")
+    cmd = r.get("recent_command")
+    if cmd:
+        print(f"\nThe whole `sessionscope recent ID --limit 10 --json` (warm catalog; median of the runs; "
+              f"load {cmd['load_before']:.1f} -> {cmd['load_after']:.1f})")
+        for key, label in (("bytecode", "with bytecode"), ("no_bytecode", "without bytecode")):
+            w, h = cmd[key]["window"], cmd[key]["whole"]
+            print(f"  {label:18} from the window {w['wall_s'] * 1000:6.0f} ms (CPU {w['cpu_s'] * 1000:5.0f}); "
+                  f"read whole {h['wall_s'] * 1000:6.0f} ms (CPU {h['cpu_s'] * 1000:5.0f}); "
+                  f"CPU ratio {w['cpu_s'] / h['cpu_s']:.2f}")
     idx = ph.get("big-index", {})
     if "result" in idx:
         print(f"  ({idx['result']} lines)")
@@ -474,6 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5, help="runs per timed phase (median)")
     ap.add_argument("--skip-full", action="store_true", help="skip the full parses")
+    ap.add_argument("--skip-command", action="store_true", help="skip the whole `recent` command")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--big", help=argparse.SUPPRESS)

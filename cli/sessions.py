@@ -214,15 +214,25 @@ def cmd_recent(args: argparse.Namespace) -> int:
             session = current_session(lib)
         except LogsError as exc:
             raise CliError(str(exc)) from None
-    entries = _load_entries(lib, session, False)
-    start = max(0, len(entries) - args.limit)
-    return _print_entries(args, session, entries, entries[start:], start, recent=True)
+    # From the end of the file when a whole read of it checked that this gives the same entries
+    # (core/catalog/tails.py), else read whole.
+    from sessionscope.core.catalog.tails import last_entries
+
+    got = last_entries(lib, session, args.limit)
+    if got is None:
+        entries = _load_entries(lib, session, False)
+        got = entries[max(0, len(entries) - args.limit):], len(entries)
+    chosen, total = got
+    return _print_entries(args, session, total, chosen, total - len(chosen), recent=True)
 
 
 def _print_entries(
-    args: argparse.Namespace, session: Session, entries: list[Entry], chosen: list[Entry], start: int,
+    args: argparse.Namespace, session: Session, entries: list[Entry] | int, chosen: list[Entry], start: int,
     *, recent: bool = False,
 ) -> int:
+    """The chosen entries of a session as a table or JSON; `entries` are all the session's (or,
+    for `recent`, how many it has)."""
+    total = entries if isinstance(entries, int) else len(entries)
     if getattr(args, "mask_secrets", False):  # masked whole, then cut: no part of a secret is left
         from dataclasses import replace
 
@@ -236,9 +246,10 @@ def _print_entries(
 
         if recent:
             emit({**recent_shape(session, chosen, args.max_chars), "header": header(session),
-                   "total_entries": len(entries), "start": start, "returned": len(chosen),
-                   "truncated": len(chosen) < len(entries)})
+                   "total_entries": total, "start": start, "returned": len(chosen),
+                   "truncated": len(chosen) < total})
         else:
+            assert not isinstance(entries, int)
             emit({**read_shape(session, entries, chosen, args.max_chars, cut_title=False), "start": start})
         return 0
     from sessionscope.core.text import one_line
@@ -246,7 +257,7 @@ def _print_entries(
     out = sys.stdout
     out.write(f"{session.id}  {session.agent}  {one_line(session.project or '-')}\n")
     out.write(f"{one_line(session.title or '(untitled)', 100)}\n")
-    out.write(f"entries {start + 1}-{start + len(chosen)} of {len(entries)}\n\n")
+    out.write(f"entries {start + 1}-{start + len(chosen)} of {total}\n\n")
     for e in chosen:
         ts = e.timestamp.astimezone().strftime("%Y-%m-%d %H:%M:%S") if e.timestamp else "-"
         label = e.role if e.kind.value == "text" else f"{e.role}/{e.kind.value}"

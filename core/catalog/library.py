@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
+from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
 from .links import _link, _Links, _named_projects, in_folders
@@ -420,6 +421,9 @@ class Library:
                 end, account = rf.complete_end, loaded[0].account
                 if end + account.pending_bytes == rf.size:
                     row.read_end, row.read_lines = end, account.lines
+                    if rf.size >= tails.TAIL_MIN_BYTES:  # where `recent` can read its last entries
+                        row.tail = tails.find_tail(adapter, path, rf, loaded[0], row.fingerprint, end,
+                                                   account.lines)
         return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:

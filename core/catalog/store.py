@@ -68,9 +68,22 @@ CREATE TABLE IF NOT EXISTS activity (
     cache_creation INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS activity_by_path ON activity(path);
+-- Where a file's session's last entries can be read from (core/catalog/tails.py): a whole read
+-- of the file under the fingerprint `key` gave the same last `verified` entries of its
+-- conversation (of `total`) as reading from `offset`, line `line`, to its end. (A table added
+-- without a schema change: a catalog without it gets it, empty, when next opened.)
+CREATE TABLE IF NOT EXISTS tails (
+    path TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    verified INTEGER NOT NULL,
+    total INTEGER NOT NULL
+);
 """
 #: what `_SCHEMA` creates
-_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path"})
+_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
+                           "tails"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -111,6 +124,11 @@ class Fingerprint:
             head = fh.read(4096)
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, hashlib.sha1(head).hexdigest())
 
+    @property
+    def key(self) -> str:
+        """The fingerprint as one string (what a stored fact about the file was made under)."""
+        return f"{self.dev}:{self.ino}:{self.size}:{self.mtime_ns}:{self.head_hash}"
+
     def same_file(self, other: Fingerprint) -> bool:
         """Same file identity and head: unchanged, or grown by appending."""
         return (self.dev, self.ino) == (other.dev, other.ino) and (
@@ -133,6 +151,22 @@ class FileRow:
     #: are; `activity_added` adds these to them (lines appended) rather than replacing them
     activity: list[ActivityRow] | None = None
     activity_added: bool = False
+    #: where its session's last entries can be read from, found by a whole read (stored in
+    #: `tails`; None leaves what is stored, which a changed fingerprint makes void)
+    tail: TailMark | None = None
+
+
+@dataclass(frozen=True)
+class TailMark:
+    """A file's session's last `verified` conversation entries (of `total`) are those read from
+    `offset` (line `line`) to the end, for the file under fingerprint `key`
+    (core/catalog/tails.py)."""
+
+    key: str
+    offset: int
+    line: int
+    verified: int
+    total: int
 
 
 @dataclass(frozen=True)
@@ -320,6 +354,10 @@ class Catalog:
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
                  blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines),
             )
+            if row.tail is not None:
+                t = row.tail
+                self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
+                                 " VALUES(?,?,?,?,?,?)", (row.path, t.key, t.offset, t.line, t.verified, t.total))
             if row.activity is not None:
                 if not row.activity_added:
                     self._db.execute("DELETE FROM activity WHERE path=?", (row.path,))
@@ -328,6 +366,14 @@ class Catalog:
                     " cache_read, cache_creation) VALUES(?,?,?,?,?,?,?,?,?)",
                     [(row.path, *a) for a in row.activity],
                 )
+
+    def tail(self, path: str) -> TailMark | None:
+        """Where the last entries of the file's session can be read from, as last found (its
+        `key` says under which fingerprint)."""
+        with self._lock:
+            r = self._db.execute("SELECT key, offset, line, verified, total FROM tails WHERE path=?",
+                                 (path,)).fetchone()
+        return TailMark(*r) if r else None
 
     def activity(self) -> list[tuple[str, int | None, str, int, int, int, int, int]]:
         """Every activity row, summed per session, slot and model: `(session_id, slot, model,
@@ -370,6 +416,7 @@ class Catalog:
         with self._lock:
             self._db.executemany("DELETE FROM files WHERE path=?", paths)
             self._db.executemany("DELETE FROM activity WHERE path=?", paths)
+            self._db.executemany("DELETE FROM tails WHERE path=?", paths)
 
     def transaction(self) -> _Tx:
         return _Tx(self)

@@ -207,7 +207,12 @@ def recent(lib: Library, session_id: Any = None, limit: Any = None, max_chars: A
            clean: Clean = _as_is, *, cwd: str | None = None, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     n = LIMITS["recent"].check("limit", limit)
     cut = MAX_CHARS.check("max_chars", max_chars)
+    from ..catalog.tails import last_entries
+
     session = current_session(lib, cwd, env) if session_id is None else find_session(lib, session_id)
+    got = last_entries(lib, session, n)  # from the file's end, where a whole read checked that works
+    if got is not None:
+        return recent_shape(session, got[0], cut, clean)
     entries = conversation_of(lib, session)
     return recent_shape(session, entries[max(0, len(entries) - n):], cut, clean)
 

@@ -226,6 +226,10 @@ class RecordFile:
         self.size = size
         return True
 
+    def stat(self) -> os.stat_result | None:
+        """The open file's status now (None: its content was decompressed, or it is closed)."""
+        return os.fstat(self._fd) if self._fd is not None and not self.decompressed else None
+
     @property
     def decompressed(self) -> bool:
         """Whether the content was decompressed (a `.zst`, a gzip copy): offsets are into it, not
@@ -368,6 +372,24 @@ class RecordFile:
             return False
         return mark.offset == 0 or self.buffer[mark.offset - 1 : mark.offset] == b"\n"
 
+    def last_starts(self, n: int) -> list[int]:
+        """The offsets where the last `n` lines start (fewer in a shorter file), in file order,
+        found backward from the end."""
+        buf, end = self.buffer, self.size
+        if end == 0:
+            return []
+        pos = end - 1 if buf[end - 1 : end] == b"\n" else end
+        starts: list[int] = []
+        while len(starts) < n:
+            nl = buf.rfind(b"\n", 0, pos)
+            if nl < 0:
+                starts.append(0)
+                break
+            starts.append(nl + 1)
+            pos = nl
+        starts.reverse()
+        return starts
+
     def tail(self, n: int, *, line_numbers: bool = True, mark: LineMark | None = None) -> list[RawLine]:
         """The last `n` lines, found by scanning backward from the end.
 
@@ -382,16 +404,7 @@ class RecordFile:
             return []
         terminated_last = buf[end - 1 : end] == b"\n"
         stop = end - 1 if terminated_last else end
-        starts: list[int] = []
-        pos = stop
-        while len(starts) < n:
-            nl = buf.rfind(b"\n", 0, pos)
-            if nl < 0:
-                starts.append(0)
-                break
-            starts.append(nl + 1)
-            pos = nl
-        starts.reverse()
+        starts = self.last_starts(n)
         first_line = self.line_of(starts[0], mark) if line_numbers else 0
         out: list[RawLine] = []
         for i, start in enumerate(starts):

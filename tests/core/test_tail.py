@@ -6,10 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 
-from helpers import CORPUS, NO_CORPUS
-from sessionscope.core.catalog.library import Library
+from helpers import CORPUS, NO_CORPUS, corpus_files, isolate
+from sessionscope.core.catalog import tails
+from sessionscope.core.catalog.library import Library, conversation
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.read.jsonl import LineMark, RecordFile
@@ -50,3 +52,160 @@ def test_the_scan_stores_line_counts_of_claude_and_codex_files(tmp_path: Path) -
             assert rf.tail(5, mark=LineMark(row.read_end, row.read_lines)) == RecordFile(path).tail(5)
     row = catalog.get(str(document))
     assert row is not None and row.sessions and row.read_end == -1
+
+
+# -- `recent` from the end of the file -------------------------------------------------------------
+def small_windows(monkeypatch: pytest.MonkeyPatch, verify: int = 5) -> None:
+    """Windows on small files: every file gets one looked for, of a few lines, checked for the
+    last `verify` entries, within half the file."""
+    monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 0)
+    monkeypatch.setattr(tails, "VERIFY", verify)
+    monkeypatch.setattr(tails, "FIRST_LINES", 2 * verify)
+    monkeypatch.setattr(tails, "SHARE", 2)
+
+
+def whole_conversation(lib: Library, session) -> list:
+    return conversation(lib.load(session).entries)
+
+
+def corpus_transcripts() -> list[Path]:
+    return [p for sub in ("claude-code", "codex") for p in corpus_files(sub)]
+
+
+@pytest.mark.skipif(not corpus_transcripts(), reason=NO_CORPUS)
+def test_last_entries_from_the_window_are_the_whole_reads_on_the_corpus(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_windows(monkeypatch)
+    root = tmp_path / "root"
+    for path in corpus_transcripts():
+        dest = root / path.parent.name / path.name.split("__")[-1]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, dest)
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))
+    used = 0
+    for row in lib.rows.values():
+        for session in row.sessions:
+            whole = whole_conversation(lib, session)
+            for n in (1, 3, 5, 6):
+                got = tails.last_entries(lib, session, n)
+                if got is not None:
+                    used += 1
+                    assert got == (whole[-n:], len(whole)), (row.path, n)
+                    assert n <= 5  # never more entries than were checked
+    assert used >= 10  # the windows are used (the corpus files are long enough)
+
+
+def claude_record(uuid: str, parent: str | None, role: str, text: str, minute: int) -> dict:
+    message = {"role": role, "content": text} if role == "user" else {
+        "id": f"msg_{uuid}", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": text}]}
+    return {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "1c2d3e4f-0000-4000-8000-0000000000aa",
+            "cwd": "/work/demo", "timestamp": f"2026-01-31T10:{minute // 60:02d}:{minute % 60:02d}Z",
+            "message": message}
+
+
+def rewound_transcript(path: Path) -> None:
+    """A conversation of 600 turns rewound to turn 500 and continued for 5 more: the records after
+    turn 500 are abandoned, which a window holding only the last few records cannot tell."""
+    records, parent = [], None
+    for i in range(600):
+        uuid = f"a{i:03d}"
+        records.append(claude_record(uuid, parent, "user" if i % 2 == 0 else "assistant", f"turn {i}", i))
+        parent = uuid
+    parent = "a499"
+    for i in range(5):
+        uuid = f"b{i:03d}"
+        records.append(claude_record(uuid, parent, "user" if i % 2 == 0 else "assistant", f"again {i}", 200 + i))
+        parent = uuid
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+def scanned_rewound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Library, object]:
+    """A rewound transcript scanned (windows checked for its last 8 entries): its path, the
+    library, its session."""
+    small_windows(monkeypatch, verify=8)
+    root = tmp_path / "root"
+    root.mkdir()
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    rewound_transcript(path)
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))
+    [session] = lib.all_sessions()
+    return path, lib, session
+
+
+def test_a_window_whose_entries_differ_from_the_whole_read_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, lib, session = scanned_rewound(tmp_path, monkeypatch)
+    whole = whole_conversation(lib, session)
+    assert [e.text for e in whole[-8:]] == ["turn 497", "turn 498", "turn 499"] + [f"again {i}" for i in range(5)]
+    # The first windows tried (the last 16 and 64 lines) show turns 5xx as the active branch; the
+    # one kept (256 lines) reaches back past turn 497.
+    mark = lib.catalog.tail(str(path))
+    assert mark is not None and mark.line == 605 - 256 + 1 and mark.total == len(whole) == 505
+    for n in (1, 8):
+        assert tails.last_entries(lib, session, n) == (whole[-n:], len(whole))
+    assert tails.last_entries(lib, session, 9) is None  # more than were checked: read whole
+
+
+def test_a_file_changed_since_its_scan_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, lib, session = scanned_rewound(tmp_path, monkeypatch)
+    root = path.parent
+    assert tails.last_entries(lib, session, 3) is not None
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(claude_record("c000", "b004", "user", "more", 300)) + b"\n")
+    assert tails.last_entries(lib, session, 3) is None
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))  # read again: a window for the new end
+    [session] = lib.all_sessions()
+    whole = whole_conversation(lib, session)
+    assert whole[-1].text == "more" and tails.last_entries(lib, session, 3) == (whole[-3:], len(whole))
+
+
+@pytest.mark.parametrize("limit", ["1", "8", "30"])
+def test_recent_shows_the_same_from_the_window_as_from_a_whole_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], limit: str) -> None:
+    from sessionscope.cli.main import main
+    from sessionscope.core.catalog.library import Library as Lib
+
+    isolate(tmp_path, monkeypatch)
+    root = tmp_path / "root"
+    root.mkdir()
+    rewound_transcript(root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl")
+    used = []
+    real = tails.last_entries
+
+    def spy(lib: Lib, session, n: int):
+        got = real(lib, session, n)
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(tails, "last_entries", spy)
+    outputs = []
+    for windows in (False, True):
+        monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 1 << 40)
+        if windows:
+            small_windows(monkeypatch, verify=8)
+        for fmt in ((), ("--json",)):
+            (tmp_path / "cache").exists() and shutil.rmtree(tmp_path / "cache")
+            assert main(["recent", "1c2d", "--root", str(root), "--limit", limit, *fmt]) == 0
+            outputs.append(capsys.readouterr().out)
+    assert used == [False, False, limit != "30", limit != "30"]
+    assert outputs[:2] == outputs[2:]
+    assert json.loads(outputs[1])["total_entries"] == 505
+
+
+def test_the_session_logs_recent_reads_the_window_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.logs import contract
+
+    root = tmp_path / "root"
+    root.mkdir()
+    rewound_transcript(root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl")
+    answers, used = [], []
+    real = tails.last_entries
+    monkeypatch.setattr(tails, "last_entries", lambda *a: used.append(real(*a) is not None) or real(*a))
+    for windows in (False, True):
+        monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 1 << 40)
+        if windows:
+            small_windows(monkeypatch, verify=8)
+        answers.append(contract.recent(scan(root, Catalog(None)), "1c2d", 8))
+    assert used == [False, True]
+    assert answers[0] == answers[1] and answers[0]["count"] == 8
