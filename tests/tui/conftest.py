@@ -4,11 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_factory import make_app
+from app_factory import warm_app
 
 from sessionscope.tui.app import SessionScopeApp
 
 
 @pytest.fixture
 def demo_app(tmp_path: Path) -> SessionScopeApp:
-    return make_app(tmp_path)
+    return warm_app(tmp_path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app_factory import make_app, settle
+from app_factory import make_app, settle, warm_app
 
 from sessionscope.tui.app import SessionScopeApp
 from sessionscope.tui.screens.main import MainScreen
@@ -29,7 +29,7 @@ async def _search(pilot, query: str) -> None:  # noqa: ANN001
 
 
 def test_snapshot_main_screen(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=settle)
 
 
 def test_snapshot_search_in_app(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
@@ -37,7 +37,7 @@ def test_snapshot_search_in_app(snap_compare, tmp_path: Path) -> None:  # noqa: 
         await settle(pilot)
         await _search(pilot, "retry")
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_help(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
@@ -46,7 +46,7 @@ def test_snapshot_help(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
         await pilot.press("question_mark")
         await pilot.pause()
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_memory_tab(snap_compare, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
@@ -60,7 +60,7 @@ def test_snapshot_memory_tab(snap_compare, tmp_path: Path, monkeypatch) -> None:
 
 
 async def test_memory_note_opens_a_session_of_its_time(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("3")
@@ -73,7 +73,7 @@ async def test_memory_note_opens_a_session_of_its_time(tmp_path: Path) -> None:
 
 
 async def test_open_a_session_and_come_back(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         listing = app.screen.query_one(SessionList)
@@ -88,7 +88,7 @@ async def test_open_a_session_and_come_back(tmp_path: Path) -> None:
 
 
 async def test_search_hit_opens_the_exact_entry(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _search(pilot, "RetryPolicy per-endpoint")
@@ -112,7 +112,7 @@ async def test_back_from_a_hit_the_query_box_has_the_focus(tmp_path: Path) -> No
     what is typed next is a query (from the results list, `b` opened the composer)."""
     from textual.widgets import Input
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _search(pilot, "RetryPolicy per-endpoint")
@@ -130,7 +130,7 @@ async def test_back_from_a_hit_the_query_box_has_the_focus(tmp_path: Path) -> No
 async def test_a_pasted_source_ref_says_that_enter_opens_it(tmp_path: Path) -> None:
     """Issue 10, item 21: a Source reference in the box is not searched as you type (it matches
     nothing useful): the results say that enter opens it."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = next(s for s in app.library.sessions() if s.entry_count > 5)
@@ -157,7 +157,7 @@ def test_find_text_of_a_hit_is_a_term_it_holds(query: str, expected: str) -> Non
 
 
 async def test_resume_command_is_built_and_copied(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.screen.query_one(SessionList).highlighted_session
@@ -167,7 +167,7 @@ async def test_resume_command_is_built_and_copied(tmp_path: Path) -> None:
 
 
 async def test_tabs_switch_with_keys(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("2")
@@ -181,7 +181,7 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
 
     from sessionscope.tui.widgets.tab_bar import TabBar
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -222,7 +222,7 @@ async def test_tabs_switch_with_the_mouse_and_on_the_focused_bar(tmp_path: Path)
 
 
 async def test_markup_and_escapes_in_transcripts_stay_literal(tmp_path: Path) -> None:
-    app: SessionScopeApp = make_app(tmp_path)
+    app: SessionScopeApp = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         target = next(s for s in app.library.sessions() if "[bold red]" in (s.title or ""))
@@ -243,7 +243,7 @@ async def test_title_bar_follows_the_sub_title_opens_the_palette_and_grows(tmp_p
 
     from sessionscope.tui.widgets.title_bar import TitleBar
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         bar = app.screen.query_one(TitleBar)
@@ -271,7 +271,7 @@ async def test_title_bar_follows_the_sub_title_opens_the_palette_and_grows(tmp_p
 async def test_the_command_palette_offers_every_action_of_the_screen(tmp_path: Path) -> None:
     """The palette lists what the focused part of the screen can do, footer-hidden actions too,
     without cursor moves; a command runs its action where the binding lives."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -296,7 +296,7 @@ async def test_a_pasted_source_ref_opens_its_entry(tmp_path: Path) -> None:
     """Issue 7: every Source of a brief resolves in the app too. Pasted into the search box (as
     the brief prints it, `Source: ` and date included), Enter opens that exact entry; a text that
     only looks like a reference is searched as usual."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = next(s for s in app.library.sessions() if s.entry_count > 5)
@@ -318,7 +318,7 @@ async def test_resume_where_the_terminal_cannot_be_handed_over(tmp_path: Path, m
     web drivers) it says so and points at the copy key, instead of a traceback."""
     from types import SimpleNamespace
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         monkeypatch.setattr(app.screen, "_resume", lambda: SimpleNamespace(argv=("true",), cwd=str(tmp_path)))

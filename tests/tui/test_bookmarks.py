@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-from app_factory import NOW, make_app, settle
+from app_factory import NOW, settle, warm_app
 
 from sessionscope.core.bookmarks.anchor import bookmark_of
 from sessionscope.core.bookmarks.store import Bookmark, BookmarkStore, store_path
@@ -24,7 +24,7 @@ async def _type(pilot, text: str) -> None:  # noqa: ANN001
 
 
 async def test_bookmark_an_entry_see_it_in_the_tab_and_open_it_there(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("enter")  # the first session
@@ -62,7 +62,7 @@ async def test_bookmark_an_entry_see_it_in_the_tab_and_open_it_there(tmp_path: P
 
 
 async def test_m_in_the_session_list_bookmarks_the_session_and_d_deletes_it(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("j", "m")
@@ -84,7 +84,7 @@ async def test_a_bookmark_whose_session_is_gone_says_so_and_opens_nothing(tmp_pa
     store = BookmarkStore(store_path())
     store.add(Bookmark(agent="codex", session_id="gone-1", path="/nowhere/x.jsonl", entry_id="L3", line=3,
                        hash="0" * 12, role="user", excerpt="saved words", title="old session"))
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("4")
@@ -100,7 +100,7 @@ async def test_a_bookmark_whose_session_is_gone_says_so_and_opens_nothing(tmp_pa
 def _seed(tmp_path: Path) -> None:
     """Three bookmarks at fixed times: an entry with a note holding markup and an escape, a
     session, and one whose session is gone."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     lib = app.library
     lib.scan()
     main = lib.sessions()
@@ -123,7 +123,7 @@ def test_snapshot_bookmarks_tab(snap_compare, tmp_path: Path) -> None:  # noqa: 
         await pilot.press("4")
         await settle(pilot)
 
-    assert snap_compare(make_app(tmp_path / "seed"), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(warm_app(tmp_path / "seed"), terminal_size=SIZE, run_before=run_before)
 
 
 async def test_a_bookmark_on_a_tool_result_marks_and_opens_its_call(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ async def test_a_bookmark_on_a_tool_result_marks_and_opens_its_call(tmp_path: Pa
     line: that line gets the ★, and the tab opens the transcript there."""
     from sessionscope.core.model import EntryKind
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = next(s for s in app.library.sessions() if (s.title or "").startswith("Refactor the retry"))
@@ -152,7 +152,7 @@ async def test_a_bookmark_on_a_tool_result_marks_and_opens_its_call(tmp_path: Pa
 
 
 async def test_a_bookmark_whose_entry_is_gone_opens_its_session_at_the_start(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.library.sessions()[0]

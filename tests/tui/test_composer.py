@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-from app_factory import make_app
+from app_factory import make_app, warm_app
 from textual.widgets import Input, TextArea
 
 from sessionscope.core.brief.compose import FOUND, UNAVAILABLE, render_brief
@@ -106,7 +106,7 @@ async def test_candidates_load_grouped_by_type_beside_their_source(tmp_path: Pat
 
 
 async def test_moving_the_cursor_shows_each_finding_at_its_entry(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         for _ in range(len(screen.findings.items) - 1):
@@ -124,7 +124,7 @@ async def test_moving_the_cursor_shows_each_finding_at_its_entry(tmp_path: Path)
 
 # -- review -----------------------------------------------------------------------------------------
 async def test_approve_and_reject_build_the_brief_of_exactly_the_approved(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         items = screen.findings.items
@@ -144,7 +144,7 @@ async def test_approve_and_reject_build_the_brief_of_exactly_the_approved(tmp_pa
 
 
 async def test_edit_replaces_the_text_approves_and_masks_secrets_again(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         item = screen.findings.highlighted
@@ -172,7 +172,7 @@ async def test_edit_replaces_the_text_approves_and_masks_secrets_again(tmp_path:
 async def test_ctrl_a_in_the_edit_dialog_selects_all(tmp_path: Path) -> None:
     """Issue 10, item 21: ctrl+a selects the whole text (the text area's own ctrl+a went to the
     start of the line), so typing replaces it."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_composer(pilot)
         await pilot.press("e")
@@ -185,7 +185,7 @@ async def test_ctrl_a_in_the_edit_dialog_selects_all(tmp_path: Path) -> None:
 
 
 async def test_type_cycles_and_the_finding_moves_to_its_new_group(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         item = screen.findings.highlighted
@@ -201,7 +201,7 @@ async def test_type_cycles_and_the_finding_moves_to_its_new_group(tmp_path: Path
 
 
 async def test_reorder_within_a_type_changes_the_brief_order(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         first, second = screen.findings.items[:2]
@@ -219,7 +219,7 @@ async def test_reorder_within_a_type_changes_the_brief_order(tmp_path: Path) -> 
 
 
 async def test_the_task_searched_again_keeps_the_decisions(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         first = screen.findings.items[0]
@@ -235,7 +235,7 @@ async def test_the_task_searched_again_keeps_the_decisions(tmp_path: Path) -> No
 
 # -- findings of one's own --------------------------------------------------------------------------
 async def test_add_the_highlighted_transcript_entry_as_a_finding(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         view = screen.context.query_one(TranscriptView)
@@ -259,7 +259,7 @@ async def test_add_the_highlighted_transcript_entry_as_a_finding(tmp_path: Path)
 
 
 async def test_add_an_entry_found_by_search(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         await pilot.press("s")
@@ -282,7 +282,7 @@ async def test_add_an_entry_found_by_search(tmp_path: Path) -> None:
 
 # -- output -----------------------------------------------------------------------------------------
 async def test_copy_puts_exactly_the_approved_brief_on_the_clipboard(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         items = screen.findings.items
@@ -292,7 +292,7 @@ async def test_copy_puts_exactly_the_approved_brief_on_the_clipboard(tmp_path: P
 
 
 async def test_copy_leaves_out_the_control_sequences_a_quoted_transcript_holds(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         item = screen.findings.items[0]
@@ -304,7 +304,7 @@ async def test_copy_leaves_out_the_control_sequences_a_quoted_transcript_holds(t
 
 
 async def test_write_to_a_file_and_confirm_before_overwriting(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     target = tmp_path / "out" / "brief.md"
     target.parent.mkdir()
     async with app.run_test(size=SIZE) as pilot:
@@ -334,7 +334,7 @@ async def test_a_written_brief_is_kept_for_the_next_agent_session(tmp_path: Path
     MCP tool `approved_brief` finds it: the text and the approved findings it includes."""
     from sessionscope.core.brief import approved
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     target = tmp_path / "brief.md"
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
@@ -354,12 +354,12 @@ async def test_a_written_brief_is_kept_for_the_next_agent_session(tmp_path: Path
 async def test_sessionscope_brief_keeps_what_it_prints_and_nothing_unapproved(tmp_path: Path) -> None:
     from sessionscope.core.brief import approved
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_composer(pilot, exit_with_brief=True)
         await pilot.press("x", "q")  # nothing approved: nothing to hand over
     assert approved.latest(PROJECT).brief is None
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_composer(pilot, exit_with_brief=True)
         await pilot.press("a", "q")
@@ -382,7 +382,7 @@ async def test_nothing_is_written_unless_asked(tmp_path: Path) -> None:
 
 
 async def test_exit_with_brief_returns_the_approved_brief(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot, exit_with_brief=True)
         items = screen.findings.items
@@ -393,7 +393,7 @@ async def test_exit_with_brief_returns_the_approved_brief(tmp_path: Path) -> Non
 
 
 async def test_escape_in_the_task_goes_to_the_list_first(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot, exit_with_brief=True)
         screen.query_one("#composer-task", Input).focus()
@@ -405,7 +405,7 @@ async def test_escape_in_the_task_goes_to_the_list_first(tmp_path: Path) -> None
 
 # -- outcomes ---------------------------------------------------------------------------------------
 async def test_empty_outcome_says_what_was_searched(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot, task="zzqx quuxwidget")
         assert screen.result.status == "empty"
@@ -417,7 +417,7 @@ async def test_empty_outcome_says_what_was_searched(tmp_path: Path) -> None:
 
 
 async def test_unavailable_outcome_gives_the_reason(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.index = None  # as when the index could not be built
@@ -427,7 +427,7 @@ async def test_unavailable_outcome_gives_the_reason(tmp_path: Path) -> None:
 
 
 async def test_an_empty_task_waits_for_one(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot, task="")
         assert screen.result is None and isinstance(screen.focused, Input)
@@ -518,7 +518,7 @@ def test_snapshot_candidates_one_approved(snap_compare, tmp_path: Path) -> None:
         await open_composer(pilot)
         await pilot.press("a")
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
 
 
 def test_snapshot_editing_a_finding(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
@@ -526,14 +526,14 @@ def test_snapshot_editing_a_finding(snap_compare, tmp_path: Path) -> None:  # no
         await open_composer(pilot)
         await pilot.press("e")
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
 
 
 def test_snapshot_empty_outcome(snap_compare, tmp_path: Path) -> None:  # noqa: ANN001
     async def run(pilot) -> None:  # noqa: ANN001
         await open_composer(pilot, task="zzqx quuxwidget")
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=_snap(run))
 
 
 # -- sessionscope brief ----------------------------------------------------------------------------
@@ -654,7 +654,7 @@ async def test_an_approved_finding_the_budget_leaves_out_is_marked(tmp_path: Pat
     from sessionscope.core.brief.compose import Budget
     from sessionscope.tui.widgets.finding_list import LEFT_OUT
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot, budget=Budget(tokens=150))
         items = screen.findings.items
@@ -683,7 +683,7 @@ async def test_the_scope_shows_before_the_task_and_the_project_can_be_picked(tmp
 
     from sessionscope.tui.screens.pick_project import PickProjectScreen
 
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session = app.screen.query_one("SessionList").highlighted_session
@@ -733,7 +733,7 @@ async def test_the_model_assist_adds_proposed_findings_or_says_why_not(tmp_path:
     monkeypatch.setenv("FAKE_PROMPT_OUT", str(tmp_path / "prompt.txt"))
     monkeypatch.setenv("FAKE_NEEDLE", NEEDLE)
     monkeypatch.setenv("FAKE_MODE", "malformed")
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_composer(pilot)
         before = [i.id for i in screen.findings.items]

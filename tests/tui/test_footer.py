@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_factory import make_app, settle
+from app_factory import settle, warm_app
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -33,7 +33,7 @@ async def _state(pilot, keys: tuple[str, ...]) -> None:  # noqa: ANN001
     ("2", "r", "e", "t", "r", "y", "enter", "down"),  # search results
 ], ids=["sessions", "transcript", "memory", "memory-sessions", "search-results"])
 async def test_the_help_key_fits_in_the_footer(tmp_path: Path, keys: tuple[str, ...]) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await _state(pilot, keys)
         shown = _footer_keys(app)
@@ -44,7 +44,7 @@ async def test_the_help_key_fits_in_the_footer(tmp_path: Path, keys: tuple[str, 
 async def test_the_search_box_footer_says_how_to_leave(tmp_path: Path) -> None:
     """The query box takes every printable key, so escape (back to the sessions) is what the footer
     shows there; on the session list escape is not offered (nothing to go back to)."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "escape" not in _footer_keys(app)

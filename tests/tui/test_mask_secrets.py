@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import orjson
-from app_factory import make_app
+from app_factory import warm_app
 from secrets_corpus import POSITIVES, leaks
 from textual.widgets import Input, TextArea
 
@@ -126,7 +126,7 @@ async def test_search_results_are_masked_while_the_toggle_is_on(tmp_path: Path) 
 async def test_the_composer_exports_carry_no_corpus_secret(tmp_path: Path) -> None:
     """A finding edited to hold every corpus value: the copied brief, the written file and the
     brief returned on exit (what `sessionscope brief` prints) hold none of them."""
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = ComposerScreen("flaky webhook retry", "/home/dev/projects/payments-api", exit_with_brief=True)
         await pilot.app.push_screen(screen)

@@ -7,7 +7,7 @@ import json
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from app_factory import NOW, make_app, settle
+from app_factory import NOW, settle, warm_app
 from hostile import HOSTILE, raw_controls
 
 from sessionscope.core.catalog.library import Library
@@ -26,7 +26,7 @@ def shown(app: SessionScopeApp) -> str:
 
 
 async def test_the_stats_tab_is_made_when_shown_and_switches_its_period(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
+    app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert not app.screen.query(StatsPane)  # nothing of it before it is asked for
@@ -83,7 +83,7 @@ def test_snapshot_stats_tab(snap_compare, tmp_path: Path) -> None:  # noqa: ANN0
         await pilot.press("5")
         await settle(pilot)
 
-    assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(warm_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
 
