@@ -6,6 +6,9 @@ parse (`Adapter.load`) in MB/s and entries/s, each also as a ratio to Claude Cod
 in the same run (the machine is shared: read the ratios, not the seconds). OpenCode's JSON tree
 counts only the session files' bytes (its messages and parts are read beside them): read its
 entries/s. Its database is one file holding every session: its listing reads the newest session.
+`x 2 ends`: each format's quick listing over the bare read of the bytes it must touch
+(`two_end_read`: both 64 KB ends, a small file whole; a database's newest session's rows), run
+in the same way (issue 15's target: at most 3).
 
     .venv/bin/python bench/bench_formats.py                 # 100 sessions a format, ~60 KB each
     .venv/bin/python bench/bench_formats.py --files 30 --file-kb 200 --json
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -26,7 +30,31 @@ from gen_corpus import generate  # noqa: E402
 from gen_formats import FORMATS  # noqa: E402
 
 from sessionscope.core.read.adapters import default_registry  # noqa: E402
-from sessionscope.core.read.listing import quick_meta  # noqa: E402
+from sessionscope.core.read.jsonl import read_head_tail  # noqa: E402
+from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
+
+
+def two_end_read(path: str) -> int:
+    """The bytes a quick listing of `path` must touch, read and nothing else done with them: the
+    first and last 64 KB of a file (a file of at most 128 KB whole: a JSON document or Aider's
+    Markdown is then read whole), as `quick_meta` reads them; for an OpenCode database (one file
+    holding every session, listed by its most recently updated one), opening it as the adapter
+    does and fetching that session's row and the raw `data` of its message and part rows."""
+    if path.endswith(".db"):
+        from sessionscope.core.read.adapters.opencode import connect
+
+        con = connect(path)
+        try:
+            row = con.execute("SELECT * FROM session ORDER BY time_updated DESC LIMIT 1").fetchone()
+            n = len(tuple(row))
+            for table in ("message", "part"):
+                n += sum(len(r[0] or "") for r in con.execute(f"SELECT data FROM {table} WHERE session_id = ?",
+                                                                (row["id"],)))
+            return n
+        finally:
+            con.close()
+    ht = read_head_tail(path, HEAD_TAIL)
+    return len(ht.head) + (0 if ht.whole else len(ht.tail))
 
 
 def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Path]]:
@@ -56,11 +84,12 @@ def measure(paths: list[Path], rounds: int) -> dict[str, float]:
     assert all(adapters), "a generated file no adapter recognises"
     mb = sum(p.stat().st_size for p in paths) / 1e6
     listing = best(lambda: [quick_meta(str(p), registry) for p in paths], rounds)
+    ends = best(lambda: [two_end_read(str(p)) for p in paths], rounds)
     loaded = [ls for a, p in zip(adapters, paths) for ls in a.load(str(p))]
     entries = sum(len(ls.entries) for ls in loaded)
     parse = best(lambda: [a.load(str(p)) for a, p in zip(adapters, paths)], rounds)
     return {"files": len(paths), "sessions": len(loaded), "mb": mb, "entries": entries,
-            "list_files_s": len(paths) / listing, "parse_mb_s": mb / parse, "parse_entries_s": entries / parse,
+            "list_files_s": len(paths) / listing, "list_x_two_ends": listing / ends, "parse_mb_s": mb / parse, "parse_entries_s": entries / parse,
             "parse_sessions_s": len(loaded) / parse}
 
 
@@ -79,11 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"params": vars(args), "formats": results}, indent=2))
         return 0
-    print(f"{args.files} sessions a format, ~{args.file_kb} KB each; best of {args.rounds}; ratios to claude-code")
-    print(f"{'format':22} {'MB':>6} {'list files/s':>13} {'ratio':>6} {'parse MB/s':>11} {'ratio':>6} "
+    print(f"{args.files} sessions a format, ~{args.file_kb} KB each; best of {args.rounds}; ratios to claude-code; "
+          f"x 2 ends: the quick listing's time over reading the bytes it must touch (`two_end_read`; target 3); "
+          f"load {os.getloadavg()[0]:.1f}")
+    print(f"{'format':22} {'MB':>6} {'list files/s':>13} {'ratio':>6} {'x 2 ends':>9} {'parse MB/s':>11} {'ratio':>6} "
           f"{'entries/s':>10} {'ratio':>6} {'sessions/s':>11}")
     for name, r in results.items():
         print(f"{name:22} {r['mb']:6.1f} {r['list_files_s']:13,.0f} {r['list_files_s'] / ref['list_files_s']:6.2f} "
+              f"{r['list_x_two_ends']:9.2f} "
               f"{r['parse_mb_s']:11.1f} {r['parse_mb_s'] / ref['parse_mb_s']:6.2f} {r['parse_entries_s']:10,.0f} "
               f"{r['parse_entries_s'] / ref['parse_entries_s']:6.2f} {r['parse_sessions_s']:11,.0f}")
     return 0

@@ -243,3 +243,32 @@ def test_a_growing_jsonl_chat_is_followed_from_where_it_stopped(tmp_path: Path) 
     (ev,) = tracker.apply([str(path)])
     assert ev.kind is Change.GREW and [e.id for e in ev.entries] == ["u9"]
     assert GeminiAdapter().grows(str(path)) and not GeminiAdapter().grows(str(LEGACY))
+
+
+def test_quick_listing_of_a_whole_jsonl_parses_only_lines_that_may_patch_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 15: once the head gave the metadata, the first prompt and the first time, only a
+    # `$set` patch (a summary titles the chat) can change the listing of a small file read whole.
+    from sessionscope.core.read import ends
+
+    path = tmp_path / "tmp" / "9f2c0d1e" / "chats" / "session-2026-04-01T10-00-3c9a77e1.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = JSONL.read_text().splitlines()[:2]
+    for i in range(60):
+        lines.append(json.dumps({"id": f"g{i}", "timestamp": f"2026-04-01T10:{i:02d}:05.000Z", "type": "gemini",
+                                 "content": f"step {i}", "model": "gemini-3-flash-preview"}))
+        if i == 30:  # a patch whose key is written escaped (still `$set` once parsed)
+            lines.append('{"\\u0024set": {"summary": "An escaped summary"}}')
+    lines.append(json.dumps({"$set": {"lastUpdated": "2026-04-01T11:00:00.000Z"}}))
+    path.write_text("\n".join(lines) + "\n")
+    parsed = []
+    real = ends.loads_values
+    monkeypatch.setattr(ends, "loads_values", lambda line: parsed.append(line) or real(line))
+    meta = quick_meta(str(path), REG)
+    listed = len(parsed)
+    s = load(path).session
+    assert meta.whole and not meta.unsure
+    assert (meta.title, meta.last_timestamp) == (s.title, s.last_timestamp) == (
+        "An escaped summary", s.last_timestamp)
+    assert s.last_timestamp.isoformat().startswith("2026-04-01T11:00")
+    assert listed < 10  # the head's few lines, the two patches, the last line: not the 60 replies

@@ -101,15 +101,25 @@ class GeminiAdapter(Adapter):
             return ends.meta(self, [f for f in FIELDS if f != "session_id" or not sid], session_id=sid)
         parser = self.parser(ends.path)
         title_seen = False
-        for piece in ends.head_pieces():
+        pieces = ends.head_pieces()
+        for piece in pieces:
             values = ends.head.values(piece)
             if values is None:
                 continue
             for value in values:
                 parser.observe(value)
-            if parser.meta is not None and parser.first_prompt is not None and not ends.whole:
+            if parser.meta is not None and parser.first_prompt is not None:
                 title_seen = True
-                break  # (a whole file is read to its end: a `$set` summary may title it)
+                if not ends.whole or parser.first_ts is not None:
+                    break
+        if ends.whole and title_seen:
+            # The rest of a whole file can change the listing only by a `$set` patch (a summary
+            # titles it): only lines that may hold one are parsed.
+            buf = ends.head.buf
+            for piece in pieces:
+                if buf.find(b"$set", *piece) >= 0 or buf.find(b"\\u", *piece) >= 0:
+                    for value in ends.head.values(piece) or ():
+                        parser.observe(value)
         last = last_stamp(ends, _stamp)
         meta = parser.meta or {}
         unsure: set[str] = set()
