@@ -19,7 +19,7 @@ from sessionscope.core.model import EntryKind, SessionKind
 from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.read.adapters.gemini import GeminiAdapter, path_hash
 from sessionscope.core.read.discovery import Root, default_roots
-from sessionscope.core.read.listing import quick_meta
+from sessionscope.core.read.listing import CLOCK_SKEW, quick_meta
 from sessionscope.core.read.resume import resume_command
 
 REG = default_registry()
@@ -272,3 +272,21 @@ def test_quick_listing_of_a_whole_jsonl_parses_only_lines_that_may_patch_it(
         "An escaped summary", s.last_timestamp)
     assert s.last_timestamp.isoformat().startswith("2026-04-01T11:00")
     assert listed < 10  # the head's few lines, the two patches, the last line: not the 60 replies
+
+
+def test_quick_listing_of_a_small_legacy_chat_builds_no_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 15: a legacy chat read whole is listed from its parsed document by the metadata hook
+    # alone, not loaded (entries built for every message) as before: the same fields.
+    files = [LEGACY] + ([REAL_JSON] if REAL_JSON.exists() else [])
+    full = {path: load(path).session for path in files}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the quick listing loaded the whole chat")
+
+    monkeypatch.setattr(GeminiAdapter, "load", refuse)
+    for path, s in full.items():
+        meta = quick_meta(str(path), REG)
+        assert meta.error is None and meta.whole and not meta.unsure, path.name
+        assert (meta.session_id, meta.kind, meta.project, meta.title) == (s.id, s.kind, s.project, s.title)
+        assert s.first_timestamp <= meta.first_timestamp <= s.first_timestamp + CLOCK_SKEW
+        assert s.last_timestamp - CLOCK_SKEW <= meta.last_timestamp <= s.last_timestamp

@@ -91,6 +91,9 @@ class GeminiAdapter(Adapter):
         title unless a summary may come later; the tail the last time. A legacy JSON document is
         parsed when it was read whole, else only its id is known."""
         if ends.path.endswith(".json"):
+            listed = _quick_document(self, ends) if ends.whole else None
+            if listed is not None:
+                return listed
             if ends.whole:
                 s = self.load(ends.path)[0].session
                 return ends.meta(self, (), session_id=s.id, kind=s.kind, project=s.project,
@@ -135,6 +138,33 @@ class GeminiAdapter(Adapter):
         ident = parser.identity()
         return ends.meta(self, unsure, session_id=ident["id"], kind=ident["kind"], project=ident["project"],
                          title=parser.title(), first_timestamp=first, last_timestamp=last)
+
+
+def _quick_document(adapter: GeminiAdapter, ends: Ends) -> QuickMeta | None:
+    """A legacy chat read whole, listed from its parsed document without building its entries:
+    what the parser's metadata hook (`observe`) makes of its header and messages, fed as
+    `load_json_document` feeds them; its times those of its first and last records, as a JSONL
+    chat's listing takes them. None when it is not a JSON object holding a list of messages
+    (the full parse says what it is)."""
+    buf = ends.head.buf
+    try:
+        doc = orjson.loads(buf[3:] if buf.startswith(b"\xef\xbb\xbf") else buf)
+    except orjson.JSONDecodeError:
+        return None
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    if not isinstance(messages, list):
+        return None
+    parser = adapter.parser(ends.path)
+    parser.observe({k: v for k, v in doc.items() if k != "messages"})
+    for value in messages:
+        parser.observe(value)
+    meta = parser.meta or {}
+    first = parse_timestamp(meta.get("startTime")) or parser.first_ts
+    last = next((t for value in reversed(messages) if (t := _stamp(value)) is not None), None)
+    last = max((t for t in (last, parse_timestamp(meta.get("lastUpdated")), first) if t), default=None)
+    ident = parser.identity()
+    return ends.meta(adapter, (), session_id=ident["id"], kind=ident["kind"], project=ident["project"],
+                     title=parser.title(), first_timestamp=first, last_timestamp=last)
 
 
 def _stamp(value: Any) -> datetime | None:
