@@ -1,36 +1,50 @@
 """Growth bench (issue 15): what the next command-line call pays after 1 MB is appended to a
-transcript, on a small (1 MB) and on a big (100 MB by default) session-logs transcript, side by
-side in one run.
+transcript, on a small (1 MB) and on a big (100 MB by default) transcript of each format, side by
+side in one run, with reading on as it is and switched off (the whole re-read every call paid
+before) in the same rounds.
 
 Run (from the repository root):
 
-    .venv/bin/python bench/bench_growth.py                 # 1 MB and 100 MB, 3 appends each
-    .venv/bin/python bench/bench_growth.py --big-mb 20     # a smaller big file (disk or time)
+    .venv/bin/python bench/bench_growth.py                          # 1 MB and 100 MB, every format
+    .venv/bin/python bench/bench_growth.py --big-mb 20 --formats claude-code
     PYTHONDONTWRITEBYTECODE=1 .venv/bin/python bench/bench_growth.py   # without bytecode
 
-For each size the bench writes one transcript (header + ~1 KB entries) in a temporary folder,
-warms a catalog for it (`sessionscope sessions --root DIR --json`, its own
-SESSIONSCOPE_CACHE_DIR), then, `--appends` times: appends 1 MB of entries and times the next
-whole `sessionscope sessions` call in a fresh process (wall clock). Baselines in the same run:
-the same call with nothing changed (a warm call), and in process `Library.scan` after an append
-with reading on switched off (`SessionLogsAdapter.continues = False`: the whole re-read every
-call paid before). Medians in ms. The target: big/small at most 3x. The load average is printed
-before and after: machines are noisy, read the ratios.
+For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-shaped lines from
+`gen_corpus.py`'s writers, continued across appends) and size the bench writes one transcript in
+a temporary folder, warms a catalog and a search index for it (its own SESSIONSCOPE_CACHE_DIR),
+then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
+(a fresh process), appends 1 MB more and times the next `sessionscope search WORD --json` (the
+catalog and the index brought up to date). Each round is run twice, alternating: as installed,
+and with reading on switched off in the child (`continues = False` on every adapter, set by a
+`python -c` wrapper: the catalog then re-reads a grown file whole). Wall and CPU time (the child's
+user+sys from rusage) in ms, medians over the appends. The target: big/small at most 3x for the
+next call. The load average is printed before and after: read the ratios.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import random
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 EXE = Path(sys.executable).parent / "sessionscope"
+FORMATS = ("session-logs", "claude-code", "codex")
+WORD = "lorem"
+# The CLI with reading on switched off for every adapter (what every call paid before it).
+WHOLE = ("import sys; from sessionscope.core.read.adapters import default_registry as r\n"
+         "for a in r().adapters: type(a).continues = False\n"
+         "from sessionscope.cli.main import main; sys.exit(main())")
 
 
 def entries(n0: int, mb: float) -> bytes:
@@ -47,69 +61,128 @@ def entries(n0: int, mb: float) -> bytes:
     return b"".join(out)
 
 
-def cli(root: Path, cache: Path, *args: str) -> float:
-    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(cache)}
+class Writer:
+    """One transcript of a format, written on across appends (its records chained as the agent
+    would write them)."""
+
+    def __init__(self, fmt: str, name: str) -> None:
+        self.fmt, self.name, self.n = fmt, name, 0
+        if fmt == "session-logs":
+            self.file = None
+            return
+        from gen_corpus import _ClaudeFile, _CodexFile, _Text
+
+        rng = random.Random(7)
+        text = _Text(rng, 2 << 20)
+        start = 1_767_000_000_000
+        if fmt == "claude-code":
+            self.file = _ClaudeFile(rng, text, cwd="/home/bench/src/grow", session_id=name, start_ms=start)
+        else:
+            self.file = _CodexFile(rng, text, cwd="/home/bench/src/grow", thread_id=name, start_ms=start)
+
+    def file_name(self) -> str:
+        return f"{self.name}.jsonl" if self.fmt != "codex" else f"rollout-2026-01-31T10-00-00-{self.name}.jsonl"
+
+    def start(self) -> bytes:
+        if self.file is None:
+            return orjson.dumps({"session_id": self.name, "agent_id": "bench", "project": "/p",
+                                 "started_at": "2026-01-31T00:00:00Z"}) + b"\n"
+        return b"".join(x + b"\n" for x in self.file.start())
+
+    def more(self, mb: float) -> bytes:
+        """About `mb` MB of whole turns."""
+        if self.file is None:
+            self.n += 1
+            return entries(1_000_000 * self.n, mb)
+        out: list[bytes] = []
+        size = 0
+        while size < mb * (1 << 20):
+            before = len(out)
+            self.file.turn(out, prompt=self.n % 6 == 0)
+            if self.n % 6 == 5:
+                self.file.turn_done(out)
+            self.n += 1
+            size += sum(len(x) + 1 for x in out[before:])
+        return b"".join(x + b"\n" for x in out)
+
+
+def cli(root: Path, cache: Path, args: list[str], whole: bool) -> tuple[float, float]:
+    """(wall ms, child CPU ms) of one whole command in a fresh process."""
+    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(cache), "SESSIONSCOPE_CONFIG": "/nonexistent.toml"}
+    cmd = [sys.executable, "-c", WHOLE, *args] if whole else [str(EXE), *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run([str(EXE), *args, "--root", str(root), "--json"], env=env, check=True,
+    subprocess.run([*cmd, "--root", str(root), "--json"], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return (time.perf_counter() - t) * 1000
+    wall = (time.perf_counter() - t) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000
 
 
-def whole_scan_ms(root: Path, path: Path) -> float:
-    """In process: `Library.scan` over a catalog that knows the file, after a 1 MB append,
-    reading on switched off (the whole re-read)."""
-    from sessionscope.core.catalog.library import Library
-    from sessionscope.core.catalog.store import Catalog
-    from sessionscope.core.read.adapters.sessionlogs import SessionLogsAdapter
-    from sessionscope.core.read.discovery import Root
-
-    cat = Catalog(None)
-    lib = Library([Root(str(root), "--root", explicit=True)], catalog=cat)
-    lib.scan()
-    with path.open("ab") as fh:
-        fh.write(entries(10_000_000, 1))
-    SessionLogsAdapter.continues = False
-    try:
-        t = time.perf_counter()
-        Library(lib.roots, catalog=cat).scan()
-        return (time.perf_counter() - t) * 1000
-    finally:
-        SessionLogsAdapter.continues = True
-
-
-def measure(base: Path, mb: float, appends: int) -> dict[str, float]:
-    root, cache = base / f"root{mb:g}", base / f"cache{mb:g}"
-    root.mkdir()
-    path = root / f"s-{mb:g}.jsonl"
-    header = orjson.dumps({"session_id": f"s-{mb:g}", "agent_id": "bench", "project": "/p",
-                           "started_at": "2026-01-31T00:00:00Z"}) + b"\n"
-    path.write_bytes(header + entries(0, mb))
-    cli(root, cache, "sessions")  # the catalog, warm
-    warm = statistics.median(cli(root, cache, "sessions") for _ in range(appends))
-    grown = []
-    for i in range(appends):
-        with path.open("ab") as fh:
-            fh.write(entries(1_000_000 * (i + 1), 1))
-        grown.append(cli(root, cache, "sessions"))
-    return {"mb": mb, "warm_ms": warm, "grown_ms": statistics.median(grown),
-            "whole_rescan_ms": whole_scan_ms(root, path)}
+def measure(base: Path, fmt: str, mb: float, appends: int, log: Callable[[str], None]) -> dict[str, object]:
+    """The figures of one format and size: for reading on as installed and switched off."""
+    out: dict[str, object] = {"format": fmt, "mb": mb}
+    for mode in ("read on", "whole"):
+        tag = f"{fmt}-{mb:g}-{mode.replace(' ', '')}"
+        root, cache = base / f"root-{tag}", base / f"cache-{tag}"
+        root.mkdir()
+        writer = Writer(fmt, f"0f0e0d0c-0000-4000-8000-{abs(hash(tag)) % 10**12:012d}")
+        path = root / writer.file_name()
+        with path.open("wb") as fh:
+            fh.write(writer.start())
+            for _ in range(int(mb)):
+                fh.write(writer.more(1))
+            if mb < 1:
+                fh.write(writer.more(mb))
+        whole = mode == "whole"
+        cli(root, cache, ["search", WORD], whole)  # the catalog and the index, warm
+        warm = [cli(root, cache, ["sessions"], whole) for _ in range(appends)]
+        grown, searched = [], []
+        for _ in range(appends):
+            with path.open("ab") as fh:
+                fh.write(writer.more(1))
+            grown.append(cli(root, cache, ["sessions"], whole))
+            with path.open("ab") as fh:
+                fh.write(writer.more(1))
+            searched.append(cli(root, cache, ["search", WORD], whole))
+        out[mode] = {name: (statistics.median(w for w, _ in xs), statistics.median(c for _, c in xs))
+                     for name, xs in (("warm", warm), ("sessions", grown), ("search", searched))}
+        log(f"  {fmt} {mb:g} MB {mode}: " + ", ".join(
+            f"{k} {w:.0f}/{c:.0f} ms" for k, (w, c) in out[mode].items()))  # type: ignore[union-attr]
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--big-mb", type=float, default=100)
     ap.add_argument("--appends", type=int, default=3)
+    ap.add_argument("--formats", default=",".join(FORMATS))
     args = ap.parse_args()
+    formats = [f for f in args.formats.split(",") if f]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"bytecode {'off' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
+          f"bytecode {'off (PYTHONDONTWRITEBYTECODE)' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'on'}",
+          flush=True)
+    rows = []
     with tempfile.TemporaryDirectory(prefix="sessionscope-growth-") as tmp:
-        rows = [measure(Path(tmp), mb, args.appends) for mb in (1, args.big_mb)]
-    print(f"{'transcript':>10} {'warm call':>10} {'after +1 MB':>12} {'whole re-read scan':>19}")
+        for fmt in formats:
+            for mb in (1, args.big_mb):
+                rows.append(measure(Path(tmp), fmt, mb, args.appends, lambda s: print(s, flush=True)))
+    print(f"\nwall/CPU ms, medians of {args.appends}; 'whole' = reading on switched off in the same run")
+    print(f"{'format':>13} {'size':>6} {'mode':>8} {'warm call':>12} {'sessions +1MB':>14} {'search +1MB':>12}")
     for r in rows:
-        print(f"{r['mb']:>8g}MB {r['warm_ms']:>8.0f}ms {r['grown_ms']:>10.0f}ms {r['whole_rescan_ms']:>17.0f}ms")
-    small, big = rows
-    print(f"next call after +1 MB, big/small: {big['grown_ms'] / small['grown_ms']:.2f}x (target at most 3x); "
-          f"a whole re-read of the big file would be {big['whole_rescan_ms'] / small['grown_ms']:.1f}x")
+        for mode in ("read on", "whole"):
+            m = r[mode]
+            print(f"{r['format']:>13} {r['mb']:>4g}MB {mode:>8} " + " ".join(
+                f"{m[k][0]:>6.0f}/{m[k][1]:<6.0f}" for k in ("warm", "sessions", "search")))
+    print("\nbig/small, next call after +1 MB (CPU; wall in brackets), target at most 3x:")
+    for fmt in formats:
+        small, big = [r for r in rows if r["format"] == fmt]
+        for mode in ("read on", "whole"):
+            parts = []
+            for k in ("sessions", "search"):
+                parts.append(f"{k} {big[mode][k][1] / small[mode][k][1]:.2f}x "
+                             f"({big[mode][k][0] / small[mode][k][0]:.2f}x)")
+            print(f"  {fmt:>13} {mode:>8}: " + ", ".join(parts))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
@@ -342,9 +342,10 @@ class Library:
 
     def _read_on(self, row: FileRow, path: str, st: os.stat_result) -> FileRow | None:
         """The row of a file that grew by appending, from its lines after `row.read_end` alone
-        (what the adapter's `extend` makes of them); None when it must be read whole: it shrank,
-        is another file, its first 4 KB changed, its adapter cannot carry a session over
-        (`continues`, `grows`), its row holds other than one session, or its last line, not
+        (what the adapter's `extend` makes of them, with what the reading so far carried where
+        the adapter needs it); None when it must be read whole: it shrank, is another file, its
+        first 4 KB changed, its adapter cannot carry a session over (`continues`, `grows`, a
+        carry of this read_end), its row holds other than one session, or its last line, not
         yet ended by a newline, parses (a whole read would count it; the next could not tell)."""
         import hashlib
 
@@ -357,6 +358,12 @@ class Library:
         adapter = self.registry.by_name(row.adapter or "")
         if adapter is None or not adapter.continues or not adapter.grows(path):
             return None
+        carried: object = None
+        if adapter.carries:
+            blob = self.catalog.carried(path, row.read_end)
+            if blob is None:
+                return None
+            carried = blob
         try:
             with RecordFile(path) as rf:
                 if rf.size != st.st_size or rf.size < row.read_end:
@@ -371,12 +378,15 @@ class Library:
                     if parsed.raw.offset >= end:
                         return None  # an unterminated last line that parses
                     fed.extend(parser.feed(parsed))
-                session = adapter.extend(row.sessions[0], parser, st.st_size)
-                if session is None:
+                ext = adapter.extend(row.sessions[0], parser, st.st_size, carried)
+                if ext is None:
                     return None
-                return FileRow(path, Fingerprint.of(path, st), row.adapter, [session], None,
+                before = row.sessions[0] if ext.usage_before is None else replace(
+                    row.sessions[0], usage=ext.usage_before)
+                return FileRow(path, Fingerprint.of(path, st), row.adapter, [ext.session], None,
                                end, row.read_lines + parser.account.lines,
-                               tail_activity(row.sessions[0], session, fed), activity_added=True)
+                               tail_activity(before, ext.session, fed if ext.entries is None else ext.entries),
+                               activity_added=True, carry=_carry_blob(ext.carry))
         except (OSError, ReaderError):
             return None  # the whole read says why
 
@@ -421,6 +431,12 @@ class Library:
                 end, account = rf.complete_end, loaded[0].account
                 if end + account.pending_bytes == rf.size:
                     row.read_end, row.read_lines = end, account.lines
+                    if adapter.continues:  # what reading on needs of the part read
+                        carry = loaded[0].carry
+                        try:
+                            row.carry = _carry_blob(carry() if carry is not None else None)
+                        except Exception:  # noqa: BLE001 - carrying is a refinement: read whole next time
+                            row.carry = None
                     if rf.size >= tails.TAIL_MIN_BYTES:  # where `recent` can read its last entries
                         row.tail = tails.find_tail(adapter, path, rf, loaded[0], row.fingerprint, end,
                                                    account.lines)
@@ -644,6 +660,15 @@ class Library:
                 continue
             if match is not None:
                 yield s, match
+
+
+def _carry_blob(carry: object) -> bytes | None:
+    """A carried state as the catalog stores it (bytes as they are, else JSON)."""
+    if carry is None or isinstance(carry, bytes):
+        return carry
+    import orjson
+
+    return orjson.dumps(carry)
 
 
 def is_child(s: Session) -> bool:

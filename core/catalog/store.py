@@ -80,10 +80,18 @@ CREATE TABLE IF NOT EXISTS tails (
     verified INTEGER NOT NULL,
     total INTEGER NOT NULL
 );
+-- What reading a file on from its read_end needs of the part read (an adapter's carried state,
+-- core/read/adapters/base.py `Adapter.extend`): read only for a file that grew, so the session
+-- list never reads it. Added to a catalog of this schema without rebuilding it.
+CREATE TABLE IF NOT EXISTS carries (
+    path TEXT PRIMARY KEY,
+    read_end INTEGER NOT NULL,  -- the files row's read_end it was carried to
+    state BLOB NOT NULL
+);
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails"})
+                           "tails", "carries"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -154,6 +162,9 @@ class FileRow:
     #: where its session's last entries can be read from, found by a whole read (stored in
     #: `tails`; None leaves what is stored, which a changed fingerprint makes void)
     tail: TailMark | None = None
+    #: what the adapter needs to read on from `read_end` (`Adapter.extend`; stored in its own
+    #: table, never decoded with the row): None stores none
+    carry: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -358,6 +369,11 @@ class Catalog:
                 t = row.tail
                 self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
                                  " VALUES(?,?,?,?,?,?)", (row.path, t.key, t.offset, t.line, t.verified, t.total))
+            if row.carry is not None and row.read_end >= 0:
+                self._db.execute("INSERT OR REPLACE INTO carries(path, read_end, state) VALUES(?,?,?)",
+                                 (row.path, row.read_end, row.carry))
+            elif row.read_end >= 0:  # (none carried this time: one of an earlier reading must not serve)
+                self._db.execute("DELETE FROM carries WHERE path=?", (row.path,))
             if row.activity is not None:
                 if not row.activity_added:
                     self._db.execute("DELETE FROM activity WHERE path=?", (row.path,))
@@ -374,6 +390,14 @@ class Catalog:
             r = self._db.execute("SELECT key, offset, line, verified, total FROM tails WHERE path=?",
                                  (path,)).fetchone()
         return TailMark(*r) if r else None
+
+    def carried(self, path: str, read_end: int) -> bytes | None:
+        """What was carried for reading `path` on from `read_end` (None: nothing, or carried to
+        another end)."""
+        with self._lock:
+            r = self._db.execute("SELECT state FROM carries WHERE path=? AND read_end=?",
+                                 (path, read_end)).fetchone()
+        return r[0] if r else None
 
     def activity(self) -> list[tuple[str, int | None, str, int, int, int, int, int]]:
         """Every activity row, summed per session, slot and model: `(session_id, slot, model,
@@ -417,6 +441,7 @@ class Catalog:
             self._db.executemany("DELETE FROM files WHERE path=?", paths)
             self._db.executemany("DELETE FROM activity WHERE path=?", paths)
             self._db.executemany("DELETE FROM tails WHERE path=?", paths)
+            self._db.executemany("DELETE FROM carries WHERE path=?", paths)
 
     def transaction(self) -> _Tx:
         return _Tx(self)

@@ -17,7 +17,7 @@ import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, TokenUsage, parse_timestamp
@@ -57,6 +57,10 @@ class LoadedSession:
     #: None when the record did not say): what the usage pictures (core/stats) count per day and
     #: model. Empty when the format reports tokens only for the whole session.
     usage_parts: list[UsagePart] = field(default_factory=list)
+    #: what a later reading on of the file needs of the part read (`Adapter.extend`), worked out
+    #: only when asked (the catalog asks; the reader and the index never do): a zero-argument
+    #: function giving a JSON-able value, None when the file cannot be read on from here.
+    carry: Callable[[], object] | None = None
 
     @property
     def malformed(self) -> list[Entry]:
@@ -65,6 +69,18 @@ class LoadedSession:
     def usage_by_time(self) -> list[UsagePart]:
         """`usage_parts` (a format whose parts are worked out at the end overrides this)."""
         return self.usage_parts
+
+
+class Extension(NamedTuple):
+    """`Adapter.extend`'s answer: the session after the appended lines, what reading on from
+    there needs (`carry`, JSON-able; None for an adapter that carries nothing), and, when the
+    appended lines' entries as a whole read shows them differ from those the parser gave (split
+    replies merged), those, with the tokens the session had before them (for the activity rows)."""
+
+    session: Session
+    carry: object = None
+    entries: "list[Entry] | None" = None
+    usage_before: TokenUsage | None = None
 
 
 #: some of a session's tokens: when (None: not said) and by which model (None: not said)
@@ -181,12 +197,17 @@ class Adapter(ABC):
     #: a grown file's session is brought up to date from its appended lines alone (`extend`):
     #: the catalog's scan then reads only those. False: a grown file is read whole by the scan.
     continues: bool = False
+    #: `extend` needs what the reading so far carried (`LoadedSession.carry`, kept by the
+    #: catalog beside the file's row); without it the file is read whole
+    carries: bool = False
 
-    def extend(self, old: Session, tail: RecordParser, size: int) -> Session | None:
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
         """The session of a one-session file that held `old` where its reading stopped, after a
         fresh parser `tail` was fed the complete lines appended since (the file now `size`
-        bytes): what a whole read would give. None when those lines need the whole file read
-        again. Called only when `continues`."""
+        bytes): what a whole read would give, with what the next reading on needs (`carried`
+        is the last reading's, for an adapter that `carries`). None when those lines need the
+        whole file read again. Called only when `continues`."""
         return None
 
     def grows(self, path: str) -> bool:

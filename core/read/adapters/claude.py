@@ -55,7 +55,7 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines
-from .base import Adapter, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
+from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,21 @@ class _Spec:
 class ClaudeAdapter(Adapter):
     name = "claude-code"
     agent = "claude-code"
+    continues = True
+    carries = True
+
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
+        """A grown one-session file's session from its appended lines and what the reading so
+        far carried (`_Carry`); None (read it whole) whenever those lines could change what the
+        earlier part means (see `_extend`)."""
+        if not isinstance(tail, ClaudeParser) or not isinstance(carried, bytes):
+            return None
+        try:
+            return _extend(tail, size, carried)
+        except Exception:  # noqa: BLE001 - any doubt about the carried state: read whole
+            log.debug("claude: cannot read %s on", tail.path, exc_info=True)
+            return None
 
     def sniff(self, path: str, head: bytes) -> bool:
         try:
@@ -573,10 +588,42 @@ class ClaudeParser(RecordParser):
             out.append(child)
         if len(out) > 1:
             main.session = replace(main.session, child_ids=tuple(c.session.id for c in out[1:]))
+        else:
+            main.carry = self._carrier(main, is_agent, groups[""])
         if self._duplicates:
             main.warnings.append(f"{self._duplicates} records repeat an earlier uuid of this file "
                                  "(resume copies); kept as noise")
         return out
+
+    def _carrier(self, main: ClaudeLoadedSession, is_agent: bool, recs: list[_Rec]) -> Callable[[], bytes]:
+        """What reading this (one-session) file on needs, as `_Carry` packs it; worked out only
+        when asked, of the session as the file alone gives it (before `link()`)."""
+        pre, last = main.session, main.entries[-1] if main.entries else None
+
+        def carry() -> bytes:
+            own = [text for leaf, text in self._summaries if leaf in self._nodes]
+            prompt = next((r.prompt for r in recs if r.prompt), None)
+            c = _Carry(
+                agent=is_agent, sid=self._session_id, any_sid=self._any_session_id, aid=self._agent_id,
+                mains=self._main_records, cwd=pre.project, branch=pre.git_branch,
+                prompt=one_line(prompt) if prompt is not None else None,
+                warm=prompt is not None and prompt.strip() == "Warmup",
+                command=_line_or_none(next((r.command for r in recs if r.command), None)),
+                custom=_line_or_none(self._titles.get("custom")), ai=_line_or_none(self._titles.get("ai")),
+                own=_line_or_none(own[-1] if own else None),
+                last_summary=_line_or_none(self._summaries[-1][1] if self._summaries else None),
+                pending=sorted({leaf for leaf, _ in self._summaries if leaf not in self._nodes}),
+                count=pre.entry_count, first=pre.first_timestamp, last=pre.last_timestamp,
+                models=list(pre.models), prev=_prev_of(last), usage=pre.usage,
+                lines=self.account.lines, noise=self.account.noise, malformed=self.account.malformed,
+                conversation=self.account.conversation,
+            )
+            c.note_keys((key, usage) for key, (usage, _rec) in self._usage.items())
+            c.seen.update(_hash(u) for u in self._nodes)
+            c.seen.update(_hash(u) for u in self._via)
+            return c.pack()
+
+        return carry
 
     def _is_agent_file(self, stem: str) -> bool:
         return _named_agent_file(self.path, stem) or (self._agent_id is not None
@@ -758,6 +805,232 @@ def _link_summaries(mine: list[LoadedSession]) -> None:
             if isinstance(target, ClaudeLoadedSession) and target.title_rank < RANK_SUMMARY:
                 target.title_rank = RANK_SUMMARY
                 target.session = replace(target.session, title=one_line(text))
+
+
+# -- reading a grown file on (the catalog's scan: core/catalog/library.py `_read_on`) ---------------
+_CARRY_VERSION = 1
+_KEY_WINDOW = 16  # usage keys carried as they are (a split reply's records repeat its key)
+
+
+def _hash(text: str) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _key_text(key: tuple[str, str]) -> str:
+    return f"{key[0]}\x00{key[1]}"
+
+
+def _line_or_none(text: str | None) -> str | None:
+    return one_line(text) if text is not None else None
+
+
+def _prev_of(e: Entry | None) -> list[Any] | None:
+    """What `_merge_text` looks at of the last entry: whether a next one can merge into it."""
+    return None if e is None else [e.kind is EntryKind.TEXT, e.message_id, e.role]
+
+
+def _odd_uuid(uuid: str) -> bool:
+    """A uuid whose entry ids could meet another record's (`uuid.N`, `L<line>`, `~n`): such a
+    file is read whole rather than its ids worked out across the cut."""
+    return uuid.startswith("L") or "." in uuid or "~" in uuid
+
+
+@dataclass
+class _Carry:
+    """What a whole read of a one-session file settles that its appended lines can still change,
+    and no more (titles cut to one line, record uuids and older usage keys as 8-byte hashes):
+    the session is the file's alone, before `link()`. Packed as JSON, a newline, then the hashes.
+
+    `seen`: the uuids of the records read (a later record repeating one is a resume copy, which
+    a whole read drops: read whole). `keys`: the last `_KEY_WINDOW` usage keys (message id,
+    request id) with their usage, `older`: the others' hashes (a split reply's later records
+    repeat its key and replace its usage). `pending`: leaves of summaries not in this file (a
+    later record with such a uuid makes that summary the file's own). `prev`: what the merging
+    of a split reply's text needs of the last entry."""
+
+    agent: bool
+    sid: str | None
+    any_sid: str | None
+    aid: str | None
+    mains: int
+    cwd: str | None
+    branch: str | None
+    prompt: str | None
+    warm: bool
+    command: str | None
+    custom: str | None
+    ai: str | None
+    own: str | None
+    last_summary: str | None
+    pending: list[str]
+    count: int
+    first: datetime | None
+    last: datetime | None
+    models: list[str]
+    prev: list[Any] | None
+    usage: TokenUsage
+    lines: int
+    noise: int
+    malformed: int
+    conversation: int
+    keys: dict[tuple[str, str], TokenUsage] = field(default_factory=dict)
+    older: set[bytes] = field(default_factory=set)
+    seen: set[bytes] = field(default_factory=set)
+
+    def note_keys(self, items: Iterator[tuple[tuple[str, str], TokenUsage]] | Any) -> None:
+        """Usage keys in the order first met (a key met again keeps its place), the window
+        keeping the last `_KEY_WINDOW`."""
+        for key, usage in items:
+            self.keys[key] = usage
+        while len(self.keys) > _KEY_WINDOW:
+            key = next(iter(self.keys))
+            del self.keys[key]
+            self.older.add(_hash(_key_text(key)))
+
+    def pack(self) -> bytes:
+        head = {
+            "v": _CARRY_VERSION, "agent": self.agent, "sid": self.sid, "any": self.any_sid, "aid": self.aid,
+            "mains": self.mains, "cwd": self.cwd, "branch": self.branch, "prompt": self.prompt,
+            "warm": self.warm, "command": self.command, "custom": self.custom, "ai": self.ai,
+            "own": self.own, "lastsum": self.last_summary, "pending": self.pending, "count": self.count,
+            "first": self.first.isoformat() if self.first else None,
+            "last": self.last.isoformat() if self.last else None,
+            "models": self.models, "prev": self.prev, "usage": list(_usage_tuple(self.usage)),
+            "account": [self.lines, self.conversation, self.noise, self.malformed],
+            "keys": [[k[0], k[1], list(_usage_tuple(u))] for k, u in self.keys.items()],
+            "older": len(self.older),
+        }
+        return orjson.dumps(head) + b"\n" + b"".join(self.older) + b"".join(self.seen)
+
+    @classmethod
+    def unpack(cls, blob: bytes) -> _Carry | None:
+        cut = blob.index(b"\n")
+        h = orjson.loads(blob[:cut])
+        if not isinstance(h, dict) or h.get("v") != _CARRY_VERSION:
+            return None
+        body = blob[cut + 1:]
+        if len(body) % 8:
+            return None
+        hashes = [body[i:i + 8] for i in range(0, len(body), 8)]
+        n_older = h["older"]
+        lines, conversation, noise, malformed = h["account"]
+        return cls(
+            agent=h["agent"], sid=h["sid"], any_sid=h["any"], aid=h["aid"], mains=h["mains"], cwd=h["cwd"],
+            branch=h["branch"], prompt=h["prompt"], warm=h["warm"], command=h["command"], custom=h["custom"],
+            ai=h["ai"], own=h["own"], last_summary=h["lastsum"], pending=h["pending"], count=h["count"],
+            first=datetime.fromisoformat(h["first"]) if h["first"] else None,
+            last=datetime.fromisoformat(h["last"]) if h["last"] else None,
+            models=h["models"], prev=h["prev"], usage=TokenUsage(*h["usage"]), lines=lines,
+            noise=noise, malformed=malformed, conversation=conversation,
+            keys={(m, r): TokenUsage(*u) for m, r, u in h["keys"]},
+            older=set(hashes[:n_older]), seen=set(hashes[n_older:]),
+        )
+
+
+def _usage_tuple(u: TokenUsage) -> tuple[int, int, int, int]:
+    return (u.input, u.output, u.cache_read, u.cache_creation)
+
+
+def _extend(t: ClaudeParser, size: int, blob: bytes) -> Extension | None:
+    """`ClaudeAdapter.extend`: the carried state of the part read, and the parser `t` fed the
+    lines appended since. None (read whole) when those lines hold a summary record, repeat a
+    record uuid of the part read (a resume copy), carry a uuid that is a leaf of an earlier
+    summary, would make the file an agent file or not, or a sidechain (a child session), or
+    repeat an older usage key than the last `_KEY_WINDOW`. Else the rules of `_finish`, worked
+    out across the cut: a split reply's text merging into the last entry, a repeated usage key
+    replacing its usage, the strongest title, the first cwd and prompt, the last branch and ids."""
+    c = _Carry.unpack(blob)
+    if c is None or t._summaries:
+        return None
+    pending = set(c.pending)
+    for rec in t._recs:
+        u = rec.uuid
+        if u is not None and (_odd_uuid(u) or u in pending or _hash(u) in c.seen):
+            return None
+    path = t.path
+    stem = _stem(path)
+    sid, any_sid = t._session_id or c.sid, c.any_sid or t._any_session_id
+    aid, mains = t._agent_id or c.aid, c.mains + t._main_records
+    is_agent = _named_agent_file(path, stem) or (aid is not None and mains == 0)
+    if is_agent != c.agent or (not is_agent and any(r.sidechain for r in t._recs)):
+        return None
+
+    usage_before = c.usage
+    total = list(_usage_tuple(c.usage))
+    for key, (usage, _rec) in t._usage.items():
+        if key in c.keys:
+            was = _usage_tuple(c.keys[key])
+        elif _hash(_key_text(key)) in c.older:
+            return None  # (which usage it replaces is not carried)
+        else:
+            was = (0, 0, 0, 0)
+        total = [a - b + n for a, b, n in zip(total, was, _usage_tuple(usage))]
+    c.note_keys((key, usage) for key, (usage, _rec) in t._usage.items())
+    c.usage = TokenUsage(*total)
+
+    raw = t._entries
+    first_raw = raw[0] if raw else None
+    joins = (first_raw is not None and c.prev is not None and c.prev[0] and first_raw.kind is EntryKind.TEXT
+             and bool(first_raw.message_id) and first_raw.message_id == c.prev[1]
+             and first_raw.role == c.prev[2])
+    merged, _ = _merge_text(raw)
+    fresh = merged[1:] if joins else merged
+    c.count += _count(fresh)
+    first, last = _span(fresh)
+    c.first = min((x for x in (c.first, first) if x is not None), default=None)
+    c.last = max((x for x in (c.last, last) if x is not None), default=None)
+    models = dict.fromkeys(c.models)
+    for e in fresh:
+        if e.model and e.model != _SYNTHETIC:
+            models.setdefault(e.model)
+    c.models = list(models)
+    if merged:
+        c.prev = _prev_of(merged[-1])
+
+    recs = t._recs
+    c.sid, c.any_sid, c.aid, c.mains = sid, any_sid, aid, mains
+    if c.cwd is None:
+        c.cwd = next((r.cwd for r in recs if r.cwd), None)
+    c.branch = next((r.branch for r in reversed(recs) if r.branch), None) or c.branch
+    if c.prompt is None:
+        prompt = next((r.prompt for r in recs if r.prompt), None)
+        if prompt is not None:
+            c.prompt, c.warm = one_line(prompt), prompt.strip() == "Warmup"
+    if c.command is None:
+        c.command = _line_or_none(next((r.command for r in recs if r.command), None))
+    c.custom = _line_or_none(t._titles.get("custom")) or c.custom
+    c.ai = _line_or_none(t._titles.get("ai")) or c.ai
+    account = t.account
+    c.lines += account.lines
+    c.conversation += account.conversation
+    c.noise += account.noise
+    c.malformed += account.malformed
+    c.seen.update(_hash(u) for u in t._nodes)
+    c.seen.update(_hash(u) for u in t._via)
+
+    picked = _pick_title([(RANK_CUSTOM, c.custom), (RANK_AI, c.ai), (RANK_SUMMARY, c.own),
+                          (RANK_PROMPT, c.prompt), (RANK_COMMAND, c.command),
+                          (RANK_COMMAND, c.last_summary if c.own is None else None)])
+    rank, title = picked if picked else (RANK_NONE, None)
+    kind, parent_id = SessionKind.MAIN, None
+    if is_agent:
+        session_id, parent_id, agent_id = _agent_session_id(path, stem, aid, any_sid)
+        agent_type = _agent_type(path)
+        if agent_type and rank <= RANK_PROMPT and title:
+            title = f"{agent_type}: {title}"
+        kind = _agent_kind(agent_id, c.warm and c.prompt is not None)
+    else:
+        session_id = _main_session_id(stem, sid, any_sid)
+    session = Session(
+        id=session_id, agent=t.agent, source_format=t.name, paths=(path,),
+        kind=kind, project=c.cwd, title=title, first_timestamp=c.first, last_timestamp=c.last,
+        entry_count=c.count, models=tuple(c.models), git_branch=c.branch, usage=c.usage,
+        parent_id=parent_id, line_count=c.lines, malformed_count=c.malformed, noise_count=c.noise,
+        size=size,
+    )
+    return Extension(session, c.pack(), fresh, usage_before)
 
 
 # -- rules shared by the parser and the quick listing ---------------------------------------------

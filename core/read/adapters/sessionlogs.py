@@ -67,7 +67,7 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, KeepingParser, LoadedSession, RecordParser
+from .base import Adapter, Extension, KeepingParser, LoadedSession, RecordParser
 from .collect import count
 
 DEFAULT_SOURCE = "session-logs"
@@ -123,8 +123,10 @@ class SessionLogsAdapter(Adapter):
     def parser(self, path: str) -> SessionLogsParser:
         return SessionLogsParser(path)
 
-    def extend(self, old: Session, tail: RecordParser, size: int) -> Session | None:
-        return _extend(old, tail, size) if isinstance(tail, SessionLogsParser) else None
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
+        session = _extend(old, tail, size) if isinstance(tail, SessionLogsParser) else None
+        return Extension(session) if session is not None else None
 
     def quick(self, ends: Ends) -> QuickMeta:
         """The header (the sniffed first line) says almost everything; the first user entry
