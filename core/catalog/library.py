@@ -372,7 +372,9 @@ class Library:
                 if hashlib.sha1(buf[:min(4096, fp.size)]).hexdigest() != fp.head_hash:
                     return None
                 end = rf.complete_end
-                parser = adapter.parser(path)
+                parser = adapter.parser_on(path, carried)
+                if parser is None:
+                    return None
                 fed: list[Entry] = []
                 for parsed in rf.iter_parsed(row.read_end, row.read_lines + 1):
                     if parsed.raw.offset >= end:

@@ -285,3 +285,109 @@ def test_appended_lines_that_change_the_earlier_part_read_the_claude_file_whole(
     lib = _scan(tmp_path / "projects", catalog)
     assert spy.loads == 1
     assert lib.all_sessions() == _whole_scan(tmp_path / "projects")
+
+
+# -- Codex: the parser goes on from the state the reading so far left ------------------------------
+@st.composite
+def codex_lines(draw: st.DrawFn) -> list[bytes]:
+    """A Codex rollout: session_meta (and a replayed one), turn contexts changing the model, the
+    two streams of each turn (response items and events, with equal or differing texts),
+    reasoning, tool calls, repeated and cumulative token counts, compactions, odd lines."""
+    lines: list[bytes] = []
+    texts = ["fix it", "fix  it", "Done.", "<environment_context>cwd</environment_context>", "", "ok then"]
+    total = 0
+    for i in range(draw(st.integers(1, 30))):
+        ts = f"2026-01-31T10:{draw(st.integers(0, 59)):02d}:{draw(st.integers(0, 59)):02d}.{i:03d}Z"
+        what = draw(st.sampled_from([
+            "meta", "context", "user_item", "user_event", "agent_event", "agent_item", "reasoning_event",
+            "reasoning_item", "call", "output", "tokens", "tokens", "compacted", "compact_event",
+            "developer", "aborted", "malformed", "blank", "unknown", "bare"]))
+        text = draw(st.sampled_from(texts))
+        if what == "meta":
+            rec = {"type": "session_meta", "payload": {
+                "id": draw(st.sampled_from(["thread-1", "thread-2"])), "timestamp": ts,
+                "cwd": draw(st.sampled_from(["/p/a", "/p/b"])), "originator": draw(st.sampled_from(["codex_cli_rs", "codex_exec"])),
+                "source": draw(st.sampled_from(["cli", "exec", {"subagent": "review"}])),
+                "git": {"branch": draw(st.sampled_from(["main", "dev"]))}}}
+        elif what == "context":
+            rec = {"type": "turn_context", "payload": {"cwd": "/p/c", "model": draw(st.sampled_from(["gpt-a", "gpt-b"]))}}
+        elif what == "user_item":
+            rec = {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                        "content": [{"type": "input_text", "text": text}]}}
+        elif what == "user_event":
+            rec = {"type": "event_msg", "payload": {"type": "user_message", "message": text}}
+        elif what == "agent_event":
+            rec = {"type": "event_msg", "payload": {"type": "agent_message", "message": text}}
+        elif what == "agent_item":
+            rec = {"type": "response_item", "payload": {"type": "message", "role": "assistant",
+                                                        "content": [{"type": "output_text", "text": text}]}}
+        elif what == "reasoning_event":
+            rec = {"type": "event_msg", "payload": {"type": "agent_reasoning", "text": text}}
+        elif what == "reasoning_item":
+            rec = {"type": "response_item", "payload": {"type": "reasoning", "summary": [
+                {"type": "summary_text", "text": text}], "encrypted_content": "x"}}
+        elif what == "call":
+            rec = {"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+                                                        "arguments": '{"cmd": "ls"}', "call_id": f"c{i % 3}"}}
+        elif what == "output":
+            rec = {"type": "response_item", "payload": {"type": "function_call_output", "call_id": f"c{i % 3}",
+                                                        "output": "files"}}
+        elif what == "tokens":
+            total += draw(st.sampled_from([0, 100]))
+            info = {"total_token_usage": {"input_tokens": total, "cached_input_tokens": total // 2,
+                                          "output_tokens": total // 10, "total_tokens": total + total // 10}}
+            if draw(st.booleans()):
+                info["last_token_usage"] = {"input_tokens": 100, "cached_input_tokens": 50, "output_tokens": 10,
+                                            "total_tokens": 110}
+            rec = {"type": "event_msg", "payload": {"type": "token_count", "info": info}}
+        elif what == "compacted":
+            rec = {"type": "compacted", "payload": {"message": "summary so far"}}
+        elif what == "compact_event":
+            rec = {"type": "event_msg", "payload": {"type": "context_compacted"}}
+        elif what == "developer":
+            rec = {"type": "response_item", "payload": {"type": "message", "role": "developer",
+                                                        "content": [{"type": "input_text", "text": "rules"}]}}
+        elif what == "aborted":
+            rec = {"type": "event_msg", "payload": {"type": "turn_aborted", "reason": "interrupted"}}
+        elif what == "malformed":
+            lines.append(b'{"timestamp": "x", "type": "event_msg", broken')
+            continue
+        elif what == "blank":
+            lines.append(b"")
+            continue
+        elif what == "bare":
+            lines.append(orjson.dumps({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}))
+            continue
+        else:
+            rec = {"type": "event_msg", "payload": {"type": "brand_new_event"}}
+        lines.append(orjson.dumps({"timestamp": ts, **rec}))
+    return lines
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(lines=codex_lines(), data=st.data())
+def test_reading_on_a_codex_file_equals_reading_it_whole(tmp_path: Path, lines: list[bytes],
+                                                         data: st.DataObject) -> None:
+    from sessionscope.core.read.adapters.codex import CodexAdapter
+
+    codex = CodexAdapter()
+    path = tmp_path / "rollout-2026-01-31T10-00-00-0f0e0d0c-0000-4000-8000-000000000009.jsonl"
+    cuts = data.draw(st.lists(st.integers(0, len(lines)), min_size=1, max_size=2), label="cuts")
+    bounds = sorted(set(cuts)) + [len(lines)]
+    path.write_bytes(b"".join(x + b"\n" for x in lines[:bounds[0]]))
+    with RecordFile(str(path)) as rf:
+        [loaded] = codex.load(str(path), rf)
+        session, end, n, carried = loaded.session, rf.complete_end, loaded.account.lines, loaded.carry()
+    for cut in bounds[1:]:
+        path.write_bytes(b"".join(x + b"\n" for x in lines[:cut]))
+        parser = codex.parser_on(str(path), carried)
+        assert parser is not None
+        with RecordFile(str(path)) as rf:
+            for parsed in rf.iter_parsed(end, n + 1):
+                parser.feed(parsed)
+            ext = codex.extend(session, parser, rf.size, carried)
+            end, n = rf.complete_end, n + parser.account.lines
+        [whole_read] = codex.load(str(path))
+        assert ext is not None and ext.session == whole_read.session
+        session, carried = ext.session, ext.carry

@@ -201,6 +201,11 @@ class Adapter(ABC):
     #: catalog beside the file's row); without it the file is read whole
     carries: bool = False
 
+    def parser_on(self, path: str, carried: object = None) -> RecordParser | None:
+        """A parser to read a grown file on with, from the state a reading so far carried (for an
+        adapter that `carries`); None when it cannot be read on from there. Default: a fresh one."""
+        return self.parser(path)
+
     def extend(self, old: Session, tail: RecordParser, size: int,
                carried: object = None) -> Extension | None:
         """The session of a one-session file that held `old` where its reading stopped, after a

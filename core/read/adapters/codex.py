@@ -69,7 +69,8 @@ from ...model import (
     truncate,
 )
 from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, KeepingParser, LoadedSession, UsagePart, load_json_document, walk_files
+from .base import (Adapter, Extension, KeepingParser, LoadedSession, RecordParser, UsagePart,
+                   load_json_document, walk_files)
 from .base import json_text as _dumps
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -229,6 +230,30 @@ class CodexAdapter(Adapter):
     def grows(self, path: str) -> bool:
         return not path.endswith(".json")  # a TypeScript-era document is one JSON value, not lines
 
+    continues = True
+    carries = True
+
+    def parser_on(self, path: str, carried: object = None) -> CodexParser | None:
+        """A parser in the state the reading so far left (`CodexParser.carry`): the session is
+        made line by line with no look-ahead, so going on from that state is a whole read."""
+        if not isinstance(carried, bytes):
+            return None
+        parser = self.parser(path)
+        try:
+            return parser if parser.resume(carried) else None
+        except Exception:  # noqa: BLE001 - a carried state of another shape: read whole
+            return None
+
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
+        if not isinstance(tail, CodexParser) or tail._before is None:
+            return None
+        before = tail._before
+        [loaded] = tail.finish()
+        session = replace(loaded.session, size=size)
+        carry = loaded.carry() if loaded.carry is not None else None
+        return Extension(session, carry, usage_before=TokenUsage(*before["usage"]))
+
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):
             return self._load_json_document(path)
@@ -291,6 +316,49 @@ class CodexParser(KeepingParser):
         self._title_item: str | None = None
         self._twins = _Twins()
         self._compaction_open = False
+        self._before: dict[str, Any] | None = None  # the carried state this parser went on from
+
+    # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) ----------------
+    _CARRY_VERSION = 1
+    _CARRIED = ("_meta_seen", "_session_id", "_cwd", "_cwd_fallback", "_branch", "_originator", "_source",
+                "_thread_source", "_parent", "_model", "_models", "_prev_total", "_title_event",
+                "_title_item", "_compaction_open")
+
+    def carry(self) -> bytes | None:
+        """Everything the session depends on of the lines read so far (the scalar state, the
+        token sum, the twins still waiting for their match, the counts), as JSON; None when the
+        waiting twins are too long to carry (then the file is read whole when it grows). Tool
+        names by call id are not carried: they name entries, not the session."""
+        pending = {cat: [list(x) for x in items] for cat, items in self._twins._pending.items() if items}
+        if sum(len(k) for items in pending.values() for _, k in items) > 65536:
+            return None
+        before = self._before or {}
+        account = self.account
+        state = {name: getattr(self, name) for name in self._CARRIED}
+        state.update({
+            "v": self._CARRY_VERSION, "usage": list(_usage_tuple(self._usage)), "twins": pending,
+            "first": self._first_ts.isoformat() if self._first_ts else None,
+            "last": self._last_ts.isoformat() if self._last_ts else None,
+            "entries": before.get("entries", 0) + sum(1 for e in self.entries if e.kind is not EntryKind.MALFORMED),
+            "account": [a + b for a, b in zip(before.get("account", (0, 0, 0, 0)),
+                                              (account.lines, account.conversation, account.noise,
+                                               account.malformed))],
+        })
+        return orjson.dumps(state)
+
+    def resume(self, blob: bytes) -> bool:
+        """Take up the state `carry` gave (False: not this version's)."""
+        state = orjson.loads(blob)
+        if not isinstance(state, dict) or state.get("v") != self._CARRY_VERSION:
+            return False
+        for name in self._CARRIED:
+            setattr(self, name, state[name])
+        self._usage = TokenUsage(*state["usage"])
+        self._first_ts = datetime.fromisoformat(state["first"]) if state["first"] else None
+        self._last_ts = datetime.fromisoformat(state["last"]) if state["last"] else None
+        self._twins._pending = {cat: [(s, k) for s, k in items] for cat, items in state["twins"].items()}
+        self._before = state
+        return True
 
     # -- RecordParser ----------------------------------------------------------------------
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
@@ -335,8 +403,14 @@ class CodexParser(KeepingParser):
             noise_count=self.account.noise,
             size=size,
         )
+        if self._before is not None:  # read on: the lines before count too
+            before = self._before
+            lines, _conversation, noise, malformed = before["account"]
+            session = replace(session, entry_count=session.entry_count + before["entries"],
+                              line_count=session.line_count + lines, noise_count=session.noise_count + noise,
+                              malformed_count=session.malformed_count + malformed)
         return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings,
-                              self._usage_parts)]
+                              self._usage_parts, carry=self.carry)]
 
     # -- dispatch --------------------------------------------------------------------------
     def _record(self, value: Any, parsed: ParsedLine) -> list[Entry]:
@@ -892,6 +966,10 @@ is_codex_record = _is_wrapped
 
 def _is_bare_header(obj: dict[str, Any]) -> bool:
     return "id" in obj and "timestamp" in obj and "instructions" in obj and "type" not in obj
+
+
+def _usage_tuple(u: TokenUsage) -> tuple[int, int, int, int]:
+    return (u.input, u.output, u.cache_read, u.cache_creation)
 
 
 def _str(value: Any) -> str | None:
