@@ -340,6 +340,12 @@ class Library:
                     sessions.append(found)
         return _link(sessions, self.archived)
 
+    def read_on(self, row: FileRow, st: os.stat_result) -> FileRow | None:
+        """The row of `row`'s file grown to `st` from its appended lines alone, as a whole read
+        would give it (not stored); None when it must be read whole (`_read_on`). For the live
+        tracker, whose own reading of the new lines gives their entries, not the session."""
+        return self._read_on(row, row.path, st)
+
     def _read_on(self, row: FileRow, path: str, st: os.stat_result) -> FileRow | None:
         """The row of a file that grew by appending, from its lines after `row.read_end` alone
         (what the adapter's `extend` makes of them, with what the reading so far carried where

@@ -182,6 +182,14 @@ class Tracker:
                 new.extend(parser.feed(parsed))
             next_line = line + rf.buffer[offset:end].count(b"\n")
         self._tails[row.path] = (st.st_ino, end, next_line, parser)
+        # The row as a whole read gives it, read on from where the catalog's reading stopped with
+        # what it carried (title, merged replies, tokens, noise: what the lines below only guess),
+        # so the next command finds it current and can read on from it in turn.
+        exact = lib.read_on(row, st)
+        if exact is not None:
+            lib.put_row(exact)
+            self._mark(row.path)
+            return SessionEvent(Change.GREW, row.path, (exact.sessions[0],), tuple(new)) if new else None
         main = row.sessions[0]
         fresh = [e for e in new if e.on_active_branch and e.kind is not EntryKind.MALFORMED]
         stamps = [e.timestamp for e in new if e.timestamp]

@@ -391,3 +391,30 @@ def test_reading_on_a_codex_file_equals_reading_it_whole(tmp_path: Path, lines: 
         [whole_read] = codex.load(str(path))
         assert ext is not None and ext.session == whole_read.session
         session, carried = ext.session, ext.carry
+
+
+def test_the_index_adds_only_the_appended_lines_of_a_grown_claude_file(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`search` after an append: the scan reads on and the index parses the new lines alone; the
+    new words are found, the old ones once."""
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.catalog.store import Catalog
+    from sessionscope.core.read.discovery import Root
+    from sessionscope.core.search.index import SearchIndex
+
+    root = tmp_path / "projects" / "-p"
+    root.mkdir(parents=True)
+    path = root / "0f0e0d0c-0000-4000-8000-000000000001.jsonl"
+    path.write_bytes(_jsonl(_user("u1", None, "alpha prompt"), _reply("a1", "u1", "alpha reply", 5)))
+    catalog = Catalog(tmp_path / "c.sqlite")
+    index = SearchIndex(tmp_path / "index")
+    index.update(Library([Root(str(tmp_path / "projects"), "--root", explicit=True)], catalog=catalog), scan=True)
+    old_size = path.stat().st_size
+    spy = Spy(monkeypatch)
+    with path.open("ab") as fh:
+        fh.write(_jsonl(_user("u2", "a1", "bravo prompt", "2026-01-31T10:02:00Z")))
+    lib = Library([Root(str(tmp_path / "projects"), "--root", explicit=True)], catalog=catalog)
+    report = index.update(lib, scan=True)
+    assert spy.loads == 0 and spy.offsets and min(spy.offsets) == old_size
+    assert report.files_appended == 1 and report.docs_added == 1
+    assert len(index.search("bravo").hits) == 1 and len(index.search("alpha").hits) == 2

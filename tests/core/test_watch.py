@@ -514,3 +514,32 @@ def test_a_file_being_written_is_not_read_back_from_the_catalog_on_every_append(
     assert index._live_states[str(p)] is None and real(str(p)) is None
     index.update(lib)  # a full pass forgets them
     assert index._live_states == {}
+
+
+def test_a_grown_file_gets_the_row_a_whole_read_gives_from_the_tracker(setup) -> None:  # noqa: ANN001
+    """The app's watcher reads on with what the catalog carried: the row it writes is the one a
+    whole read gives (a Claude title record and a split reply's tokens count), and the next
+    command reads on from it rather than whole."""
+    root, lib, tracker, index = setup
+    p = root / "0f0e0d0c-0000-4000-8000-000000000001.jsonl"
+
+    def rec(uuid: str, parent: str | None, kind: str, content: object, **more: object) -> bytes:
+        return orjson.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s",
+                             "timestamp": T0.isoformat(), "message": {"role": kind, "content": content, **more},
+                             "requestId": "r1"}) + b"\n"
+
+    usage = {"input_tokens": 10, "output_tokens": 1}
+    p.write_bytes(rec("u1", None, "user", "the prompt") + rec("a1", "u1", "assistant", [{"type": "text", "text": "a"}],
+                                                               id="m1", usage=usage))
+    tracker.apply([str(p)])
+    with open(p, "ab") as fh:
+        fh.write(rec("a2", "a1", "assistant", [{"type": "text", "text": "b"}], id="m1", usage={**usage, "output_tokens": 50})
+                 + orjson.dumps({"type": "custom-title", "customTitle": "Renamed", "sessionId": "s"}) + b"\n")
+    (ev,) = tracker.apply([str(p)])
+    assert ev.kind is Change.GREW
+    whole = Library(lib.roots, catalog=Catalog(None))
+    whole.scan()
+    [s] = whole.all_sessions()
+    assert lib.all_sessions() == [s] and (s.title, s.usage.output, s.entry_count) == ("Renamed", 50, 2)
+    row = lib.catalog.get(str(p))
+    assert row.read_end == p.stat().st_size and lib.catalog.carried(str(p), row.read_end) is not None
