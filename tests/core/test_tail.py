@@ -154,7 +154,10 @@ def test_a_file_changed_since_its_scan_is_read_whole(tmp_path: Path, monkeypatch
     with path.open("ab") as fh:
         fh.write(orjson.dumps(claude_record("c000", "b004", "user", "more", 300)) + b"\n")
     assert tails.last_entries(lib, session, 3) is None
-    lib = scan(root, Catalog(tmp_path / "c.sqlite"))  # read again: a window for the new end
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))  # read on from its old end: no window (yet)
+    [session] = lib.all_sessions()
+    assert tails.last_entries(lib, session, 3) is None
+    lib = scan(root, Catalog(tmp_path / "c2.sqlite"))  # read whole: a window for the new end
     [session] = lib.all_sessions()
     whole = whole_conversation(lib, session)
     assert whole[-1].text == "more" and tails.last_entries(lib, session, 3) == (whole[-3:], len(whole))
