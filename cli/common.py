@@ -65,11 +65,12 @@ def emit(obj: Any) -> None:
 
 
 # -- library ------------------------------------------------------------------------------
-def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Library, list[str]]:
+def open_library(args: argparse.Namespace, *, scan: bool = True, lazy: bool = False) -> tuple[Library, list[str]]:
     """The library over the requested roots, scanned; plus warnings for stderr.
 
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
-    and indexes in one pass (each changed file parsed once, not once per step)."""
+    and indexes in one pass (each changed file parsed once, not once per step). `lazy`: the
+    scan decodes no session the command does not ask for (`Library.scan(lazy=True)`)."""
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.catalog.library import Library
 
@@ -80,7 +81,7 @@ def open_library(args: argparse.Namespace, *, scan: bool = True) -> tuple[Librar
                         "and search reads the session files)")
     lib = Library(roots, catalog=Catalog(base / "catalog.sqlite" if base else None))
     if scan:
-        warnings += scan_warnings(args, lib.scan(), warnings)
+        warnings += scan_warnings(args, lib.scan(lazy=lazy), warnings)
     return lib, warnings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from sessionscope.cli.common import (
     CliError,
@@ -65,7 +65,7 @@ def add_recent_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_sessions(args: argparse.Namespace) -> int:
     if args.quick:
         return _sessions_quick(args)
-    lib, warnings = open_library(args)
+    lib, warnings = open_library(args, lazy=True)
     warn(warnings, args)
     top, orphans = _top_level(lib, agent=args.agent, project=args.project, orphans=args.all)
     hidden = 0 if args.all else len(orphans)
@@ -83,19 +83,19 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             out.append(d)
         emit({"sessions": out, "hidden": hidden})
         return 0
-    _print_sessions(rows, orphans=orphans, known=[s.id for s in lib.all_sessions()])
+    _print_sessions(rows, orphans=orphans, known=lib.session_ids())
     if hidden:
         from collections import Counter
 
         from sessionscope.core.format import child_runs
 
-        kinds = Counter(s.kind.value for o in orphans if (s := lib.get(o)) is not None)
+        kinds = Counter(k for o in orphans if (k := lib.kind_of(o)) is not None)
         print(f"not listed: {child_runs(kinds)} without a parent here (--all lists them)")
     return 0
 
 
 def _top_level(lib: Library, *, agent: str | None = None, project: str | None = None,
-               orphans: bool = True) -> tuple[list[Session], set[str]]:
+               orphans: bool = True) -> tuple[Sequence[Session], set[str]]:
     """The sessions a listing starts from (core/logs/contract.py's `top_level`)."""
     from sessionscope.core.logs.contract import top_level
 
@@ -186,7 +186,7 @@ def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    lib, warnings = open_library(args)
+    lib, warnings = open_library(args, lazy=True)
     warn(warnings, args)
     session, entry_id = _resolve_ref(lib, args.session_id)
     entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
@@ -202,7 +202,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 def cmd_recent(args: argparse.Namespace) -> int:
     from sessionscope.core.logs.contract import LogsError, current_session
 
-    lib, warnings = open_library(args)
+    lib, warnings = open_library(args, lazy=True)
     warn(warnings, args)
     if args.session_id:
         session = _resolve(lib, args.session_id)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
+
 from sessionscope.core.config import AGENT_SESSION_VARS
 
 if TYPE_CHECKING:
@@ -81,3 +83,22 @@ def cli_json(capsys: "pytest.CaptureFixture[str]", *argv: str) -> dict:
     code, out, err = cli_run(capsys, *argv, "--json")
     assert code == 0, err
     return json.loads(out)
+
+
+def claude_record(uuid: str, parent: str | None, sid: str, ts: int, role: str = "user", text: str = "hi") -> dict:
+    """A Claude Code transcript line (a user message, or an assistant reply with usage)."""
+    rec = {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": sid, "cwd": "/w/proj",
+           "timestamp": f"2025-01-01T00:00:{ts:02d}.000Z"}
+    if role == "user":
+        rec["message"] = {"role": "user", "content": text}
+    else:
+        rec["message"] = {"id": f"m-{uuid}", "role": "assistant", "model": "m", "content": [{"type": "text", "text": text}],
+                          "usage": {"input_tokens": 10, "output_tokens": 5}}
+        rec["requestId"] = f"r-{uuid}"
+    return rec
+
+
+def write_records(path: Path, records: list[dict]) -> None:
+    """`records` as a JSONL file (its folders made)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))

@@ -16,16 +16,18 @@ import os
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
 
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
+from .keys import ID, KIND, PROJECT, Key, Keys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
-from .store import Catalog, FileRow, Fingerprint
+from .store import Catalog, FileRow, Fingerprint, LightRow
 from ..read.discovery import ARCHIVE, Root, looks_in_projects, project_root, roots_files
 from ..model import Entry, EntryKind, Session, SessionKind
-from ..read.walk import WalkReport
+from ..config import CacheError
+from ..read.walk import Listings, WalkReport
 
 # The adapters (and the reader) come with the first scan or load, not with this module: the
 # app's first frame needs only the catalog's sessions.
@@ -110,11 +112,99 @@ class Library:
         self.roots = list(roots)
         self._registry = registry
         self.catalog = catalog or Catalog(None)
-        self._sessions: dict[str, Session] = {}
+        self._map: dict[str, Session] = {}
         self._file_errors: dict[str, str] = {}
-        self.rows: dict[str, FileRow] = {}  # the files of the last scan, by path
+        self._rows: dict[str, FileRow] = {}
+        # After a lazy scan (`scan(lazy=True)`): its rows (those not read again only as the
+        # catalog's keys), the keys linked, and the sessions decoded so far; `rows` and
+        # `_sessions` decode the rest when first asked for (see `_decode_all`).
+        self._lazy: dict[str, FileRow | LightRow] | None = None
+        self._keys: Keys | None = None
+        self._decoded: dict[str, Session] = {}
         self._links: _Links | None = None  # for relinking one changed file (see `_relink`)
         self._prepared_for: tuple[dict[str, FileRow], dict[str, Session]] | None = None
+
+    @property
+    def rows(self) -> dict[str, FileRow]:
+        """The files of the last scan, by path."""
+        if self._lazy is not None:
+            self._decode_all()
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows: dict[str, FileRow]) -> None:
+        self._decode_all()
+        self._rows = rows
+
+    @property
+    def _sessions(self) -> dict[str, Session]:
+        """Every session by id, linked (`_link`), in the map's order."""
+        if self._lazy is not None:
+            self._decode_all()
+        return self._map
+
+    @_sessions.setter
+    def _sessions(self, sessions: dict[str, Session]) -> None:
+        self._decode_all()
+        self._map = sessions
+
+    def _decode_all(self) -> None:
+        """After a lazy scan: every row decoded and linked, as a scan that is not lazy leaves
+        them (for the callers that need every session; the CLI's listings ask `Keys`)."""
+        lazy = self._lazy
+        if lazy is None:
+            return
+        self._lazy, self._keys, self._decoded = None, None, {}
+        whole = {}
+        if any(isinstance(r, LightRow) for r in lazy.values()):
+            whole = {r.path: r for r in self.catalog.all() if r.path in lazy}
+        rows: dict[str, FileRow] = {}
+        for path, row in lazy.items():
+            if isinstance(row, LightRow):
+                row = whole.get(path) or FileRow(
+                    path, Fingerprint(row.dev, row.ino, row.size, row.mtime_ns, ""), None, [], row.error)
+            rows[path] = row
+        self._rows = rows
+        self._map = _link([s for r in rows.values() for s in r.sessions], self.archived)
+
+    @property
+    def lazy(self) -> bool:
+        """Whether the sessions are known by their keys only (after `scan(lazy=True)`), not yet
+        decoded all."""
+        return self._lazy is not None
+
+    def _decode(self, sid: str) -> Session | None:
+        """After a lazy scan: one session as `_link` over every row makes it (its copy kept,
+        its project named, its linked children added), decoding its file's row alone."""
+        keys, lazy = self._keys, self._lazy
+        if keys is None or lazy is None:
+            return self._sessions.get(sid)
+        s = self._decoded.get(sid)
+        if s is not None:
+            return s
+        place = keys.where.get(sid)
+        if place is None:
+            return None
+        path, i = place
+        row = lazy[path]
+        if isinstance(row, LightRow):
+            whole = self.catalog.get(path)
+            fp = None if whole is None else whole.fingerprint
+            if fp is None or (fp.dev, fp.ino, fp.mtime_ns) != (row.dev, row.ino, row.mtime_ns):
+                return self._sessions.get(sid)  # (changed under us by another process: decode all)
+            row = whole
+            lazy[path] = whole
+        if i >= len(row.sessions) or row.sessions[i].id != sid:
+            return self._sessions.get(sid)
+        s = row.sessions[i]
+        key = keys.by_id[sid]
+        if key[PROJECT] != s.project:
+            s = replace(s, project=key[PROJECT])
+        kids = keys.children(sid)
+        if kids:
+            s = replace(s, child_ids=tuple(dict.fromkeys([*s.child_ids, *kids])))
+        self._decoded[sid] = s
+        return s
 
     @property
     def registry(self) -> Registry:
@@ -182,7 +272,8 @@ class Library:
                 have.add(p)
 
     def scan(self, progress: ProgressFn | None = None, *, quick: bool = False,
-             interim: InterimFn | None = None, interim_every: float = INTERIM_EVERY) -> ScanReport:
+             interim: InterimFn | None = None, interim_every: float = INTERIM_EVERY,
+             lazy: bool = False) -> ScanReport:
         """Bring the catalog and the session map up to date with the files under the roots.
 
         `quick`: the files the catalog does not know are first listed from their two ends, and
@@ -192,9 +283,15 @@ class Library:
         map is brought up to date at most as often (the files read so far with their parsed
         sessions, the others as before), while any listed session is left in it; after the last
         file, the scan's own map replaces it. `interim` is called (in the scanning thread) each
-        time the map has been replaced. A warm catalog knows every file: nothing is listed."""
-        known = {row.path: row for row in self.catalog.all()}
-        self._add_project_roots(s.project for row in known.values() for s in row.sessions)
+        time the map has been replaced. A warm catalog knows every file: nothing is listed.
+
+        `lazy` (not with `quick`): the unchanged files' sessions are not decoded; the session
+        map is linked from the catalog's keys (core/catalog/keys.py), a session decoded when it
+        is asked for (`get`, `find`, `top_level`), all of them when `rows` or the whole map is."""
+        lazy = lazy and not quick
+        known: dict[str, FileRow | LightRow] = (
+            dict(self.catalog.light()) if lazy else {row.path: row for row in self.catalog.all()})
+        self._add_project_roots(k[PROJECT] for _, keys in keys_of(known.values()) for k in keys)
         report = ScanReport(roots=list(self.roots), notes=list(self.catalog.messages))
         self.catalog.messages.clear()
         todo: list[tuple[str, os.stat_result]] = []
@@ -207,8 +304,10 @@ class Library:
             live_roots.append(root)
         walk = WalkReport()
         stats: dict[str, os.stat_result] = {}  # (the walk's own stat of each file)
-        # (each file once: an archive's copy only once its original is gone)
-        for path in roots_files(live_roots, self.registry, walk, stats):
+        listings = Listings(self.catalog.folders())  # (folders unchanged since are not listed)
+        # (each file once: an archive's copy only once its original is gone; the default
+        # adapters' names known without importing them: nothing may need reading)
+        for path in roots_files(live_roots, self._registry, walk, stats, listings):
             try:
                 todo.append((path, stats.pop(path, None) or os.stat(path)))
             except FileNotFoundError:
@@ -217,6 +316,7 @@ class Library:
                 report.errors.append(f"cannot stat {path}: {exc.strerror}")
         report.errors += walk.errors()
         report.skipped += walk.notes()
+        self._keep_listings(listings, live_roots)
         report.files = len(todo)
         seen = {p for p, _ in todo}
         gone = [p for p in known if p not in seen and _under_any(p, live_roots)]
@@ -224,7 +324,7 @@ class Library:
             self.catalog.remove(gone)
             report.removed = len(gone)
         todo.sort(key=lambda item: item[0])  # files of one directory together
-        rows: list[FileRow] = []
+        rows: list[FileRow | LightRow] = []
         listed: dict[str, Session] = {}
         last_interim = 0.0
 
@@ -282,6 +382,8 @@ class Library:
                     if directory != group_dir:
                         flush()
                         group_dir = directory
+                    if isinstance(row, LightRow):  # (its sessions, to read it on from)
+                        row = self.catalog.get(path)
                     grown = self._read_on(row, path, st) if row is not None else None
                     row, loaded = (grown, []) if grown is not None else self._load_file(path, st)
                     group.append((row, loaded))
@@ -301,11 +403,29 @@ class Library:
         finally:
             if gc_was:
                 gc.enable()
-        self.rows = {r.path: r for r in rows}
+        self._lazy = None
+        if lazy:
+            self._lazy, self._decoded = {r.path: r for r in rows}, {}
+            self._keys = Keys(keys_of(rows), self.archived)
+            self._rows, self._map = {}, {}
+        else:
+            self.rows = {r.path: r for r in rows}  # type: ignore[misc]  # (FileRows all)
         self._file_errors = {r.path: r.error for r in rows if r.error}
         report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
-        self._sessions = _link([s for r in rows for s in r.sessions], self.archived)
+        if not lazy:
+            self._sessions = _link([s for r in rows for s in r.sessions], self.archived)  # type: ignore[union-attr]
         return report
+
+    def _keep_listings(self, listings: Listings, roots: list[Root]) -> None:
+        """Store what the walk listed anew, forget the folders it no longer found."""
+        fresh = {p: row for p, row in listings.fresh.items() if listings.known.get(p) != row}
+        gone = [p for p in listings.known if p not in listings.visited and _under_any(p, roots)]
+        if fresh or gone:
+            try:
+                with self.catalog.transaction():
+                    self.catalog.set_folders(fresh, gone)
+            except CacheError:
+                pass  # (a cache that cannot be written: listed again next time)
 
     def _quick_list(self, files: list[tuple[str, os.stat_result]], listed: dict[str, Session],
                     publish: Callable[[], None], every: float) -> None:
@@ -416,7 +536,8 @@ class Library:
                     loaded = self._load_noting_end(adapter, path, row)
                 else:
                     loaded = adapter.load(path)
-                row.sessions = _named_projects([ls.session for ls in loaded], self._sessions.values())
+                # (the map as it is: after a lazy scan, its decoded part, never all decoded for this)
+                row.sessions = _named_projects([ls.session for ls in loaded], self._map.values())
                 row.activity = activity_of(loaded)
             except ReaderError as exc:
                 row.error = str(exc)
@@ -583,9 +704,58 @@ class Library:
         return out
 
     def get(self, session_id: str) -> Session | None:
+        if self._keys is not None:
+            return self._decode(session_id)
         return self._sessions.get(session_id)
 
+    def session_ids(self) -> list[str]:
+        """Every session's id (after a lazy scan, none decoded for it)."""
+        if self._keys is not None:
+            return list(self._keys.ids())
+        return list(self._sessions)
+
+    def kind_of(self, session_id: str) -> str | None:
+        """A session's kind (`SessionKind` value), None when it is not known."""
+        if self._keys is not None:
+            key = self._keys.by_id.get(session_id)
+            return None if key is None else key[KIND]
+        s = self._sessions.get(session_id)
+        return None if s is None else s.kind.value
+
+    def top_level(self, *, agent: str | None = None, project: str | None = None,
+                  orphans: bool = True) -> tuple[Sequence[Session], set[str]]:
+        """The sessions a listing starts from, most recent first: the main sessions, and (with
+        `orphans`) the children whose parent is not known (a `codex exec` run has none, a subagent
+        file may have outlived its parent's); plus the ids of those orphans, listed or not. After
+        a lazy scan the sequence decodes a session when it is taken from it.
+
+        Why: nesting children under their parents alone would never show an orphan at all."""
+        if self._keys is not None:
+            keys, found = self._keys.top_level(agent, project, orphans)
+            return _Decoding(self, keys), found
+        top: list[Session] = []
+        found = set()
+        for s in self.sessions(agent=agent, project=project, include_children=True):
+            if not is_child(s):
+                top.append(s)
+            elif s.parent_id is None or self.get(s.parent_id) is None:
+                found.add(s.id)
+                if orphans:
+                    top.append(s)
+        return top, found
+
     def find(self, prefix: str) -> Session:
+        if self._keys is not None and not os.path.isfile(prefix):
+            ids = self._keys.find(prefix) if prefix else []
+            if len(ids) == 1:
+                found = self._decode(ids[0])
+                if found is not None:
+                    return found
+            elif ids:
+                raise LookupFailed(f"session id {prefix!r} is ambiguous: {len(ids)} match "
+                                   f"({', '.join(sorted(ids)[:5])})")
+            else:
+                raise LookupFailed(self._no_session_file(prefix) or f"no session matches id {prefix!r}")
         if prefix in self._sessions:
             return self._sessions[prefix]
         if os.path.isfile(prefix):  # a transcript's path, as `ls` or a file manager gives it
@@ -628,10 +798,12 @@ class Library:
     def _no_session_file(self, prefix: str) -> str | None:
         """When no session id starts with `prefix`: why, if a file of the last scan named after it
         (Claude and Codex name their files after the session) held no session."""
-        named = sorted(p for p, r in self.rows.items() if not r.sessions and os.path.basename(p).startswith(prefix))
+        rows: dict[str, FileRow | LightRow] = self._lazy if self._lazy is not None else dict(self.rows)
+        named = sorted(p for p, r in rows.items()
+                       if not (r.keys if isinstance(r, LightRow) else r.sessions) and os.path.basename(p).startswith(prefix))
         if not named:
             return None
-        return f"{named[0]}: {file_problem(named[0], self.rows[named[0]].error) or _NO_FORMAT}"
+        return f"{named[0]}: {file_problem(named[0], rows[named[0]].error) or _NO_FORMAT}"
 
     def most_recent(self) -> Session | None:
         top = self.sessions()
@@ -677,6 +849,34 @@ def _carry_blob(carry: object) -> bytes | None:
     import orjson
 
     return orjson.dumps(carry)
+
+
+class _Decoding(Sequence[Session]):
+    """Sessions by their keys, each decoded (`Library.get`) when it is taken."""
+
+    def __init__(self, lib: Library, keys: list[Key]) -> None:
+        self._lib, self.keys = lib, keys
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @overload
+    def __getitem__(self, i: int) -> Session: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Session]: ...
+    def __getitem__(self, i: int | slice) -> Session | list[Session]:
+        if isinstance(i, slice):
+            return [self._one(k) for k in self.keys[i]]
+        return self._one(self.keys[i])
+
+    def _one(self, key: Key) -> Session:
+        s = self._lib.get(key[ID])
+        assert s is not None  # (a key of the library's own)
+        return s
+
+    def projects(self) -> list[str | None]:
+        """Each session's project, none decoded for it."""
+        return [k[PROJECT] for k in self.keys]
 
 
 def is_child(s: Session) -> bool:

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 import orjson
 
@@ -26,8 +26,11 @@ from .activity import ActivityRow
 # that the newest screenful can be read first. 5: each file has where its reading stopped (the
 # offset after its last complete line, and the lines fed up to it), so a file that grew is read on
 # from there rather than whole. 6: each session's messages and tokens per quarter hour and model
-# (the `activity` table, core/catalog/activity.py), for the usage pictures.
-SCHEMA_VERSION = 6
+# (the `activity` table, core/catalog/activity.py), for the usage pictures. 7: each file's sessions'
+# keys (`keys`: id, kind, parent, recency, ...; core/catalog/keys.py), so that a command lists,
+# links and looks sessions up without decoding every session; a schema-6 catalog is migrated in
+# place (the column added, filled as rows are read), not rebuilt.
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -43,7 +46,8 @@ CREATE TABLE IF NOT EXISTS files (
     error TEXT,
     recency INTEGER,  -- epoch ms of the file's newest session; NULL when it has none
     read_end INTEGER NOT NULL DEFAULT -1,  -- offset after the last line read; -1: read it whole
-    read_lines INTEGER NOT NULL DEFAULT 0  -- lines fed to the parser before read_end
+    read_lines INTEGER NOT NULL DEFAULT 0,  -- lines fed to the parser before read_end
+    keys BLOB  -- its sessions' keys (core/catalog/keys.py); NULL: not yet made (a migrated row)
 );
 CREATE INDEX IF NOT EXISTS files_by_recency ON files(recency, path);
 -- What the full-text index holds of each file: the fingerprint it was read under, and the offset
@@ -88,10 +92,21 @@ CREATE TABLE IF NOT EXISTS carries (
     read_end INTEGER NOT NULL,  -- the files row's read_end it was carried to
     state BLOB NOT NULL
 );
+-- What the last walk found in each folder it could trust (core/read/walk.py `Listings`): a folder
+-- whose stat is as it was then is not listed again.
+CREATE TABLE IF NOT EXISTS folders (
+    path TEXT PRIMARY KEY,
+    dev INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    suffixes TEXT NOT NULL,  -- the name endings looked for, NUL-separated
+    entries BLOB NOT NULL  -- [[name, is_folder], ...] in the walk's order
+);
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries"})
+                           "tails", "carries", "folders"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -108,6 +123,29 @@ def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
     except (TypeError, ValueError):
         version = str(row[0])
     return version, _SCHEMA_NAMES <= names
+
+
+def _migrate(db: sqlite3.Connection, version: int | str | None) -> bool:
+    """Bring an older catalog to this schema in place where that is known how: True when done.
+    6 -> 7 adds `files.keys` (NULL: made from the sessions when the row is next read) and the
+    `folders` table."""
+    if version != 6:
+        return False
+    db.execute("BEGIN IMMEDIATE")  # (another process opening it at once waits, then sees it done)
+    try:
+        if _schema_state(db)[0] == SCHEMA_VERSION:
+            db.execute("COMMIT")
+            return True
+        columns = {r[1] for r in db.execute("PRAGMA table_info(files)")}
+        if "keys" not in columns:
+            db.execute("ALTER TABLE files ADD COLUMN keys BLOB")
+        db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS folders"):].strip())
+        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return True
 
 
 def _create(db: sqlite3.Connection) -> None:
@@ -180,6 +218,25 @@ class TailMark:
     total: int
 
 
+class LightRow(NamedTuple):
+    """A file's row as a warm scan needs it: its fingerprint's stat part, its error and its
+    sessions' keys (core/catalog/keys.py), the sessions themselves not decoded. (A tuple: 20,000
+    of them are made on each call.)"""
+
+    path: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    error: str | None
+    keys: list[list[Any]]
+
+    @property
+    def fingerprint(self) -> LightRow:
+        """What the scan compares with a file's stat (`files._stat_matches`): its own fields."""
+        return self
+
+
 @dataclass(frozen=True)
 class IndexState:
     path: str
@@ -249,6 +306,8 @@ class Catalog:
         try:
             db = self._connect()
             version, complete = _schema_state(db)
+            if version is not None and version != SCHEMA_VERSION and _migrate(db, version):
+                version, complete = _schema_state(db)
             if version is not None and version != SCHEMA_VERSION:
                 self.messages.append(
                     f"catalog schema changed ({version} -> {SCHEMA_VERSION}): rebuilding {self.path}"
@@ -302,6 +361,73 @@ class Catalog:
             rows = self._db.execute("SELECT * FROM files").fetchall()
         decode = _Decoder()
         return [_row_to_file(r, decode) for r in rows]
+
+    def light(self) -> dict[str, LightRow]:
+        """Every file's fingerprint, error and its sessions' keys, none of its sessions decoded:
+        what a warm scan compares with the files and lists from (core/catalog/keys.py). A row
+        whose keys are not made yet (a migrated catalog) gets them now, once."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path, dev, ino, size, mtime_ns, error, keys FROM files").fetchall()
+        out: dict[str, LightRow] = {}
+        missing: list[str] = []
+        for path, dev, ino, size, mtime_ns, error, blob in rows:
+            keys = None
+            if blob is not None:
+                try:
+                    keys = orjson.loads(blob)
+                except orjson.JSONDecodeError:
+                    keys = None
+            if keys is None:
+                missing.append(path)
+                keys = []
+            if error and ZSTD_HINT in error and _zstd_installed():
+                size = -1  # (as `_row_to_file`: read it again now that zstandard is there)
+            out[path] = LightRow(path, dev, ino, size, mtime_ns, error, keys)
+        if missing:
+            self._fill_keys(missing, out)
+        return out
+
+    def _fill_keys(self, paths: list[str], out: dict[str, LightRow]) -> None:
+        """Keys for rows without them (made from their sessions, and stored); a row whose
+        sessions cannot be decoded is marked to be read again, as `_row_to_file` does."""
+        made = []
+        for path in paths:
+            row = self.get(path)
+            if row is None:
+                out.pop(path, None)
+                continue
+            keys = [session_key(s, path) for s in row.sessions]
+            fp = row.fingerprint
+            out[path] = LightRow(path, fp.dev, fp.ino, fp.size, fp.mtime_ns, row.error, keys)
+            made.append((orjson.dumps(keys), path))
+        try:
+            with self._lock:
+                self._db.executemany("UPDATE files SET keys=? WHERE path=?", made)
+        except CacheError:
+            pass  # (a read-only cache: made again next time)
+
+    def folders(self) -> dict[str, tuple[Any, ...]]:
+        """The folders the last walk listed (core/read/walk.py `Listings.known`)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path, dev, ino, mtime_ns, ctime_ns, suffixes, entries FROM folders").fetchall()
+        out = {}
+        for path, dev, ino, mtime_ns, ctime_ns, suffixes, entries in rows:
+            try:
+                out[path] = (dev, ino, mtime_ns, ctime_ns, suffixes, orjson.loads(entries))
+            except orjson.JSONDecodeError:
+                continue  # (listed again)
+        return out
+
+    def set_folders(self, listed: dict[str, tuple[Any, ...]], gone: Iterable[str]) -> None:
+        """Keep what a walk listed (`Listings.fresh`), forget the folders it found gone."""
+        with self._lock:
+            self._db.executemany("DELETE FROM folders WHERE path=?", [(p,) for p in gone])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO folders(path, dev, ino, mtime_ns, ctime_ns, suffixes, entries)"
+                " VALUES(?,?,?,?,?,?,?)",
+                [(p, *row[:5], orjson.dumps(row[5])) for p, row in listed.items()])
 
     def sessions_by_file(self, page: int = 1000) -> Iterator[tuple[str, list[Session]]]:
         """Every file's path and sessions, a page of rows at a time: what reading the whole
@@ -358,12 +484,13 @@ class Catalog:
     def put(self, row: FileRow) -> None:
         fp = row.fingerprint
         blob = orjson.dumps([session_to_row(s) for s in row.sessions])
+        keys = orjson.dumps([session_key(s, row.path) for s in row.sessions])
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter,"
-                " sessions, error, recency, read_end, read_lines) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+                " sessions, error, recency, read_end, read_lines, keys) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
-                 blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines),
+                 blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines, keys),
             )
             if row.tail is not None:
                 t = row.tail
@@ -524,6 +651,16 @@ def file_recency(sessions: Iterable[Session]) -> int | None:
         if ms is not None and (newest is None or ms > newest):
             newest = ms
     return newest
+
+
+def session_key(s: Session, path: str) -> list[Any]:
+    """What listing, linking and looking a session of the file `path` up need of it (the `keys`
+    column; the fields in core/catalog/keys.py's order): [id, agent, format, kind, project,
+    parent, recency (epoch ms of the last, else first time; None: none), size, first path (None:
+    `path`, as it nearly always is: half the bytes of the column otherwise)]."""
+    first = s.paths[0] if s.paths else ""
+    return [s.id, s.agent, s.source_format, s.kind.value, s.project, s.parent_id,
+            epoch_ms(s.last_timestamp or s.first_timestamp), s.size, None if first == path else first]
 
 
 def session_to_row(s: Session) -> list[Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..config import AGENT_SESSION_VARS
 from ..model import Entry, Session, truncate
@@ -102,24 +102,14 @@ def hit_row(hit: Any, max_chars: int, clean: Clean = _as_is) -> dict[str, Any]:
 
 # -- the calls -------------------------------------------------------------------------------------
 def top_level(lib: Library, *, agent: str | None = None, project: str | None = None,
-              orphans: bool = True) -> tuple[list[Session], set[str]]:
+              orphans: bool = True) -> tuple[Sequence[Session], set[str]]:
     """The sessions a listing starts from, most recent first: the main sessions, and (with
     `orphans`) the children whose parent is not known (a `codex exec` run has none, a subagent
     file may have outlived its parent's); plus the ids of those orphans, listed or not.
 
-    Why: nesting children under their parents alone would never show an orphan at all."""
-    from ..catalog.library import is_child
-
-    top: list[Session] = []
-    found: set[str] = set()
-    for s in lib.sessions(agent=agent, project=project, include_children=True):
-        if not is_child(s):
-            top.append(s)
-        elif s.parent_id is None or lib.get(s.parent_id) is None:
-            found.add(s.id)
-            if orphans:
-                top.append(s)
-    return top, found
+    Why: nesting children under their parents alone would never show an orphan at all. (After
+    a lazy scan, a session of the sequence is decoded when it is taken: `Library.top_level`.)"""
+    return lib.top_level(agent=agent, project=project, orphans=orphans)
 
 
 def list_sessions(lib: Library, limit: Any = None) -> dict[str, Any]:
@@ -199,8 +189,9 @@ def current_session(lib: Library, cwd: str | None = None, env: Mapping[str, str]
     if not top:
         raise LogsError("no sessions found under the roots read")
     root, _ = project_root(cwd)
-    here = [s for s in top if s.project and (inside(s.project, root) or inside(root, s.project))]
-    return (here or top)[0]
+    projects = top.projects() if hasattr(top, "projects") else [s.project for s in top]
+    here = next((i for i, p in enumerate(projects) if p and (inside(p, root) or inside(root, p))), 0)
+    return top[here]
 
 
 def recent(lib: Library, session_id: Any = None, limit: Any = None, max_chars: Any = None,

@@ -15,7 +15,12 @@ from .walk import MAX_DIRS
 
 if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots needs none)
     from .adapters.base import Registry
-    from .walk import WalkReport
+    from .walk import Listings, WalkReport
+
+#: the name endings and project file names of the default adapters (`default_registry()`; a
+#: test holds them equal): a walk over folders it knows needs no adapter, so none is imported
+DEFAULT_SUFFIXES = ('.aider.chat.history.md', '.chat.history.md', '.db', '.json', '.jsonl', '.jsonl.zst')
+DEFAULT_PROJECT_FILES = ('.aider.chat.history.md',)
 
 
 @dataclass(frozen=True)
@@ -243,9 +248,10 @@ def resolve_roots(
     return _dedupe(roots)
 
 
-def candidate_files(root: Root, registry: Registry, report: WalkReport | None = None,
+def candidate_files(root: Root, registry: Registry | None, report: WalkReport | None = None,
                     stats: dict[str, os.stat_result] | None = None,
-                    seen: set[tuple[int, int]] | None = None) -> Iterator[str]:
+                    seen: set[tuple[int, int]] | None = None, listings: Listings | None = None,
+                    ) -> Iterator[str]:
     """Files under a root that some adapter might read, each once (by device and inode: a file
     reached again through a link is not listed twice); the folders the walk left out
     (core/read/walk.py) go into `report` when given, and each listed file's stat into `stats`.
@@ -253,8 +259,11 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
     hard link of a live file is read only once the live one is gone.
 
     Why by inode: one `stat` per file, which the scan needs anyway (`stats`), where resolving
-    each path (`realpath`: an `lstat` per part of it) was a quarter of a warm scan."""
-    from .adapters.base import walk_files
+    each path (`realpath`: an `lstat` per part of it) was a quarter of a warm scan.
+
+    `registry` None: the default adapters' names (without importing them); `listings`: the
+    folders an earlier walk listed (core/read/walk.py `Listings`)."""
+    from .walk import walk_files
 
     if os.path.isfile(root.path):  # a database root: the file itself
         yield root.path
@@ -263,8 +272,10 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
     if root.shallow:
         paths: Iterator[str] = _project_files(root.path, registry)
     else:
-        suffixes = tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
-        paths = walk_files(root.path, suffixes, report, max_dirs=root.max_folders)
+        suffixes = (tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
+                    if registry is not None else DEFAULT_SUFFIXES)
+        paths = walk_files(root.path, suffixes, report, max_dirs=root.max_folders,
+                           listings=listings)
     for path in paths:
         if os.sep + "tool-results" + os.sep in path or path.endswith(".meta.json"):
             continue
@@ -282,8 +293,9 @@ def candidate_files(root: Root, registry: Registry, report: WalkReport | None = 
         yield path
 
 
-def roots_files(roots: list[Root], registry: Registry, report: WalkReport | None = None,
-                stats: dict[str, os.stat_result] | None = None) -> Iterator[str]:
+def roots_files(roots: list[Root], registry: Registry | None, report: WalkReport | None = None,
+                stats: dict[str, os.stat_result] | None = None, listings: Listings | None = None,
+                ) -> Iterator[str]:
     """`candidate_files` of each root (the readable ones the caller passes), each file once: the
     archive's mirrors come last, and a file of theirs is left out while the file it copies is
     listed under a live root (a hard link by its inode, any copy by its path), so a session is
@@ -292,11 +304,11 @@ def roots_files(roots: list[Root], registry: Registry, report: WalkReport | None
     live: set[str] = set()
     for root in sorted(roots, key=is_archive):
         if not is_archive(root):
-            for path in candidate_files(root, registry, report, stats, seen):
+            for path in candidate_files(root, registry, report, stats, seen, listings):
                 live.add(path)
                 yield path
             continue
-        for path in candidate_files(root, registry, report, stats, seen):
+        for path in candidate_files(root, registry, report, stats, seen, listings):
             if original_of(root, path) not in live:
                 yield path
 
@@ -308,9 +320,10 @@ def original_of(root: Root, path: str) -> str | None:
     return root.source.rstrip(os.sep) + path[len(root.path.rstrip(os.sep)):]
 
 
-def _project_files(folder: str, registry: Registry) -> Iterator[str]:
+def _project_files(folder: str, registry: Registry | None) -> Iterator[str]:
     """The files directly in a project folder that an adapter keeps there (by name)."""
-    names = tuple(n for a in registry.adapters for n in a.project_files)
+    names = (tuple(n for a in registry.adapters for n in a.project_files)
+             if registry is not None else DEFAULT_PROJECT_FILES)
     if not names:
         return
     try:

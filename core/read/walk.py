@@ -13,14 +13,19 @@ that were not. The rules:
   never walked: /proc alone links back to `/` through every process's `root` and `cwd`, and its
   files vanish while being read;
 - a walk stops after MAX_DIRS folders, and says so: `--root /` is a mistake to report, not a
-  minute of reading.
+  minute of reading;
+- given `Listings` (what an earlier walk found in each folder, kept in the catalog), a folder
+  whose stat is as it was then is not listed again: adding, removing or renaming an entry changes
+  a folder's mtime and ctime (a file growing does not, but its own stat says so); a folder changed
+  within LISTING_MARGIN_NS of its listing, or holding a link or a mount point, is listed each time.
 """
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 #: folders one walk of one root goes through at most (a Claude projects root holds a few per
 #: session, a Codex sessions root one per day); config `max_folders` changes it. 20,000 folders
@@ -89,6 +94,41 @@ def is_pseudo(real: str) -> bool:
     return False
 
 
+#: a folder changed less than this before it was listed is listed again next time: a change in
+#: the same tick of the file system's clock (coarse: up to 2 s on FAT) leaves its stat as it was
+LISTING_MARGIN_NS = 2_000_000_000
+
+#: a folder's entries as a walk saw them, in the walk's order: (name, whether it is a folder)
+Entries = list[list[Any]]  # [[name, is_folder], ...]
+
+
+class Listings:
+    """What earlier walks found in each folder (by path: its stat's device, inode, mtime and
+    ctime, the suffixes looked for, and its entries), and what this walk found again.
+
+    `known` maps a path to `(dev, ino, mtime_ns, ctime_ns, suffixes, entries)`, as
+    `Catalog.folders` gives it; `fresh` collects the folders this walk listed and may trust next
+    time, `visited` every folder it went through (the others are gone, or outside its roots)."""
+
+    def __init__(self, known: dict[str, tuple[Any, ...]] | None = None) -> None:
+        self.known = known or {}
+        self.fresh: dict[str, tuple[Any, ...]] = {}
+        self.visited: set[str] = set()
+
+    def get(self, folder: str, st: os.stat_result, suffixes: tuple[str, ...]) -> Entries | None:
+        self.visited.add(folder)
+        row = self.known.get(folder)
+        if row is None or row[:5] != (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, "\0".join(suffixes)):
+            return None
+        return [(name, bool(is_dir)) for name, is_dir in row[5]]
+
+    def put(self, folder: str, st: os.stat_result, suffixes: tuple[str, ...], entries: Entries,
+            listed_ns: int) -> None:
+        if max(st.st_mtime_ns, st.st_ctime_ns) >= listed_ns - LISTING_MARGIN_NS:
+            return  # (changed just before it was listed: not to be trusted)
+        self.fresh[folder] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, "\0".join(suffixes), entries)
+
+
 def _inside(real: str, top: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
@@ -96,14 +136,14 @@ def _inside(real: str, top: str) -> bool:
 def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None = None,
                *, max_dirs: int = MAX_DIRS, seen: set[tuple[int, int]] | None = None,
                inside: str | None = None, on_dir: Callable[[str, os.stat_result], None] | None = None,
-               ) -> Iterator[str]:
+               listings: Listings | None = None) -> Iterator[str]:
     """Files under `root` ending in one of `suffixes`, by the rules of this module; what was
     left out goes into `report` when given.
 
     For a walk that goes on from an earlier one (a poller looking into a new folder): `seen`
     holds the (device, inode) of the folders walked already (and gets those walked now),
     `inside` is the root whose real path links must stay in (default: `root`'s), and `on_dir`
-    is called with each folder walked and its stat."""
+    is called with each folder walked and its stat. `listings`: see `Listings`."""
     report = report if report is not None else WalkReport()
     report.max_dirs = max_dirs
     try:
@@ -117,6 +157,7 @@ def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None =
     seen = seen if seen is not None else set()
     stack = [root]
     walked = 0
+    moved: dict[str, int] = {}  # folders pushed from a known listing: their parent's device
     while stack:
         d = stack.pop()
         try:
@@ -131,10 +172,25 @@ def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None =
         if walked >= max_dirs:
             report.stopped_at = root
             return
+        if d in moved:  # a folder of a known listing now on another device: mounted over since
+            if st.st_dev != moved.pop(d) and is_pseudo(os.path.realpath(d)):
+                report.pseudo.append(d)
+                continue
         seen.add(key)
         walked += 1
         if on_dir is not None:
             on_dir(d, st)
+        known = listings.get(d, st, suffixes) if listings is not None else None
+        if known is not None:
+            head = d if d.endswith(os.sep) else d + os.sep  # (os.path.join's result, at a tenth of its cost)
+            for name, is_dir in known:
+                if is_dir:
+                    stack.append(sub := head + name)
+                    moved[sub] = st.st_dev
+                else:
+                    yield head + name
+            continue
+        listed_ns = time.time_ns()
         try:
             with os.scandir(d) as it:
                 items = list(it)
@@ -144,10 +200,12 @@ def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None =
             report.unreadable.append((d, exc.strerror or str(exc)))
             continue
         items.sort(key=lambda e: e.name, reverse=True)  # popped from the stack in name order
+        entries: Entries | None = [] if listings is not None else None
         for item in items:
             try:
                 if item.is_dir(follow_symlinks=True):
                     if item.is_symlink() or _crosses_mount(item, st):
+                        entries = None  # (where a link leads may change while the folder does not)
                         real = os.path.realpath(item.path)
                         if is_pseudo(real):
                             report.pseudo.append(item.path)
@@ -156,10 +214,20 @@ def walk_files(root: str, suffixes: tuple[str, ...], report: WalkReport | None =
                             report.links_out.append(f"{item.path} -> {real}")
                             continue
                     stack.append(item.path)
+                    if entries is not None:
+                        entries.append([item.name, True])
                 elif item.name.endswith(suffixes) and item.is_file(follow_symlinks=True):
+                    if entries is not None:
+                        if item.is_symlink():
+                            entries = None
+                        else:
+                            entries.append([item.name, False])
                     yield item.path
             except OSError:
+                entries = None
                 continue  # vanished between the listing and this look: skipped
+        if entries is not None and listings is not None:
+            listings.put(d, st, suffixes, entries, listed_ns)
 
 
 def _crosses_mount(item: os.DirEntry[str], parent: os.stat_result) -> bool:

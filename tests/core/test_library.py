@@ -6,26 +6,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from helpers import claude_record as claude, write_records as write
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
 from sessionscope.core.catalog.library import Library, LookupFailed
-
-
-def claude(uuid: str, parent: str | None, sid: str, ts: int, role: str = "user", text: str = "hi") -> dict:
-    rec = {"type": role, "uuid": uuid, "parentUuid": parent, "sessionId": sid, "cwd": "/w/proj",
-           "timestamp": f"2025-01-01T00:00:{ts:02d}.000Z"}
-    if role == "user":
-        rec["message"] = {"role": "user", "content": text}
-    else:
-        rec["message"] = {"id": f"m-{uuid}", "role": "assistant", "model": "m", "content": [{"type": "text", "text": text}],
-                          "usage": {"input_tokens": 10, "output_tokens": 5}}
-        rec["requestId"] = f"r-{uuid}"
-    return rec
-
-
-def write(path: Path, records: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
 
 
 def make(tmp_path: Path) -> tuple[Path, Library]:

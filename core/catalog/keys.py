@@ -1,0 +1,142 @@
+"""Sessions by their keys: what listing, linking and looking up need of each session (its id,
+kind, parent, recency, ...: the catalog's `keys` column, `store.session_key`), so that a command
+that shows 20 sessions of 20,000 decodes 20, not 20,000 (decoding every row was most of a warm
+`sessions` call).
+
+`Keys` does over keys what `links._link` and `Library.sessions`/`find` do over sessions, with
+the same results in the same order: a test holds the two side by side.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+from .links import in_folders
+
+# a key's fields (store.session_key)
+ID, AGENT, FORMAT, KIND, PROJECT, PARENT, RECENCY, SIZE, PATH = range(9)
+
+Key = list  # [id, agent, format, kind, project, parent, recency ms | None, size, first path | None]
+
+
+def key_is_child(k: Key) -> bool:
+    """`library.is_child` of a key."""
+    return k[KIND] != "main" or k[PARENT] is not None
+
+
+def _rank(k: Key, archived: tuple[str, ...]) -> tuple[bool, int]:
+    """`links._rank` of a key: a live copy before an archived one, then the larger."""
+    return (not (archived and k[PATH] and in_folders(k[PATH], archived)), k[SIZE])
+
+
+class Keys:
+    """The linked keys of a library's rows (`rows`: each file's path and its sessions' keys, in
+    the order `_link` sees the files): of each id the copy `_link` keeps, where it is (file and
+    place), and each parent's linked children."""
+
+    __slots__ = ("by_id", "where", "kids", "_sorted")
+
+    def __init__(self, rows: Iterable[tuple[str, list[Key]]], archived: tuple[str, ...] = ()) -> None:
+        every = [(path, i, k) for path, keys in rows for i, k in enumerate(keys)]
+        for path, _, k in every:
+            if k[PATH] is None:
+                k[PATH] = path
+        _name_projects([k for _, _, k in every])
+        by_id: dict[str, Key] = {}
+        where: dict[str, tuple[str, int]] = {}
+        for path, i, k in every:
+            prev = by_id.get(k[ID])
+            if prev is None or _rank(k, archived) > _rank(prev, archived):
+                by_id[k[ID]] = k
+                where[k[ID]] = (path, i)
+        kids: dict[str, list[str]] = {}
+        for sid, k in by_id.items():
+            parent = k[PARENT]
+            if parent and parent in by_id:
+                kids.setdefault(parent, []).append(sid)
+        self.by_id, self.where, self.kids = by_id, where, kids
+        self._sorted: list[Key] | None = None
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self.by_id
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    def ids(self) -> Iterator[str]:
+        return iter(self.by_id)
+
+    def newest_first(self) -> list[Key]:
+        """Every kept key, most recent first (`Library.all_sessions`' order: a stable sort)."""
+        if self._sorted is None:
+            self._sorted = sorted(self.by_id.values(), key=lambda k: k[RECENCY] or 0, reverse=True)
+        return self._sorted
+
+    def children(self, sid: str) -> list[str]:
+        """The ids `_link` adds to a session's own child ids, sorted."""
+        return sorted(self.kids.get(sid, ()))
+
+    def top_level(self, agent: str | None = None, project: str | None = None,
+                  orphans: bool = True) -> tuple[list[Key], set[str]]:
+        """`core/logs/contract.top_level` over keys: the keys a listing starts from, most
+        recent first, and the ids of the children whose parent is not known."""
+        agent_l, project_l = (agent or "").lower(), (project or "").lower()
+        top: list[Key] = []
+        found: set[str] = set()
+        by_id = self.by_id
+        for k in self.newest_first():
+            if agent and agent_l not in (k[AGENT].lower(), k[FORMAT].lower()):
+                continue
+            if project and project_l not in (k[PROJECT] or "").lower():
+                continue
+            if not key_is_child(k):
+                top.append(k)
+            elif k[PARENT] is None or k[PARENT] not in by_id:
+                found.add(k[ID])
+                if orphans:
+                    top.append(k)
+        return top, found
+
+    def find(self, prefix: str) -> list[str]:
+        """The ids `Library.find` chooses from for an id or prefix (not a file's path): one when
+        it names one session (a parent and its own children: the parent), else every match."""
+        by_id = self.by_id
+        if prefix in by_id:
+            return [prefix]
+        matches = [sid for sid in by_id if sid.startswith(prefix)]
+        if prefix and not matches:
+            # (as Library.find: a child as PARENT-PREFIX/CHILD, or by its own part alone)
+            head, _slash, tail = prefix.rpartition("/") if "/" in prefix else ("", "", prefix)
+            matches = [sid for sid in by_id
+                       if (parts := sid.partition("/"))[1] and parts[0].startswith(head) and parts[2].startswith(tail)]
+            whole = [sid for sid in matches if sid.partition("/")[2] == tail]
+            matches = whole if len(whole) == 1 else matches
+        if len(matches) > 1:
+            parents = [sid for sid in matches if not key_is_child(by_id[sid])]
+            if len(parents) == 1:
+                return parents
+        return matches
+
+
+def _name_projects(keys: list[Key]) -> None:
+    """`links._named_projects` over keys, in place: a Gemini CLI project still named by its hash
+    named by a known project that hashes to it."""
+    if not any(k[AGENT] == "gemini-cli" for k in keys):
+        return
+    from ..read.adapters.gemini import AGENT as GEMINI, _HEX64, path_hash
+
+    todo = [k for k in keys if k[AGENT] == GEMINI and k[PROJECT] and _HEX64.fullmatch(k[PROJECT])]
+    if not todo:
+        return
+    table = {path_hash(p): p for p in {k[PROJECT] for k in keys if k[PROJECT]} if not _HEX64.fullmatch(p)}
+    for k in todo:
+        if k[PROJECT] in table:
+            k[PROJECT] = table[k[PROJECT]]
+
+
+def keys_of(rows: Iterable[Any]) -> Iterator[tuple[str, list[Key]]]:
+    """Each row's path and keys (a LightRow's own, a FileRow's made from its sessions)."""
+    from .store import session_key
+
+    for row in rows:
+        keys = getattr(row, "keys", None)
+        yield row.path, (keys if keys is not None else [session_key(s, row.path) for s in row.sessions])

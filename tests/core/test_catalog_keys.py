@@ -1,0 +1,246 @@
+"""A lazy scan (`Library.scan(lazy=True)`): sessions listed, linked and looked up by the catalog's
+keys, each decoded when asked for, with the same answers as a scan that decodes them all; the
+catalog of the previous schema migrated in place; folders not listed again while unchanged."""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from helpers import DATA, claude_record as claude, write_records as write
+from sessionscope.core.catalog import store
+from sessionscope.core.catalog.library import Library, LookupFailed
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.read import walk
+from sessionscope.core.read.discovery import DEFAULT_PROJECT_FILES, DEFAULT_SUFFIXES, Root
+
+A = "aaaaaaaa-0000-4000-8000-000000000001"
+B = "bbbbbbbb-0000-4000-8000-000000000002"
+
+
+def roots_of(*folders: Path | str) -> list[Root]:
+    return [Root(str(f), "--root", explicit=True) for f in folders]
+
+
+def both(roots: list[Root], cache: Path) -> tuple[Library, Library]:
+    """A library scanned as before (every session decoded) and one scanned lazily, over one warm
+    catalog (a session read just now has its times to the microsecond, the catalog's to the ms)."""
+    Library(roots, catalog=Catalog(cache / "c.sqlite")).scan()
+    full = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    full.scan()
+    lazy = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    lazy.scan(lazy=True)
+    assert lazy.lazy
+    return full, lazy
+
+
+def assert_same(full: Library, lazy: Library) -> None:
+    for args in ({}, {"orphans": False}, {"agent": "codex"}, {"agent": "CLAUDE-CODE"}, {"project": "w"}):
+        top_f, orphans_f = full.top_level(**args)
+        top_l, orphans_l = lazy.top_level(**args)
+        assert orphans_l == orphans_f, args
+        assert [s.id for s in top_l] == [s.id for s in top_f], args
+        assert [s.to_dict() for s in top_l[:5]] == [s.to_dict() for s in top_f[:5]], args
+    assert sorted(lazy.session_ids()) == sorted(full.session_ids())
+    for sid in full.session_ids():
+        assert lazy.get(sid) == full.get(sid), sid
+        assert lazy.kind_of(sid) == full.kind_of(sid)
+        for prefix in (sid, sid[:6], sid[:1], sid.rpartition("/")[2], sid.rpartition("/")[2][:5]):
+            want = _found(full, prefix)
+            assert _found(lazy, prefix) == want, prefix
+    assert lazy.lazy  # nothing above needed every session decoded
+    assert lazy.get("no-such-id") is None
+    assert _found(lazy, "zz-no-such") == _found(full, "zz-no-such")
+
+
+def _found(lib: Library, prefix: str) -> str:
+    try:
+        return lib.find(prefix).id
+    except LookupFailed as exc:
+        return f"failed: {exc}"
+
+
+def test_lazy_listing_and_lookups_agree_with_decoding_every_session(tmp_path: Path) -> None:
+    # every fixture format: subagents (nested, inline, siblings), Gemini projects named by hash,
+    # orphans, Copilot, pi, OpenCode, Aider
+    folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory"))
+    full, lazy = both(roots_of(*folders), tmp_path)
+    assert len(full.session_ids()) > 10
+    assert_same(full, lazy)
+
+
+def test_lazy_linking_keeps_the_copy_linking_keeps(tmp_path: Path) -> None:
+    # one id in two files (a resumed or archived copy): the larger one wins, in both
+    root = tmp_path / "projects"
+    small = [claude("u1", None, A, 1)]
+    big = small + [claude("a1", "u1", A, 2, "assistant"), claude("u2", "a1", A, 3)]
+    write(root / "p" / f"{A}.jsonl", small)
+    write(root / "q" / f"{A}.jsonl", big)
+    write(root / "p" / f"{B}.jsonl", [claude("u1", None, B, 5)])
+    write(root / "p" / B / "subagents" / "agent-x1.jsonl",
+          [dict(claude("s1", None, B, 6), isSidechain=True, agentId="x1")])
+    full, lazy = both(roots_of(root), tmp_path)
+    assert full.get(A).path.endswith(f"q/{A}.jsonl")
+    assert_same(full, lazy)
+
+
+def test_a_lazy_scan_decodes_only_the_sessions_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "projects"
+    for n in range(30):
+        sid = f"{n:08d}-0000-4000-8000-000000000000"
+        write(root / "p" / f"{sid}.jsonl", [claude(f"u{n}", None, sid, n % 60)])
+    Library(roots_of(root), catalog=Catalog(tmp_path / "c.sqlite")).scan()
+    decoded = []
+    real = store._Decoder.session
+    monkeypatch.setattr(store._Decoder, "session", lambda self, r: decoded.append(r[0]) or real(self, r))
+    lib = Library(roots_of(root), catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan(lazy=True)
+    top, _ = lib.top_level()
+    assert len(top) == 30 and [s.id for s in top[:3]] == [f"{n:08d}-0000-4000-8000-000000000000" for n in (29, 28, 27)]
+    assert len(decoded) == 3
+    assert lib.find("00000012").id.startswith("00000012") and len(decoded) == 4
+    lib.rows  # every row asked for: all decoded, as a scan that is not lazy
+    assert len(decoded) == 34 and not lib.lazy
+
+
+def test_a_lazy_scan_reads_a_changed_file_again(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1)])
+    Library(roots_of(root), catalog=Catalog(tmp_path / "c.sqlite")).scan()
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1), claude("a1", "u1", A, 2, "assistant")])
+    write(root / "p" / f"{B}.jsonl", [claude("b1", None, B, 3)])
+    lib = Library(roots_of(root), catalog=Catalog(tmp_path / "c.sqlite"))
+    report = lib.scan(lazy=True)
+    assert report.reread == 2
+    assert lib.get(A).entry_count == 2 and lib.top_level()[0][0].id == B
+
+
+def v6(path: Path) -> None:
+    """Make a catalog of this schema look like one of schema 6 (no keys, no folders)."""
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE files DROP COLUMN keys")
+    db.execute("DROP TABLE folders")
+    db.execute("UPDATE meta SET value='6' WHERE key='schema_version'")
+    db.commit()
+    db.close()
+
+
+def test_a_schema_6_catalog_is_migrated_in_place_not_rebuilt(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1)])
+    write(root / "p" / f"{B}.jsonl", [claude("b1", None, B, 2)])
+    Library(roots_of(root), catalog=Catalog(tmp_path / "c.sqlite")).scan()
+    v6(tmp_path / "c.sqlite")
+    cat = Catalog(tmp_path / "c.sqlite")
+    assert cat.messages == []  # no "rebuilding"
+    lib = Library(roots_of(root), catalog=cat)
+    report = lib.scan(lazy=True)
+    assert report.reread == 0 and lib.top_level()[0][0].id == B
+    keys = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT keys FROM files").fetchall()
+    assert all(k[0] is not None for k in keys)  # made once, kept
+    again = Catalog(tmp_path / "c.sqlite")
+    assert again.messages == [] and sorted(again.light()) == sorted(cat.light())
+
+
+def test_the_default_names_are_the_default_adapters(tmp_path: Path) -> None:
+    from sessionscope.core.read.adapters import default_registry
+
+    reg = default_registry()
+    assert DEFAULT_SUFFIXES == tuple(sorted({s for a in reg.adapters for s in a.suffixes}))
+    assert DEFAULT_PROJECT_FILES == tuple(n for a in reg.adapters for n in a.project_files)
+
+
+# -- folders not listed again while unchanged ---------------------------------------------------
+def scandirs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    listed: list[str] = []
+    real = os.scandir
+
+    def spy(path: str = ".") -> object:
+        listed.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(walk.os, "scandir", spy)
+    return listed
+
+
+def walked(root: Path, listings: walk.Listings) -> list[str]:
+    return sorted(walk.walk_files(str(root), (".jsonl",), listings=listings))
+
+
+def test_an_unchanged_folder_is_not_listed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", -10**18)  # (trusted however recent)
+    root = tmp_path / "r"
+    for p in ("a/1.jsonl", "a/sub/2.jsonl", "b/3.jsonl", "b/x.txt"):
+        (root / p).parent.mkdir(parents=True, exist_ok=True)
+        (root / p).write_text("{}\n")
+    first = walk.Listings()
+    before = walked(root, first)
+    assert len(before) == 3 and len(first.fresh) == 4
+    listed = scandirs(monkeypatch)
+    known = walk.Listings(dict(first.fresh))
+    assert walked(root, known) == before and listed == []
+    # a new file, a new subfolder inside an unchanged parent's child, a removed file, a renamed folder
+    (root / "a" / "sub" / "new.jsonl").write_text("{}\n")
+    (root / "b" / "deeper").mkdir()
+    (root / "b" / "deeper" / "4.jsonl").write_text("{}\n")
+    (root / "b" / "3.jsonl").unlink()
+    (root / "a" / "1.jsonl").rename(root / "a" / "one.jsonl")
+    after = walked(root, walk.Listings(dict(first.fresh)))
+    assert after == sorted(str(root / p) for p in ("a/one.jsonl", "a/sub/2.jsonl", "a/sub/new.jsonl", "b/deeper/4.jsonl"))
+    assert sorted(listed) == sorted(str(root / p) for p in ("a", "a/sub", "b", "b/deeper"))
+    os.rename(root / "b", root / "c")
+    assert walked(root, walk.Listings(dict(first.fresh))) == sorted(
+        str(root / p) for p in ("a/one.jsonl", "a/sub/2.jsonl", "a/sub/new.jsonl", "c/deeper/4.jsonl"))
+
+
+def test_a_folder_changed_just_before_its_listing_is_listed_again(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "1.jsonl").write_text("{}\n")
+    first = walk.Listings()
+    walked(root, first)
+    assert first.fresh == {}  # changed within the margin: a change in the same tick would not show
+
+
+def test_a_folder_holding_a_link_is_listed_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", -10**18)
+    root = tmp_path / "r"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "1.jsonl").write_text("{}\n")
+    (root / "link").symlink_to(root / "real")
+    (root / "loop").symlink_to(root)
+    (root / "f.jsonl").symlink_to(root / "real" / "1.jsonl")
+    first = walk.Listings()
+    before = walked(root, first)
+    # the root holds links: listed each time; the folder they lead to (reached once, by either
+    # name) holds none: trusted while its own stat is as it was
+    assert str(root) not in first.fresh and [e[5] for e in first.fresh.values()] == [[["1.jsonl", False]]]
+    assert walked(root, walk.Listings(dict(first.fresh))) == before
+
+
+def test_a_warm_scan_lists_no_unchanged_folder_and_sees_new_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", -10**18)
+    root = tmp_path / "projects"
+    write(root / "p" / f"{A}.jsonl", [claude("u1", None, A, 1)])
+    roots = roots_of(root)
+    Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).scan()
+    listed = scandirs(monkeypatch)
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan(lazy=True)
+    assert listed == [] and lib.session_ids() == [A]
+    write(root / "p" / B / "subagents" / "agent-x1.jsonl",
+          [dict(claude("s1", None, B, 6), isSidechain=True, agentId="x1")])
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan(lazy=True)
+    assert sorted(lib.session_ids()) == sorted([A, f"{B}/agent-x1"])
+    shutil.rmtree(root / "p" / B)
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan(lazy=True)
+    assert lib.session_ids() == [A]
+    stored = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT path, entries FROM folders").fetchall()
+    assert {p for p, _ in stored} == {str(root), str(root / "p")}
+    assert orjson.loads(dict(stored)[str(root / "p")]) == [[f"{A}.jsonl", False]]
