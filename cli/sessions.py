@@ -14,6 +14,7 @@ from sessionscope.cli.common import (
     cli_roots,
     emit,
     open_library,
+    scan_warnings,
     unread_warnings,
     warn,
 )
@@ -185,9 +186,32 @@ def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
     return session, ref.entry_id
 
 
-def cmd_read(args: argparse.Namespace) -> int:
-    lib, warnings = open_library(args, lazy=True)
+def _library_for(args: argparse.Namespace, refs: list[tuple[str, bool]]) -> Library:
+    """The library for a command that shows one session: looked up in the catalog by the first
+    of `refs` (text, exact) that names one whose files are unchanged (`Library.lookup`: no walk,
+    a few files stat'ed), else scanned (lazily) as for a listing. Warnings printed."""
+    lib, warnings = open_library(args, scan=False)
+    if not any(ref and lib.lookup(ref, exact=exact) is not None for ref, exact in refs):
+        warnings += scan_warnings(args, lib.scan(lazy=True), warnings)
     warn(warnings, args)
+    return lib
+
+
+def _refs(text: str) -> list[tuple[str, bool]]:
+    """What `_resolve_ref` may look a `read` argument up by: the whole `AGENT:ID` as an id,
+    then the id or prefix."""
+    from sessionscope.core.brief.finding import parse_ref
+
+    try:
+        ref = parse_ref(text)
+    except ValueError:
+        return []
+    whole = [(f"{ref.agent}:{ref.session_id}", True)] if ref.agent is not None else []
+    return [*whole, (ref.session_id, False)]
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    lib = _library_for(args, _refs(args.session_id))
     session, entry_id = _resolve_ref(lib, args.session_id)
     entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
     start = 0
@@ -200,10 +224,11 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_recent(args: argparse.Namespace) -> int:
-    from sessionscope.core.logs.contract import LogsError, current_session
+    from sessionscope.core.logs.contract import ENV_SESSION_VARS, LogsError, current_session
 
-    lib, warnings = open_library(args, lazy=True)
-    warn(warnings, args)
+    # (without an id: the caller's session, named by its agent's environment, is looked up so too)
+    refs = [args.session_id] if args.session_id else [os.environ.get(v, "") for v in ENV_SESSION_VARS]
+    lib = _library_for(args, [(r.strip(), False) for r in refs])
     if args.session_id:
         session = _resolve(lib, args.session_id)
     else:

@@ -57,11 +57,16 @@ def readable(path: str, st: os.stat_result) -> bool:
     when they grant it (no system call: a warm scan of 20k files stats each once), else asked
     of the system (ACLs, root)."""
     if os.name == "posix":
-        uid = os.geteuid()
+        uid = _euid()
         bit = (0o400 if st.st_uid == uid else 0o040 if st.st_gid in _groups() else 0o004)
         if st.st_mode & bit:
             return True
     return os.access(path, os.R_OK)
+
+
+@functools.lru_cache(maxsize=1)
+def _euid() -> int:
+    return os.geteuid()
 
 
 @functools.lru_cache(maxsize=1)

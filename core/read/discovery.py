@@ -277,7 +277,7 @@ def candidate_files(root: Root, registry: Registry | None, report: WalkReport | 
         paths = walk_files(root.path, suffixes, report, max_dirs=root.max_folders,
                            listings=listings)
     for path in paths:
-        if os.sep + "tool-results" + os.sep in path or path.endswith(".meta.json"):
+        if _TOOL_RESULTS in path or path.endswith(".meta.json"):
             continue
         try:
             st = os.stat(path)
@@ -291,6 +291,9 @@ def candidate_files(root: Root, registry: Registry | None, report: WalkReport | 
         if stats is not None:
             stats[path] = st
         yield path
+
+
+_TOOL_RESULTS = os.sep + "tool-results" + os.sep  # (Claude Code's saved tool outputs: no transcripts)
 
 
 def roots_files(roots: list[Root], registry: Registry | None, report: WalkReport | None = None,

@@ -179,7 +179,8 @@ def test_sessions_by_file_pages_through_every_row(tmp_path: Path) -> None:
 
 def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
     """What the app does before its first frame (config, roots, catalog, the newest sessions)
-    imports none of the modules only a scan or a transcript needs; a scan then gets them."""
+    imports none of the modules only a scan or a transcript needs; nor does a scan with nothing to
+    read (a warm one); a scan that reads a file then gets them."""
     import subprocess
     import sys
 
@@ -200,6 +201,9 @@ def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
         "print(sorted(m for m in late if m in sys.modules))\n"
         "lib.scan()\n"
         "print(sorted(m for m in late[:2] if m in sys.modules))\n"
+        f"open({str(tmp_path / 'r' / 'b.jsonl')!r}, 'w').write('{{}}\\n')\n"
+        "lib.scan()\n"
+        "print(sorted(m for m in late[:2] if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split("\n")[:2] == ["[]", "['sessionscope.core.read.adapters', 'sessionscope.core.read.jsonl']"]
+    assert out.split("\n")[:3] == ["[]", "[]", "['sessionscope.core.read.adapters', 'sessionscope.core.read.jsonl']"]

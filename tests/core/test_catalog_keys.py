@@ -244,3 +244,52 @@ def test_a_warm_scan_lists_no_unchanged_folder_and_sees_new_files(tmp_path: Path
     stored = sqlite3.connect(tmp_path / "c.sqlite").execute("SELECT path, entries FROM folders").fetchall()
     assert {p for p, _ in stored} == {str(root), str(root / "p")}
     assert orjson.loads(dict(stored)[str(root / "p")]) == [[f"{A}.jsonl", False]]
+
+
+# -- one session looked up without a walk ---------------------------------------------------------
+def test_a_lookup_stats_only_the_files_of_the_session_and_its_kin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "projects"
+    write(root / "p" / f"{A}.jsonl", [claude("a1", None, A, 1)])
+    write(root / "p" / f"{B}.jsonl", [claude("b1", None, B, 5)])
+    child = root / "p" / B / "subagents" / "agent-x1.jsonl"
+    write(child, [dict(claude("s1", None, B, 6), isSidechain=True, agentId="x1")])
+    for n in range(5):
+        sid = f"{n:08d}-0000-4000-8000-000000000000"
+        write(root / "q" / f"{sid}.jsonl", [claude(f"u{n}", None, sid, n)])
+    roots = roots_of(root)
+    warm = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    warm.scan()
+    stated: list[str] = []
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **kw: stated.append(os.fspath(p)) or real_stat(p, *a, **kw))
+    listed = scandirs(monkeypatch)
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    found = lib.lookup("bbbb")
+    assert found == warm.get(B) and found.child_ids == (f"{B}/agent-x1",)
+    assert listed == [] and sorted(p for p in stated if p.endswith(".jsonl")) == sorted([str(root / "p" / f"{B}.jsonl"), str(child)])
+    assert lib.find("bbbb") == found and lib.get(f"{B}/agent-x1") == warm.get(f"{B}/agent-x1")
+    # a child names its parent's file too; an exact id; ambiguous and unknown prefixes are the scan's
+    stated.clear()
+    assert Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup("agent-x1") == warm.get(f"{B}/agent-x1")
+    assert sorted(p for p in stated if p.endswith(".jsonl")) == sorted([str(root / "p" / f"{B}.jsonl"), str(child)])
+    fresh = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    assert fresh.lookup(A, exact=True) == warm.get(A) and fresh.lookup("aaaa", exact=True) is None
+    assert fresh.lookup("0000000") is None and fresh.lookup("zzz") is None and fresh.lookup("") is None
+
+
+def test_a_lookup_gives_way_to_a_scan_when_a_file_of_the_session_changed(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    write(root / "p" / f"{B}.jsonl", [claude("b1", None, B, 5)])
+    child = root / "p" / B / "subagents" / "agent-x1.jsonl"
+    write(child, [dict(claude("s1", None, B, 6), isSidechain=True, agentId="x1")])
+    roots = roots_of(root)
+    Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).scan()
+    assert Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup(B) is not None
+    with child.open("a") as fh:  # the child grew: the parent's listing may change with it
+        fh.write(orjson.dumps(dict(claude("s2", "s1", B, 7, "assistant"), isSidechain=True, agentId="x1")).decode() + "\n")
+    assert Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup(B) is None
+    child.unlink()
+    assert Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup(B) is None
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan(lazy=True)
+    assert lib.get(B).child_ids == () and Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup(B) == lib.get(B)
