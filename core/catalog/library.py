@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequ
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
-from .keys import ID, KIND, PARENT, PROJECT, Key, Keys, keys_of
+from .keys import AGENT, ID, KIND, PROJECT, Key, Keys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint, LightRow
 from ..read.discovery import ARCHIVE, Root, looks_in_projects, project_root, roots_files
@@ -111,6 +111,7 @@ class Library:
     ) -> None:
         self.roots = list(roots)
         self._registry = registry
+        self._named: dict[str, Adapter | None] = {}  # default adapters imported one by one (`load`)
         self.catalog = catalog or Catalog(None)
         self._map: dict[str, Session] = {}
         self._file_errors: dict[str, str] = {}
@@ -121,6 +122,9 @@ class Library:
         self._lazy: dict[str, FileRow | LightRow] | None = None
         self._keys: Keys | None = None
         self._decoded: dict[str, Session] = {}
+        # After `lookup`: only the rows of one session and its kin are known; anything asking
+        # for more (a listing, every row) scans first.
+        self._partial = False
         self._links: _Links | None = None  # for relinking one changed file (see `_relink`)
         self._prepared_for: tuple[dict[str, FileRow], dict[str, Session]] | None = None
 
@@ -151,6 +155,7 @@ class Library:
     def _decode_all(self) -> None:
         """After a lazy scan: every row decoded and linked, as a scan that is not lazy leaves
         them (for the callers that need every session; the CLI's listings ask `Keys`)."""
+        self._whole()
         lazy = self._lazy
         if lazy is None:
             return
@@ -166,6 +171,12 @@ class Library:
             rows[path] = row
         self._rows = rows
         self._map = _link([s for r in rows.values() for s in r.sessions], self.archived)
+
+    def _whole(self) -> None:
+        """After `lookup`, which knows one session's rows: a (lazy) scan, for the rest."""
+        if self._partial:
+            self._partial = False
+            self.scan(lazy=True)
 
     @property
     def lazy(self) -> bool:
@@ -288,6 +299,7 @@ class Library:
         `lazy` (not with `quick`): the unchanged files' sessions are not decoded; the session
         map is linked from the catalog's keys (core/catalog/keys.py), a session decoded when it
         is asked for (`get`, `find`, `top_level`), all of them when `rows` or the whole map is."""
+        self._partial = False
         lazy = lazy and not quick
         known: dict[str, FileRow | LightRow] = (
             dict(self.catalog.light()) if lazy else {row.path: row for row in self.catalog.all()})
@@ -427,29 +439,42 @@ class Library:
         Why: `read ID` and `recent ID` show one session; a walk and a stat of 20,000 files was
         most of their time. (What it cannot see: a file added since the last scan holding a
         copy or a child of the session, or an id that makes the prefix ambiguous.)"""
-        if os.path.isfile(ref):
+        if os.path.isfile(ref) or not ref:
             return None  # (a transcript's path: what the scan found under the roots decides)
-        light = self.catalog.light()
-        self._add_project_roots(k[PROJECT] for row in light.values() for k in row.keys)
-        live = [r for r in self.roots if r.error is None]
-        rows = sorted((r for r in light.values() if _under_any(r.path, live)), key=lambda r: r.path)
-        keys = Keys(keys_of(rows), self.archived)
-        ids = ([ref] if ref in keys else []) if exact else keys.find(ref) if ref else []
+        if not self.catalog.complete_keys():
+            self.catalog.light()  # (a migrated catalog: every row's keys and ids made, once)
+        found = self.catalog.ids_like(ref, exact)
+        if not found and not exact:  # (as `find`: a child as PARENT-PREFIX/CHILD, or by its own part)
+            head, _, tail = ref.rpartition("/") if "/" in ref else ("", "", ref)
+            found = self.catalog.child_ids_like(head, tail)
+            whole = {i for i, *_ in found if i.partition("/")[2] == tail}
+            found = [f for f in found if f[0] in whole] if len(whole) == 1 else found
+        ids = {sid: kind for sid, _, kind, _ in found}
+        if ref in ids:  # (an id given whole, even where it is the prefix of another)
+            ids = {ref: ids[ref]}
+        if len(ids) > 1:  # a parent among its own children: the parent (as `find`)
+            ids = {sid: kind for sid, kind, parent in ((i, k, p) for i, _, k, p in found)
+                   if kind == "main" and parent is None}
         if len(ids) != 1:
-            return None
-        sid = ids[0]
-        parent = keys.by_id[sid][PARENT]
-        related = {r.path: r for r in rows
-                   if any(k[ID] == sid or k[PARENT] == sid or (parent and k[ID] == parent) for k in r.keys)}
-        for path, row in related.items():
+            return None  # (none, or ambiguous, or a child named by its own part: the scan says)
+        sid = next(iter(ids))
+        parents = {p for i, _, _, p in found if i == sid and p}
+        paths = self.catalog.kin_paths([sid, *parents]) | {path for _, path, _, _ in found}
+        rows = self.catalog.light_of(sorted(paths))
+        self._add_project_roots(k[PROJECT] for row in rows for k in row.keys)
+        live = [r for r in self.roots if r.error is None]
+        rows = [r for r in rows if _under_any(r.path, live)]
+        if any(k[AGENT] == "gemini-cli" for r in rows for k in r.keys):
+            return None  # (its project may be named by any other session's: the scan's keys)
+        for row in rows:
             try:
-                st = os.stat(path)
+                st = os.stat(row.path)
             except OSError:
                 return None
-            if not _stat_matches(row.fingerprint, st) or _readable_changed(row, path, st):
+            if not _stat_matches(row.fingerprint, st) or _readable_changed(row, row.path, st):
                 return None
-        self._lazy, self._decoded, self._keys = {r.path: r for r in rows}, {}, keys
-        self._rows, self._map = {}, {}
+        self._lazy, self._decoded, self._keys = {r.path: r for r in rows}, {}, Keys(keys_of(rows), self.archived)
+        self._rows, self._map, self._partial = {}, {}, True
         self._file_errors = {r.path: r.error for r in rows if r.error}
         return self._decode(sid)
 
@@ -747,6 +772,7 @@ class Library:
 
     def session_ids(self) -> list[str]:
         """Every session's id (after a lazy scan, none decoded for it)."""
+        self._whole()
         if self._keys is not None:
             return list(self._keys.ids())
         return list(self._sessions)
@@ -767,6 +793,7 @@ class Library:
         a lazy scan the sequence decodes a session when it is taken from it.
 
         Why: nesting children under their parents alone would never show an orphan at all."""
+        self._whole()
         if self._keys is not None:
             keys, found = self._keys.top_level(agent, project, orphans)
             return _Decoding(self, keys), found
@@ -850,7 +877,7 @@ class Library:
         """The session's entries, read from disk now (the catalog keeps only metadata)."""
         from ..read.jsonl import ReaderError
 
-        adapter = self.registry.by_name(session.source_format) or self.registry.sniff(session.path)
+        adapter = self._adapter_named(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
             raise ReaderError(f"no adapter reads {session.path}")
         loaded = adapter.load_session(session.path, session.id)
@@ -860,6 +887,16 @@ class Library:
         if len(loaded) == 1:
             return loaded[0]
         raise ReaderError(f"session {session.id} is no longer in {session.path}")
+
+    def _adapter_named(self, name: str) -> Adapter | None:
+        """The adapter of this name; of the default ones, that one alone imported."""
+        if self._registry is None:
+            from ..read.adapters import default_adapter
+
+            if name not in self._named:
+                self._named[name] = default_adapter(name)
+            return self._named[name]
+        return self._registry.by_name(name)
 
     def iter_loaded(self, sessions: Iterable[Session]) -> Iterator[tuple[Session, LoadedSession]]:
         """Load sessions one after another, skipping (not raising on) unreadable ones."""

@@ -94,6 +94,17 @@ CREATE TABLE IF NOT EXISTS carries (
 );
 -- What the last walk found in each folder it could trust (core/read/walk.py `Listings`): a folder
 -- whose stat is as it was then is not listed again.
+-- Each session's id by file (what `keys` holds, indexed): one session looked up by its id or a
+-- prefix, with its copies, parent and children, without reading every row (Library.lookup).
+CREATE TABLE IF NOT EXISTS ids (
+    id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    parent TEXT
+);
+CREATE INDEX IF NOT EXISTS ids_by_id ON ids(id);
+CREATE INDEX IF NOT EXISTS ids_by_parent ON ids(parent);
+CREATE INDEX IF NOT EXISTS ids_by_path ON ids(path);
 CREATE TABLE IF NOT EXISTS folders (
     path TEXT PRIMARY KEY,
     dev INTEGER NOT NULL,
@@ -106,7 +117,7 @@ CREATE TABLE IF NOT EXISTS folders (
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries", "folders"})
+                           "tails", "carries", "folders", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -127,8 +138,8 @@ def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
 
 def _migrate(db: sqlite3.Connection, version: int | str | None) -> bool:
     """Bring an older catalog to this schema in place where that is known how: True when done.
-    6 -> 7 adds `files.keys` (NULL: made from the sessions when the row is next read) and the
-    `folders` table."""
+    6 -> 7 adds `files.keys` (NULL: made from the sessions when the row is next read, with its
+    `ids`) and the `ids` and `folders` tables."""
     if version != 6:
         return False
     db.execute("BEGIN IMMEDIATE")  # (another process opening it at once waits, then sees it done)
@@ -139,7 +150,9 @@ def _migrate(db: sqlite3.Connection, version: int | str | None) -> bool:
         columns = {r[1] for r in db.execute("PRAGMA table_info(files)")}
         if "keys" not in columns:
             db.execute("ALTER TABLE files ADD COLUMN keys BLOB")
-        db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS folders"):].strip())
+        for statement in _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS ids"):].split(";"):
+            if statement.strip():  # (the tables and indexes 7 adds; one by one: a script would commit)
+                db.execute(statement)
         db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException:
@@ -402,10 +415,72 @@ class Catalog:
             out[path] = LightRow(path, fp.dev, fp.ino, fp.size, fp.mtime_ns, row.error, keys)
             made.append((orjson.dumps(keys), path))
         try:
-            with self._lock:
+            with self.transaction():
                 self._db.executemany("UPDATE files SET keys=? WHERE path=?", made)
+                for path in paths:
+                    if path in out:
+                        self._put_ids(path, out[path].keys)
         except CacheError:
             pass  # (a read-only cache: made again next time)
+
+    def _put_ids(self, path: str, keys: list[list[Any]]) -> None:
+        self._db.execute("DELETE FROM ids WHERE path=?", (path,))
+        self._db.executemany("INSERT INTO ids(id, path, kind, parent) VALUES(?,?,?,?)",
+                             [(k[0], path, k[3], k[5]) for k in keys])
+
+    def complete_keys(self) -> bool:
+        """Whether every row has its keys and ids (a migrated catalog's get them in `light`)."""
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM files WHERE keys IS NULL LIMIT 1").fetchone() is None
+
+    def ids_like(self, ref: str, exact: bool = False) -> list[tuple[str, str, str, str | None]]:
+        """Every copy of the sessions whose id is `ref` or (not `exact`) starts with it:
+        (id, path, kind, parent)."""
+        with self._lock:
+            if exact:
+                return self._db.execute("SELECT id, path, kind, parent FROM ids WHERE id=?", (ref,)).fetchall()
+            return self._db.execute(
+                "SELECT id, path, kind, parent FROM ids WHERE id >= ? AND id < ? LIMIT 200",
+                (ref, ref + "\U0010ffff")).fetchall()
+
+    def child_ids_like(self, head: str, tail: str) -> list[tuple[str, str, str, str | None]]:
+        """Every copy of the children `PARENT/CHILD` whose parent part starts with `head` and child
+        part with `tail` (what `Library.find` tries when no id starts with the text)."""
+        def esc(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+        with self._lock:
+            rows = self._db.execute("SELECT id, path, kind, parent FROM ids WHERE id LIKE ? ESCAPE '\\'",
+                                    (f"{esc(head)}%/{esc(tail)}%",)).fetchall()
+        return [r for r in rows if (parts := r[0].partition("/"))[1] and parts[0].startswith(head)
+                and parts[2].startswith(tail)]
+
+    def kin_paths(self, ids: Iterable[str]) -> set[str]:
+        """The files holding a copy of any of `ids` or a session naming one as its parent."""
+        ids = list(ids)
+        with self._lock:
+            got = set()
+            for sid in ids:
+                got.update(r[0] for r in self._db.execute(
+                    "SELECT path FROM ids WHERE id=? UNION SELECT path FROM ids WHERE parent=?", (sid, sid)))
+        return got
+
+    def light_of(self, paths: Iterable[str]) -> list[LightRow]:
+        """`light()`'s rows of these files (those the catalog has), keys made."""
+        out = []
+        with self._lock:
+            for path in paths:
+                r = self._db.execute("SELECT path, dev, ino, size, mtime_ns, error, keys FROM files WHERE path=?",
+                                     (path,)).fetchone()
+                if r is None or r[6] is None:
+                    continue
+                try:
+                    keys = orjson.loads(r[6])
+                except orjson.JSONDecodeError:
+                    continue
+                size = -1 if r[5] and ZSTD_HINT in r[5] and _zstd_installed() else r[3]
+                out.append(LightRow(r[0], r[1], r[2], size, r[4], r[5], keys))
+        return out
 
     def folders(self) -> dict[str, tuple[Any, ...]]:
         """The folders the last walk listed (core/read/walk.py `Listings.known`)."""
@@ -484,7 +559,8 @@ class Catalog:
     def put(self, row: FileRow) -> None:
         fp = row.fingerprint
         blob = orjson.dumps([session_to_row(s) for s in row.sessions])
-        keys = orjson.dumps([session_key(s, row.path) for s in row.sessions])
+        made = [session_key(s, row.path) for s in row.sessions]
+        keys = orjson.dumps(made)
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO files(path, dev, ino, size, mtime_ns, head_hash, adapter,"
@@ -501,6 +577,7 @@ class Catalog:
                                  (row.path, row.read_end, row.carry))
             elif row.read_end >= 0:  # (none carried this time: one of an earlier reading must not serve)
                 self._db.execute("DELETE FROM carries WHERE path=?", (row.path,))
+            self._put_ids(row.path, made)
             if row.activity is not None:
                 if not row.activity_added:
                     self._db.execute("DELETE FROM activity WHERE path=?", (row.path,))
@@ -569,6 +646,7 @@ class Catalog:
             self._db.executemany("DELETE FROM activity WHERE path=?", paths)
             self._db.executemany("DELETE FROM tails WHERE path=?", paths)
             self._db.executemany("DELETE FROM carries WHERE path=?", paths)
+            self._db.executemany("DELETE FROM ids WHERE path=?", paths)
 
     def transaction(self) -> _Tx:
         return _Tx(self)

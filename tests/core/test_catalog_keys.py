@@ -147,11 +147,13 @@ def test_a_schema_6_catalog_is_migrated_in_place_not_rebuilt(tmp_path: Path) -> 
 
 
 def test_the_default_names_are_the_default_adapters(tmp_path: Path) -> None:
-    from sessionscope.core.read.adapters import default_registry
+    from sessionscope.core.read.adapters import _BUILT_IN, default_adapter, default_registry
 
     reg = default_registry()
     assert DEFAULT_SUFFIXES == tuple(sorted({s for a in reg.adapters for s in a.suffixes}))
     assert DEFAULT_PROJECT_FILES == tuple(n for a in reg.adapters for n in a.project_files)
+    assert {a.name: type(a) for a in reg.adapters} == {n: type(default_adapter(n)) for n in _BUILT_IN}
+    assert default_adapter("no-such") is None
 
 
 # -- folders not listed again while unchanged ---------------------------------------------------

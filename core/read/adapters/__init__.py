@@ -19,4 +19,22 @@ def default_registry() -> Registry:
                      ClaudeAdapter(), GeminiAdapter(), AiderAdapter()])
 
 
-__all__ = ["Adapter", "LoadedSession", "Registry", "default_registry"]
+#: each built-in adapter's name and where it is (a test holds this equal to `default_registry`)
+_BUILT_IN = {"session-logs": ("sessionlogs", "SessionLogsAdapter"), "copilot-cli": ("copilot", "CopilotAdapter"),
+             "pi": ("pi", "PiAdapter"), "opencode": ("opencode", "OpenCodeAdapter"),
+             "codex": ("codex", "CodexAdapter"), "claude-code": ("claude", "ClaudeAdapter"),
+             "gemini-cli": ("gemini", "GeminiAdapter"), "aider": ("aider", "AiderAdapter")}
+
+
+def default_adapter(name: str) -> Adapter | None:
+    """The built-in adapter of this name, importing it alone (showing one session of a known
+    format needs no other: importing all of them was a third of `read ID`'s imports)."""
+    where = _BUILT_IN.get(name)
+    if where is None:
+        return None
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{where[0]}"), where[1])()
+
+
+__all__ = ["Adapter", "LoadedSession", "Registry", "default_adapter", "default_registry"]
