@@ -137,7 +137,7 @@ class Library:
 
     @rows.setter
     def rows(self, rows: dict[str, FileRow]) -> None:
-        self._decode_all()
+        self._drop_lazy()
         self._rows = rows
 
     @property
@@ -149,8 +149,12 @@ class Library:
 
     @_sessions.setter
     def _sessions(self, sessions: dict[str, Session]) -> None:
-        self._decode_all()
+        self._drop_lazy()
         self._map = sessions
+
+    def _drop_lazy(self) -> None:
+        """Forget a lazy scan's state (what replaces it is set whole: nothing to decode)."""
+        self._lazy, self._keys, self._decoded, self._partial = None, None, {}, False
 
     def _decode_all(self) -> None:
         """After a lazy scan: every row decoded and linked, as a scan that is not lazy leaves
