@@ -150,6 +150,8 @@ def _migrate(db: sqlite3.Connection, version: int | str | None) -> bool:
         columns = {r[1] for r in db.execute("PRAGMA table_info(files)")}
         if "keys" not in columns:
             db.execute("ALTER TABLE files ADD COLUMN keys BLOB")
+            # (until `light` has made them: `complete_keys` asks this, not every row)
+            db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('keys_missing', '1')")
         for statement in _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS ids"):].split(";"):
             if statement.strip():  # (the tables and indexes 7 adds; one by one: a script would commit)
                 db.execute(statement)
@@ -420,6 +422,7 @@ class Catalog:
                 for path in paths:
                     if path in out:
                         self._put_ids(path, out[path].keys)
+                self._db.execute("DELETE FROM meta WHERE key='keys_missing'")
         except CacheError:
             pass  # (a read-only cache: made again next time)
 
@@ -431,7 +434,7 @@ class Catalog:
     def complete_keys(self) -> bool:
         """Whether every row has its keys and ids (a migrated catalog's get them in `light`)."""
         with self._lock:
-            return self._db.execute("SELECT 1 FROM files WHERE keys IS NULL LIMIT 1").fetchone() is None
+            return self._db.execute("SELECT 1 FROM meta WHERE key='keys_missing'").fetchone() is None
 
     def ids_like(self, ref: str, exact: bool = False) -> list[tuple[str, str, str, str | None]]:
         """Every copy of the sessions whose id is `ref` or (not `exact`) starts with it:

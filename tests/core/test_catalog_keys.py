@@ -137,6 +137,9 @@ def test_a_schema_6_catalog_is_migrated_in_place_not_rebuilt(tmp_path: Path) -> 
     v6(tmp_path / "c.sqlite")
     cat = Catalog(tmp_path / "c.sqlite")
     assert cat.messages == []  # no "rebuilding"
+    assert not cat.complete_keys()
+    assert Library(roots_of(root), catalog=cat).lookup(B) == Library(roots_of(root), catalog=cat).lookup(B) is not None
+    assert cat.complete_keys()  # (made by the first lookup, once)
     lib = Library(roots_of(root), catalog=cat)
     report = lib.scan(lazy=True)
     assert report.reread == 0 and lib.top_level()[0][0].id == B
