@@ -188,6 +188,21 @@ class Library:
         decoded all."""
         return self._lazy is not None
 
+    def row(self, path: str) -> FileRow | None:
+        """The last scan's row of one file (after a lazy scan or `lookup`, that row alone
+        decoded): `rows.get(path)` without decoding every row."""
+        lazy = self._lazy
+        if lazy is None:
+            return self.rows.get(path)
+        row = lazy.get(path)
+        if isinstance(row, LightRow):
+            whole = self.catalog.get(path)
+            fp = None if whole is None else whole.fingerprint
+            if fp is None or (fp.dev, fp.ino, fp.mtime_ns) != (row.dev, row.ino, row.mtime_ns):
+                return None  # (changed under us by another process)
+            lazy[path] = row = whole
+        return row
+
     def _decode(self, sid: str) -> Session | None:
         """After a lazy scan: one session as `_link` over every row makes it (its copy kept,
         its project named, its linked children added), decoding its file's row alone."""
@@ -881,7 +896,7 @@ class Library:
         """The session's entries, read from disk now (the catalog keeps only metadata)."""
         from ..read.jsonl import ReaderError
 
-        adapter = self._adapter_named(session.source_format) or self.registry.sniff(session.path)
+        adapter = self.adapter_named(session.source_format) or self.registry.sniff(session.path)
         if adapter is None:
             raise ReaderError(f"no adapter reads {session.path}")
         loaded = adapter.load_session(session.path, session.id)
@@ -892,7 +907,7 @@ class Library:
             return loaded[0]
         raise ReaderError(f"session {session.id} is no longer in {session.path}")
 
-    def _adapter_named(self, name: str) -> Adapter | None:
+    def adapter_named(self, name: str) -> Adapter | None:
         """The adapter of this name; of the default ones, that one alone imported."""
         if self._registry is None:
             from ..read.adapters import default_adapter

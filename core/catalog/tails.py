@@ -79,14 +79,14 @@ def last_entries(library: Library, session: Session, n: int) -> tuple[list[Entry
     from ..read.jsonl import ReaderError, RecordFile
     from .library import conversation
 
-    row = library.rows.get(session.path)
+    row = library.row(session.path)  # (that row alone: a lazy library decodes no other)
     if row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id:
         return None
     mark = library.catalog.tail(session.path)
     fp = row.fingerprint
     if mark is None or mark.key != fp.key or n > mark.verified:
         return None
-    adapter = library.registry.by_name(row.adapter or "")
+    adapter = library.adapter_named(row.adapter or "")
     if adapter is None:
         return None
     try:
