@@ -216,15 +216,9 @@ class Library:
         if place is None:
             return None
         path, i = place
-        row = lazy[path]
-        if isinstance(row, LightRow):
-            whole = self.catalog.get(path)
-            fp = None if whole is None else whole.fingerprint
-            if fp is None or (fp.dev, fp.ino, fp.mtime_ns) != (row.dev, row.ino, row.mtime_ns):
-                return self._sessions.get(sid)  # (changed under us by another process: decode all)
-            row = whole
-            lazy[path] = whole
-        if i >= len(row.sessions) or row.sessions[i].id != sid:
+        row = self.row(path)
+        if row is None or i >= len(row.sessions) or row.sessions[i].id != sid:
+            # (changed under us by another process: decode all)
             return self._sessions.get(sid)
         s = row.sessions[i]
         key = keys.by_id[sid]
