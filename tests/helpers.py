@@ -102,3 +102,28 @@ def write_records(path: Path, records: list[dict]) -> None:
     """`records` as a JSONL file (its folders made)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+class FeedSpy:
+    """The offsets of the lines fed to a format's parsers, and how many whole loads of its files
+    ran (a grown file read on feeds its new lines alone)."""
+
+    def __init__(self, monkeypatch: "pytest.MonkeyPatch", parser: type, adapter: type) -> None:
+        self.offsets: list[int] = []
+        self.loads = 0
+        feed, load = parser.feed, adapter.load
+
+        def spy_feed(parser, parsed):
+            self.offsets.append(parsed.raw.offset)
+            return feed(parser, parsed)
+
+        def spy_load(adapter, *args, **kwargs):
+            self.loads += 1
+            return load(adapter, *args, **kwargs)
+
+        monkeypatch.setattr(parser, "feed", spy_feed)
+        monkeypatch.setattr(adapter, "load", spy_load)
+
+    def reset(self) -> None:
+        self.offsets.clear()
+        self.loads = 0

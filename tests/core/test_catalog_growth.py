@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import FeedSpy
 
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.catalog.store import Catalog
@@ -24,28 +25,8 @@ def entry(n: int, role: str = "assistant", **more: object) -> dict[str, object]:
     return {"role": role, "content": f"text {n}", "timestamp": f"2026-01-31T10:{n:02d}:00Z", **more}
 
 
-class Spy:
-    """The offsets of the lines fed to session-logs parsers, and how many whole loads ran."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.offsets: list[int] = []
-        self.loads = 0
-        feed, load = SessionLogsParser.feed, SessionLogsAdapter.load
-
-        def spy_feed(parser, parsed):
-            self.offsets.append(parsed.raw.offset)
-            return feed(parser, parsed)
-
-        def spy_load(adapter, *args, **kwargs):
-            self.loads += 1
-            return load(adapter, *args, **kwargs)
-
-        monkeypatch.setattr(SessionLogsParser, "feed", spy_feed)
-        monkeypatch.setattr(SessionLogsAdapter, "load", spy_load)
-
-    def reset(self) -> None:
-        self.offsets.clear()
-        self.loads = 0
+def Spy(monkeypatch: pytest.MonkeyPatch) -> FeedSpy:  # noqa: N802 - stands for the class it makes
+    return FeedSpy(monkeypatch, SessionLogsParser, SessionLogsAdapter)
 
 
 def scan(root: Path, catalog: Catalog) -> Library:

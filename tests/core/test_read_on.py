@@ -201,26 +201,13 @@ def _jsonl(*records: dict) -> bytes:
     return b"".join(orjson.dumps(r) + b"\n" for r in records)
 
 
-class Spy:
+def Spy(monkeypatch: pytest.MonkeyPatch):  # noqa: N802 - stands for the class it makes
     """The offsets of the lines fed to Claude parsers, and how many whole loads ran."""
+    from helpers import FeedSpy
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from sessionscope.core.read.adapters.claude import ClaudeParser
+    from sessionscope.core.read.adapters.claude import ClaudeParser
 
-        self.offsets: list[int] = []
-        self.loads = 0
-        feed, load = ClaudeParser.feed, ClaudeAdapter.load
-
-        def spy_feed(parser, parsed):
-            self.offsets.append(parsed.raw.offset)
-            return feed(parser, parsed)
-
-        def spy_load(adapter, *args, **kwargs):
-            self.loads += 1
-            return load(adapter, *args, **kwargs)
-
-        monkeypatch.setattr(ClaudeParser, "feed", spy_feed)
-        monkeypatch.setattr(ClaudeAdapter, "load", spy_load)
+    return FeedSpy(monkeypatch, ClaudeParser, ClaudeAdapter)
 
 
 def _scan(root: Path, catalog):
