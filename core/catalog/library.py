@@ -39,6 +39,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 LINK_GROUP_BYTES = 64 << 20  # most file bytes of one directory held together for linking
+#: files bigger than this are read thin by the scan (`Adapter.load_thin`: no entry's text held);
+#: never linked then (linking compares texts), as a group holding one is over LINK_GROUP_BYTES
+THIN_OVER = LINK_GROUP_BYTES + 1
 
 
 class LookupFailed(Exception):
@@ -606,11 +609,14 @@ class Library:
         row = FileRow(path, fp, adapter.name if adapter else None, [], None, activity=[])
         loaded: list[LoadedSession] = []
         if adapter is not None:
+            # A big file's entries are read thin (no texts): the catalog needs its sessions, and
+            # the index reads the file itself, in batches (core/search/ingest.py).
+            thin = st.st_size >= THIN_OVER
             try:
                 if adapter.grows(path) and not compressed(path):
-                    loaded = self._load_noting_end(adapter, path, row)
+                    loaded = self._load_noting_end(adapter, path, row, thin)
                 else:
-                    loaded = adapter.load(path)
+                    loaded = adapter.load_thin(path) if thin else adapter.load(path)
                 # (the map as it is: after a lazy scan, its decoded part, never all decoded for this)
                 row.sessions = _named_projects([ls.session for ls in loaded], self._map.values())
                 row.activity = activity_of(loaded)
@@ -621,16 +627,17 @@ class Library:
         return row, loaded
 
     @staticmethod
-    def _load_noting_end(adapter: Adapter, path: str, row: FileRow) -> list[LoadedSession]:
-        """`adapter.load(path)`, noting in `row` where the reading stopped (`read_end`,
-        `read_lines`) when a later scan can read on from there (if its adapter `continues`):
-        one session, read at the size the fingerprint has, with no unterminated last line fed to
-        the parser. Noted for every format that appends lines: the count is also where a tail's
-        line numbers start (`RecordFile.tail(mark=...)`), without counting the file's newlines."""
+    def _load_noting_end(adapter: Adapter, path: str, row: FileRow, thin: bool = False) -> list[LoadedSession]:
+        """`adapter.load(path)` (`load_thin` with `thin`), noting in `row` where the reading
+        stopped (`read_end`, `read_lines`) when a later scan can read on from there (if its
+        adapter `continues`): one session, read at the size the fingerprint has, with no
+        unterminated last line fed to the parser. Noted for every format that appends lines: the
+        count is also where a tail's line numbers start (`RecordFile.tail(mark=...)`), without
+        counting the file's newlines."""
         from ..read.jsonl import RecordFile
 
         with RecordFile(path) as rf:
-            loaded = adapter.load(path, rf)
+            loaded = adapter.load_thin(path, rf) if thin else adapter.load(path, rf)
             if len(loaded) == 1 and rf.size == row.fingerprint.size:
                 end, account = rf.complete_end, loaded[0].account
                 if end + account.pending_bytes == rf.size:
@@ -643,7 +650,7 @@ class Library:
                             row.carry = None
                     if rf.size >= tails.TAIL_MIN_BYTES:  # where `recent` can read its last entries
                         row.tail = tails.find_tail(adapter, path, rf, loaded[0], row.fingerprint, end,
-                                                   account.lines)
+                                                   account.lines, thin)
         return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:

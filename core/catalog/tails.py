@@ -49,15 +49,22 @@ def read_from(adapter: Adapter, path: str, rf: RecordFile, offset: int, line: in
 
 
 def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession,
-              fingerprint: Fingerprint, end: int, lines: int) -> TailMark | None:
+              fingerprint: Fingerprint, end: int, lines: int, thin: bool = False) -> TailMark | None:
     """Where the last entries of `loaded` (the whole read of `rf`, with `lines` lines before
     offset `end`) can be read from, checked against it; None when no window within
-    1/SHARE of the file gives them."""
+    1/SHARE of the file gives them. `thin`: `loaded` was read thin (`Adapter.load_thin`: texts
+    cut, split replies merged from cut parts), so entries are compared without their texts."""
     from ..read.jsonl import LineMark
     from .library import conversation
 
+    def read(entries: list) -> list:
+        if not thin:
+            return entries
+        return [(e.id, e.kind, e.role, e.timestamp, e.message_id, e.on_active_branch, e.locator, e.tool_use_id)
+                for e in entries]
+
     whole = conversation(loaded.entries)
-    want = whole[-VERIFY:]
+    want = read(whole[-VERIFY:])
     if not want:
         return None
     mark = LineMark(end, lines)
@@ -68,7 +75,7 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
         if offset == 0 or rf.size - offset > rf.size // SHARE:
             return None  # as good as the whole file: nothing to win
         line = rf.line_of(offset, mark)
-        if conversation(read_from(adapter, path, rf, offset, line))[-VERIFY:] == want:
+        if read(conversation(read_from(adapter, path, rf, offset, line))[-VERIFY:]) == want:
             return TailMark(fingerprint.key, offset, line, len(want), len(whole))
         n *= 4
 

@@ -30,6 +30,8 @@ from ..config import ZSTD_HINT
 
 _BOM = b"\xef\xbb\xbf"
 _SCAN_CHUNK = 1 << 20
+#: bytes of a file read with `iter_parsed(release=True)` between two releases of its pages
+RELEASE_EVERY = 16 << 20
 
 
 #: the first bytes of a gzip stream: no JSONL transcript starts with them (0x1f is a control)
@@ -272,18 +274,40 @@ class RecordFile:
             self._scanned_to = offset + 1
 
     def iter_parsed(
-        self, start_offset: int = 0, start_line: int = 1, *, final: bool = False
+        self, start_offset: int = 0, start_line: int = 1, *, final: bool = False,
+        release: bool = False,
     ) -> Iterator[ParsedLine]:
         """Parsed lines from `start_offset`.
 
         An unterminated last line that does not parse is held back, never reported as malformed:
         the writer is mid-line and it is read again when it completes. With `final` (the file is
-        not expected to grow) it is reported as malformed instead. One that parses is yielded."""
+        not expected to grow) it is reported as malformed instead. One that parses is yielded.
+
+        `release`: the mapped pages of the lines read are let go every RELEASE_EVERY bytes (and
+        those before `start_offset` at once), so a big file read to its end does not stay in
+        the process's RSS (they stay in the page cache)."""
+        releasing = release and isinstance(self._buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED")
+        if releasing:
+            self.release()
+        dropped = start_offset - start_offset % mmap.PAGESIZE
         for raw in self.iter_lines(start_offset, start_line):
             parsed = parse_line(raw)
             if not raw.terminated and not parsed.ok and not final:
                 return
             yield parsed
+            if releasing and raw.offset - dropped >= RELEASE_EVERY:
+                upto = raw.offset - raw.offset % mmap.PAGESIZE
+                self.release(dropped, upto)
+                dropped = upto
+
+    def release(self, start: int = 0, end: int | None = None) -> None:
+        """Let the mapped pages of bytes [start, end) go from the process's RSS (all by
+        default); they are read again from the page cache if touched."""
+        buf = self._buf
+        if isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") and self.size:
+            end = self.size if end is None else end
+            if end > start:
+                buf.madvise(mmap.MADV_DONTNEED, start, end - start)
 
     @property
     def complete_end(self) -> int:

@@ -163,7 +163,7 @@ def stream_batches(
             pending.append(slim)
             if was_cut:
                 cut.add(e.id)
-        _forget(parser)
+        parser.forget()  # (a stream never finishes: the full texts would stay in memory)
         now = time.monotonic()
         if pending and ((first and len(pending) >= first_batch) or (not first and now - last >= interval)):
             yield Batch(pending, False, consumed / size if size else 1.0, frozenset(cut), True)
@@ -209,15 +209,6 @@ def live_batch(entries: Iterable[Entry], path: str, *, after: int, streamed: boo
                 cut.add(e.id)
         out.append(e)
     return Batch(out, True, 1.0, frozenset(cut), streamed)
-
-
-def _forget(parser: RecordParser) -> None:
-    # The parsers keep every entry they produced for finish(), which a stream never calls: drop
-    # them, or a 100 MB file's full texts stay in memory. (A core API for this would be better.)
-    for name in ("_entries", "entries"):
-        kept = getattr(parser, name, None)
-        if isinstance(kept, list):
-            kept.clear()
 
 
 def _parsed_lines(path: str, chunk: int = 1 << 20) -> Iterator[tuple[ParsedLine, int]]:

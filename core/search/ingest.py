@@ -43,7 +43,6 @@ LIVE_STATES = 4096  # most index states kept for `update(paths=…)` (then they 
 # `update(paths=…)` reads these many files' index states one by one; more than this (or an eighth
 # of the library) and the one query for every file's state is cheaper.
 PATHS_AT_ONCE = 64
-_DROP_EVERY = 16 << 20  # bytes of a streamed file parsed before its pages leave our RSS
 
 ProgressFn = Callable[["Progress"], None]
 _dumps = orjson.dumps
@@ -120,9 +119,10 @@ def _resume_point(rf: RecordFile, offset: int, line: int) -> tuple[int, int]:
         return offset, line
     buf = rf.buffer
     count, pos = 0, offset
-    while pos < end:  # count in chunks: no copy of a 100 MB range at once
+    while pos < end:  # count in chunks: no copy of a 100 MB range at once, no page kept mapped
         stop = min(pos + (16 << 20), end)
         count += buf[pos:stop].count(b"\n")
+        rf.release(pos - pos % mmap.PAGESIZE, stop)
         pos = stop
     return end, line + count
 
@@ -493,22 +493,13 @@ class IndexIngest:
             if main is None:
                 return 0, end, end_line, key
             parser = adapter.parser(row.path)
-            buf = rf.buffer
-            # A streamed file's mapped pages would all stay in our RSS until it is closed (+100 MB
-            # for a 100 MB transcript, on top of a merge): drop those the newline count above
-            # touched, then each parsed stretch.
-            drop = isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED")
-            if drop:
-                buf.madvise(mmap.MADV_DONTNEED)
-            dropped = offset - offset % mmap.PAGESIZE
-            for parsed in rf.iter_parsed(offset, line):
+            # (a streamed file's mapped pages would all stay in our RSS until it is closed: +1 GB
+            # for a 1 GB transcript; they are let go as it is read)
+            for parsed in rf.iter_parsed(offset, line, release=True):
                 for e in parser.feed(parsed):
                     if self._add(writer, row.path, main, e):
                         added += 1
-                if drop and parsed.raw.offset - dropped >= _DROP_EVERY:
-                    upto = parsed.raw.offset - parsed.raw.offset % mmap.PAGESIZE
-                    buf.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)
-                    dropped = upto
+                parser.forget()  # (memory follows a line's entries, not the file)
         return added, end, end_line, key
 
     def _add(self, writer: Any, path: str, s: Session, e: Entry) -> bool:

@@ -16,7 +16,7 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
@@ -101,7 +101,13 @@ def malformed_entry(parsed: ParsedLine, path: str) -> Entry:
 
 
 class RecordParser(ABC):
-    """Fed the parsed lines of one file in order; keeps whatever state the format needs."""
+    """Fed the parsed lines of one file in order; keeps whatever state the format needs.
+
+    `thin`: the entries `feed` returns (and so those a parser keeps for `finish()`) are
+    `thin_entry` copies, without their long texts and tool inputs: what `Adapter.load_thin` reads
+    a big file with, so its sessions are settled without holding every entry's text."""
+
+    thin = False
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -109,6 +115,12 @@ class RecordParser(ABC):
 
     def feed(self, parsed: ParsedLine) -> list[Entry]:
         """Entries produced by one line (possibly none), with the line accounted for."""
+        entries = self._feed(parsed)
+        if self.thin and entries:
+            entries = [thin_entry(e) for e in entries]
+        return entries
+
+    def _feed(self, parsed: ParsedLine) -> list[Entry]:
         self.account.lines += 1
         if not parsed.ok:
             self.account.malformed += 1
@@ -133,6 +145,12 @@ class RecordParser(ABC):
     def finish(self) -> list[LoadedSession]:
         """The session(s) of the file, once every line was fed."""
 
+    def forget(self) -> None:
+        """Let go of what is kept for `finish()` of the lines fed so far (their entries and noise
+        locators), for a reading that streams the entries on and never finishes (the index, the
+        reader): memory then follows a batch, not the file. What later lines need (ids, the
+        thread, tool names) is kept."""
+
     def locator(self, parsed: ParsedLine) -> Locator:
         return Locator(self.path, parsed.raw.offset, parsed.raw.line)
 
@@ -150,6 +168,24 @@ class RecordParser(ABC):
             locator=self.locator(parsed),
             raw_type=raw_type or _type_of(parsed.value),
         )
+
+
+#: characters of a text a thin entry keeps (see `thin_entry`)
+THIN_TEXT = 64
+
+
+def thin_entry(e: Entry) -> Entry:
+    """An entry without what only showing or searching it needs: its text cut to THIN_TEXT
+    characters (still blank exactly when the whole text is: activity counts and merges ask), its
+    tool input dropped. Everything a session is settled from (ids, kinds, roles, times, models,
+    message ids, branches) is kept."""
+    text = e.text
+    if len(text) > THIN_TEXT:
+        head = text[:THIN_TEXT]
+        text = head if not head.isspace() else (text.strip()[:1] or head[:1])
+    elif e.tool_input is None:
+        return e
+    return replace(e, text=text, tool_input=None)
 
 
 def _type_of(value: object) -> str:
@@ -175,6 +211,10 @@ class KeepingParser(RecordParser):
         else:
             self.noise.append(self.locator(parsed))
         return entries
+
+    def forget(self) -> None:
+        self.entries.clear()
+        self.noise.clear()
 
 
 class Adapter(ABC):
@@ -237,17 +277,32 @@ class Adapter(ABC):
         rf = record_file or RecordFile(path)
         try:
             parser = self.parser(path)
-            for parsed in rf.iter_parsed():
+            thin = parser.thin = getattr(_thin_loads, "on", False)
+            for parsed in rf.iter_parsed(release=thin):
                 parser.feed(parsed)
             parser.account.pending_bytes = rf.size - rf.complete_end if _pending(rf) else 0
             loaded = parser.finish()
-            hook = getattr(_load_hook, "fn", None)
+            hook = None if thin else getattr(_load_hook, "fn", None)
             if hook is not None:
                 hook(path, rf, loaded)
             return loaded
         finally:
             if own:
                 rf.close()
+
+    def load_thin(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+        """`load`, holding no entry's text: the same sessions (ids, titles, counts, times, tokens,
+        branches), their entries `thin_entry` copies. For what needs a big file's sessions and not
+        its texts (the catalog's scan): memory follows the count of entries, not the bytes, and
+        the file's mapped pages are let go as it is read. A format read whole (one document, a
+        database) loads as `load` does. Load hooks (`loads_observed`) are not called: these
+        entries cannot be indexed."""
+        prev = getattr(_thin_loads, "on", False)
+        _thin_loads.on = True
+        try:
+            return self.load(path, record_file)
+        finally:
+            _thin_loads.on = prev
 
     def load_session(self, path: str, session_id: str) -> list[LoadedSession]:
         """The sessions of `path` holding session `session_id` (default: all of the file's; a
@@ -270,6 +325,7 @@ class Adapter(ABC):
 
 LoadHook = Callable[[str, RecordFile, "list[LoadedSession]"], None]
 _load_hook = threading.local()
+_thin_loads = threading.local()  # set while `Adapter.load_thin` runs in this thread
 
 
 @contextmanager

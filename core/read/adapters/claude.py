@@ -256,9 +256,14 @@ class ClaudeParser(RecordParser):
     # -- lines -------------------------------------------------------------------------
     def feed(self, parsed: ParsedLine) -> list[Entry]:
         out = super().feed(parsed)
-        if not parsed.ok:  # malformed lines stay in the conversation, in file order, marked
-            self._entries.extend(out)
+        # (kept here, not in convert: malformed lines stay in the conversation, in file order,
+        # marked; and a thin parser keeps the thin copies `feed` returns)
+        self._entries.extend(out)
         return out
+
+    def forget(self) -> None:
+        self._entries.clear()
+        self._noise.clear()
 
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
@@ -268,7 +273,6 @@ class ClaudeParser(RecordParser):
             except Exception:  # noqa: BLE001 - an odd record must never stop a load
                 log.debug("claude: cannot convert %s:%d", self.path, parsed.raw.line, exc_info=True)
                 out.append(self._unknown(parsed, k, "unreadable"))
-        self._entries.extend(out)
         if not out:
             self._noise.append(self.locator(parsed))
         return out, not out

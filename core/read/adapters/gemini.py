@@ -240,6 +240,10 @@ class GeminiParser(RecordParser):
             "project": project_of(self.path, meta),
         }
 
+    def forget(self) -> None:
+        self.records.clear()
+        self.noise.clear()
+
     # -- records -------------------------------------------------------------------------
     def feed(self, parsed: ParsedLine) -> list[Entry]:
         entries = super().feed(parsed)
