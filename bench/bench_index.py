@@ -6,6 +6,8 @@ Run (from the repository root):
     .venv/bin/python bench/bench_index.py                     # 2,000 files, 1 GB, a 100 MB transcript
     .venv/bin/python bench/bench_index.py --files 200 --size-mb 100 --runs 20   # quick run
     .venv/bin/python bench/bench_index.py --variants half,20k # memory also on 20,000 files / 2.3 GB
+    .venv/bin/python bench/bench_index.py --memory-only --variants single-claude,single-codex
+                                              # only the memory check, on one 1 GB transcript each
     .venv/bin/python bench/bench_index.py --json              # the figures as JSON on stdout
 
 The corpus comes from bench/gen_corpus.py (cached in bench/.corpus/; the smaller and larger
@@ -78,6 +80,9 @@ VARIANTS = {  # name -> generate() parameters, relative to the main corpus where
     "half": lambda a: dict(files=max(1, a.files // 2), size_mb=a.size_mb / 2,
                            big_mb=_big_mb(a) / 2),
     "20k": lambda a: dict(files=20000, size_mb=2300, big_mb=100),
+    # one transcript of --single-mb (1 GB): memory must follow a batch, not the file
+    "single-claude": lambda a: dict(files=1, size_mb=a.single_mb, big_mb=a.single_mb),
+    "single-codex": lambda a: dict(files=1, size_mb=a.single_mb, big_mb=a.single_mb, big_kind="codex"),
 }
 
 
@@ -398,7 +403,7 @@ def phase_main(args: argparse.Namespace) -> dict[str, Any]:
     sampler = _AnonPeak()
     sampler.start()
     out: dict[str, Any] = {"phase": args.phase, "idle_rss_kb": idle.get("VmRSS"),
-                           "idle_anon_kb": idle.get("RssAnon")}
+                           "idle_anon_kb": idle.get("RssAnon"), "load_before": os.getloadavg()[0]}
     corpus, work = Path(args.corpus), Path(args.work) if args.work else None
     name = args.phase
     if name == "parse":
@@ -416,6 +421,7 @@ def phase_main(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"unknown phase {name}")
     out["peak_anon_kb"] = sampler.stop()
     out["peak_rss_kb"] = _status().get("VmHWM")
+    out["load_after"] = os.getloadavg()[0]
     return out
 
 
@@ -499,31 +505,37 @@ def _append_targets(c: gen_corpus.Corpus) -> list[str]:
     return out
 
 
+def _main_phases(c: gen_corpus.Corpus, work: Path, ph: dict[str, Any], args: argparse.Namespace) -> None:
+    ph["parse"] = _run_phase("parse", c.root, None, args)
+    ph["build-1pass"] = _run_phase("build-1pass", c.root, work / "main1", args)
+    shutil.rmtree(work / "main1", ignore_errors=True)
+    ph["build"] = _run_phase("build", c.root, work / "main", args)
+    ph["query"] = _run_phase("query", c.root, work / "main", args)
+    if not args.skip_append:
+        targets = _append_targets(c)
+        ph["append"] = _run_phase("append", c.root, work / "main", args,
+                                  ["--append-to", *targets])
+
+
 def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     quiet = args.json
-    c = gen_corpus.generate(args.corpus, files=args.files, size_mb=args.size_mb,
-                            big_mb=_big_mb(args), long_line_mb=args.long_line_mb,
-                            codex_share=args.codex_share, seed=args.seed, verbose=not quiet)
+    c = None if args.memory_only else gen_corpus.generate(
+        args.corpus, files=args.files, size_mb=args.size_mb, big_mb=_big_mb(args),
+        long_line_mb=args.long_line_mb, codex_share=args.codex_share, seed=args.seed, verbose=not quiet)
     report: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-                              "machine": _machine(), "corpus": _corpus_info(c), "notes": [],
-                              "phases": {}}
-    rg, note = _find_rg(quiet) if not args.no_rg else (None, "rg column skipped (--no-rg)")
+                              "machine": _machine(), "corpus": _corpus_info(c) if c else None,
+                              "notes": [], "phases": {}}
+    rg, note = _find_rg(quiet) if not (args.no_rg or args.memory_only) else (None, "rg column skipped")
     args.rg = rg
-    if note:
+    if note and c is not None:
         report["notes"].append(note)
-    report["corpus"]["warm_read_s"] = round(_warm(c.paths), 3)
+    if c is not None:
+        report["corpus"]["warm_read_s"] = round(_warm(c.paths), 3)
     ph = report["phases"]
     work = Path(tempfile.mkdtemp(prefix="sessionscope-bench-index-", dir=args.work_dir))
     try:
-        ph["parse"] = _run_phase("parse", c.root, None, args)
-        ph["build-1pass"] = _run_phase("build-1pass", c.root, work / "main1", args)
-        shutil.rmtree(work / "main1", ignore_errors=True)
-        ph["build"] = _run_phase("build", c.root, work / "main", args)
-        ph["query"] = _run_phase("query", c.root, work / "main", args)
-        if not args.skip_append:
-            targets = _append_targets(c)
-            ph["append"] = _run_phase("append", c.root, work / "main", args,
-                                      ["--append-to", *targets])
+        if c is not None:
+            _main_phases(c, work, ph, args)
         for name in [v for v in args.variants.split(",") if v]:
             if name not in VARIANTS:
                 raise SystemExit(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
@@ -604,9 +616,12 @@ def print_table(r: dict[str, Any]) -> None:
     if m.get("load_before", [0])[0] > 0.5:  # (the bench itself loads the CPUs afterwards)
         print("note:    other processes were using the CPUs: seconds and MB/s are inflated, the "
               "x-parse and x-rg ratios (measured in the same run) hold better")
-    print(f"corpus:  {c['files']} files, {c['bytes'] / MB:.0f} MB, one {c['big_bytes'] / MB:.0f} MB "
-          f"transcript; " + ("reused" if c["reused"] else f"generated in {c['generate_s']} s")
-          + f"; warm-up read {c['warm_read_s']} s")
+    if c is None:
+        print("corpus:  none (--memory-only: the memory check on the variants alone)")
+    else:
+        print(f"corpus:  {c['files']} files, {c['bytes'] / MB:.0f} MB, one {c['big_bytes'] / MB:.0f} MB "
+              f"transcript; " + ("reused" if c["reused"] else f"generated in {c['generate_s']} s")
+              + f"; warm-up read {c['warm_read_s']} s")
     for note in r["notes"]:
         print(f"note:    {note}")
     for name, p in ph.items():
@@ -649,13 +664,16 @@ def print_table(r: dict[str, Any]) -> None:
         print(f"\nPeak memory of the build by corpus size (each a fresh process; idle after imports "
               f"{_mb(sized[0][1].get('idle_rss_kb'))} RSS, {_mb(sized[0][1].get('idle_anon_kb'))} "
               f"anon)")
-        print(f"  {'build':34}{'MB':>7}{'seconds':>9}{'MB/s':>7}{'peak RSS':>10}{'peak anon':>11}"
-              f"  < {TARGET_RSS_MB:.0f} MB RSS")
+        print(f"  {'build':44}{'MB':>7}{'seconds':>9}{'MB/s':>7}{'peak RSS':>10}{'peak anon':>11}"
+              f"{'scan RSS':>10}{'load':>11}  < {TARGET_RSS_MB:.0f} MB RSS")
         for name, p in sorted(sized, key=lambda np: (np[1]["bytes"], np[0])):
-            label = f"{p['files']} files, {'one pass' if p.get('one_pass') else 'two passes'}"
-            print(f"  {label:34}{p['bytes'] / MB:7.0f}{p['build_s']:9.1f}"
+            what = name.removeprefix("build").strip("-").removesuffix("-1pass").removesuffix("1pass") or "main"
+            label = f"{what}: {p['files']} files, {'one pass' if p.get('one_pass') else 'two passes'}"
+            load = f"{p.get('load_before', 0):.1f}-{p.get('load_after', 0):.1f}"
+            print(f"  {label:44}{p['bytes'] / MB:7.0f}{p['build_s']:9.1f}"
                   f"{p['bytes'] / MB / p['build_s']:7.1f}{_mb(p['peak_rss_kb']):>10}"
-                  f"{_mb(p['peak_anon_kb']):>11}  {_ok(p['peak_rss_kb'] / 1024 < TARGET_RSS_MB)}")
+                  f"{_mb(p['peak_anon_kb']):>11}{(_mb(p['scan_peak_rss_kb']) if 'scan_peak_rss_kb' in p else '-'):>10}{load:>11}"
+                  f"  {_ok(p['peak_rss_kb'] / 1024 < TARGET_RSS_MB)}")
     qp = ph.get("query", {})
     if qp.get("queries"):
         runs = qp["queries"][0]["runs"]
@@ -717,8 +735,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--append-runs", type=int, default=3, help="appends per file (median)")
     ap.add_argument("--variants", default="half",
                     help="other corpus sizes to build for the memory check, comma-separated: "
-                         "half (the main corpus halved), 20k (20,000 files, 2.3 GB); '' for none")
+                         "half (the main corpus halved), 20k (20,000 files, 2.3 GB), single-claude "
+                         "and single-codex (one transcript of --single-mb); '' for none")
     ap.add_argument("--variants-dir", default=str(HERE / ".corpus-variants"))
+    ap.add_argument("--single-mb", type=float, default=1000,
+                    help="size of the one transcript of the single-claude/single-codex variants")
+    ap.add_argument("--memory-only", action="store_true",
+                    help="only the memory check on --variants (no main corpus, queries or appends)")
     ap.add_argument("--work-dir", default=None, help="where the temporary cache dirs go")
     ap.add_argument("--skip-append", action="store_true")
     ap.add_argument("--no-rg", action="store_true", help="do not run ripgrep")

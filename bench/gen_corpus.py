@@ -474,7 +474,7 @@ class _Plan:
 
 
 def _plan(out: Path, rng: random.Random, *, files: int, size: int, big: int, long_max: int,
-          long_lines: int, codex_share: float) -> list[_Plan]:
+          long_lines: int, codex_share: float, big_kind: str = "claude") -> list[_Plan]:
     projects = [f"/home/bench/src/{name}" for name in (
         "payments-api", "web-dashboard", "infra", "ml_experiments.v2", "mobile-app",
         "data-pipeline", "auth-service", "docs-site", "cli-tools", "search", "billing",
@@ -491,7 +491,14 @@ def _plan(out: Path, rng: random.Random, *, files: int, size: int, big: int, lon
     for i, s in zip(long_at, long_sizes):
         long_for[i] = s
     plans: list[_Plan] = []
-    if big:
+    if big and big_kind == "codex":
+        start = BASE_TIME - 9 * 86_400_000
+        tid = _uuid7(rng, start)
+        t = time.gmtime(start // 1000)
+        name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', t)}-{tid}.jsonl"
+        plans.append(_Plan("codex", big, 0, out / "codex" / "sessions" / time.strftime("%Y/%m/%d", t) / name,
+                           projects[0], tid, start))
+    elif big:
         cwd = projects[0]
         sid = _uuid4(rng)
         plans.append(_Plan("claude", big, 0,
@@ -573,10 +580,13 @@ def _write_file(plan: _Plan, rng: random.Random, text: _Text) -> tuple[int, int,
 
 
 def _params(files: int, size_mb: float, big_mb: float, long_line_mb: float, long_lines: int,
-            codex_share: float, seed: int) -> dict[str, Any]:
-    return {"generator_version": GENERATOR_VERSION, "files": files, "size_mb": size_mb,
-            "big_mb": big_mb, "long_line_mb": long_line_mb, "long_lines": long_lines,
-            "codex_share": codex_share, "seed": seed}
+            codex_share: float, seed: int, big_kind: str = "claude") -> dict[str, Any]:
+    params = {"generator_version": GENERATOR_VERSION, "files": files, "size_mb": size_mb,
+              "big_mb": big_mb, "long_line_mb": long_line_mb, "long_lines": long_lines,
+              "codex_share": codex_share, "seed": seed}
+    if big_kind != "claude":  # (so the corpora cached before this option stay valid)
+        params["big_kind"] = big_kind
+    return params
 
 
 def _reusable(out: Path, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -602,14 +612,16 @@ def default_big_mb(size_mb: float) -> float:
 def generate(out: str | os.PathLike[str], *, files: int = 2000, size_mb: float = 1000,
              big_mb: float = 100, long_line_mb: float = 5, long_lines: int | None = None,
              codex_share: float = 0.2, seed: int = 1, force: bool = False,
-             verbose: bool = False) -> Corpus:
+             verbose: bool = False, big_kind: str = "claude") -> Corpus:
     """Generate (or reuse) a corpus under `out`; see the module docstring."""
     out = Path(out)
     if files < 1 or size_mb <= 0 or not 0 <= big_mb <= size_mb:
         raise ValueError("need files >= 1 and 0 <= big_mb <= size_mb")
+    if big_kind not in ("claude", "codex"):
+        raise ValueError("big_kind is claude or codex")
     if long_lines is None:
         long_lines = max(1, files // 100) if long_line_mb > 0 else 0
-    params = _params(files, size_mb, big_mb, long_line_mb, long_lines, codex_share, seed)
+    params = _params(files, size_mb, big_mb, long_line_mb, long_lines, codex_share, seed, big_kind)
     t0 = time.perf_counter()
     if not force:
         manifest = _reusable(out, params)
@@ -622,7 +634,7 @@ def generate(out: str | os.PathLike[str], *, files: int = 2000, size_mb: float =
     text = _Text(rng, pool_bytes=int(min(6 * MB, max(1 * MB, size_mb * MB / 8))))
     plans = _plan(out, rng, files=files, size=int(size_mb * MB), big=int(big_mb * MB),
                   long_max=int(long_line_mb * MB), long_lines=long_lines,
-                  codex_share=codex_share)
+                  codex_share=codex_share, big_kind=big_kind)
     entries = []
     total = 0
     for i, plan in enumerate(plans):
@@ -674,13 +686,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--long-lines", type=int, default=None,
                     help="how many multi-MB lines (default: files/100)")
     ap.add_argument("--codex-share", type=float, default=0.2)
+    ap.add_argument("--big-kind", choices=("claude", "codex"), default="claude",
+                    help="the format of the big transcript")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--force", action="store_true", help="regenerate even if cached")
     a = ap.parse_args(argv)
     big_mb = a.big_mb if a.big_mb is not None else default_big_mb(a.size_mb)
     c = generate(a.out, files=a.files, size_mb=a.size_mb, big_mb=big_mb,
                  long_line_mb=a.long_line_mb, long_lines=a.long_lines,
-                 codex_share=a.codex_share, seed=a.seed, force=a.force, verbose=True)
+                 codex_share=a.codex_share, seed=a.seed, force=a.force, verbose=True,
+                 big_kind=a.big_kind)
     state = "reused" if c.reused else f"generated in {c.seconds:.1f} s " \
         f"({c.total_bytes / MB / max(c.seconds, 1e-9):.0f} MB/s)"
     print(f"{len(c.paths)} files, {c.total_bytes / MB:.0f} MB at {c.root}: {state}")

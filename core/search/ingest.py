@@ -493,6 +493,7 @@ class IndexIngest:
             if main is None:
                 return 0, end, end_line, key
             parser = adapter.parser(row.path)
+            parser.threads = False  # (entries are only passed on: no branch marks, no finish())
             # (a streamed file's mapped pages would all stay in our RSS until it is closed: +1 GB
             # for a 1 GB transcript; they are let go as it is read)
             for parsed in rf.iter_parsed(offset, line, release=True):

@@ -142,9 +142,11 @@ def test_the_index_stream_keeps_one_line_of_entries_at_a_time(tmp_path: Path, mo
     entries (the batch), never the file's."""
     root = _copy_root(tmp_path)
     kept: list[int] = []
+    parsers: dict[int, RecordParser] = {}
     real = RecordParser.feed
 
     def feed(self: RecordParser, parsed):  # noqa: ANN001, ANN202 - a spy
+        parsers[id(self)] = self
         held = getattr(self, "_entries", getattr(self, "entries", None))
         if isinstance(held, list):
             kept.append(len(held))
@@ -160,6 +162,10 @@ def test_the_index_stream_keeps_one_line_of_entries_at_a_time(tmp_path: Path, mo
     assert report.docs_added > 100
     assert len(kept) > 100
     assert max(kept) == 0  # let go after each line: nothing is held when the next comes
+    claude = [p for p in parsers.values() if type(p).__name__ == "ClaudeParser"]
+    assert claude
+    for p in claude:  # nor the thread of the records (only finish() and branch marks need it)
+        assert not p._recs and not p._owner and not p._usage  # type: ignore[attr-defined]
 
 
 def test_reading_with_release_lets_the_pages_go_every_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

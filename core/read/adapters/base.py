@@ -108,6 +108,10 @@ class RecordParser(ABC):
     a big file with, so its sessions are settled without holding every entry's text."""
 
     thin = False
+    #: False: the thread of the records fed (what `finish()` and branch marks are worked out
+    #: from) is not kept, for a reading that only streams entries on (the index): memory then
+    #: follows what reading the next lines needs (ids seen, tool names), not every record
+    threads = True
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -252,6 +252,7 @@ class ClaudeParser(RecordParser):
         self._agent_id: str | None = None
         self._main_records = 0
         self._duplicates = 0
+        self._strings: dict[str, str] = {}
 
     # -- lines -------------------------------------------------------------------------
     def feed(self, parsed: ParsedLine) -> list[Entry]:
@@ -308,11 +309,12 @@ class ClaudeParser(RecordParser):
             uuid=uuid, parent=_s(value.get("parentUuid")),
             logical_parent=_s(value.get("logicalParentUuid")), type=rtype, line=parsed.raw.line,
             sidechain=value.get("isSidechain") is True, meta=value.get("isMeta") is True,
-            cwd=_s(value.get("cwd")), branch=_s(value.get("gitBranch")),
+            cwd=self._same(_s(value.get("cwd"))), branch=self._same(_s(value.get("gitBranch"))),
         )
-        self._recs.append(rec)
+        if self.threads:
+            self._recs.append(rec)
         if uuid:
-            self._nodes[uuid] = rec
+            self._nodes[uuid] = rec if self.threads else None  # (None: seen, for dedupe and _resolve)
         sid = _s(value.get("sessionId"))
         self._any_session_id = self._any_session_id or sid
         if rec.sidechain:
@@ -321,6 +323,10 @@ class ClaudeParser(RecordParser):
             self._main_records += 1
             self._session_id = sid or self._session_id
         return rec
+
+    def _same(self, text: str | None) -> str | None:
+        """One string object for each repeated value (a folder, a branch): every record holds one."""
+        return None if text is None else self._strings.setdefault(text, text)
 
     def _note_metadata(self, value: JSON, rtype: str) -> None:
         named = _file_title(value, rtype)
@@ -340,7 +346,7 @@ class ClaudeParser(RecordParser):
             rec.message_id = _s(msg.get("id"))
             model = _s(msg.get("model"))
             usage = msg.get("usage")
-            if isinstance(usage, dict):
+            if isinstance(usage, dict) and self.threads:
                 key = (rec.message_id or rec.uuid or f"L{rec.line}", _s(value.get("requestId")) or "")
                 self._usage[key] = (_usage(usage), rec)
             specs = [self._assistant_block(i, b, rec) for i, b in enumerate(blocks)]
@@ -446,7 +452,8 @@ class ClaudeParser(RecordParser):
                 message_id=rec.message_id, raw_type=raw_type or rec.type, is_sidechain=rec.sidechain,
                 model=model,
             )
-            self._owner[eid] = rec
+            if self.threads:
+                self._owner[eid] = rec
             out.append(entry)
         return out
 
