@@ -8,6 +8,7 @@ Run (from the repository root):
     .venv/bin/python bench/bench_app.py --json     # the figures as JSON on stdout
     .venv/bin/python bench/bench_app.py --skip-scroll --repeat 9    # timings only, more runs
     .venv/bin/python bench/bench_app.py --diagnose  # + startup with each cause patched away
+    .venv/bin/python bench/bench_app.py --single-mb 1000 --big-kind codex   # one 1 GB transcript shown
 
 Corpora come from bench/gen_corpus.py: the transcripts from the default bench corpus in
 bench/.corpus/ (the one bench_reader.py uses: 2,000 files, 1 GB, one 100 MB transcript), the
@@ -47,6 +48,9 @@ entry lines (not "reading…").
    whole file is loaded and the view is at its end. VmHWM (peak RSS, counting file-backed and
    mmap'd pages) and the peak of RssAnon (private memory; sampled every 10 ms in a thread).
    Target: peak RSS under 250 MB. Also printed: time per PageDown (key to painted frame).
+4. `--single-mb N` (instead of 1-3): one transcript of N MB (issue 15's case: 1,000), the index
+   bench's single-claude/single-codex corpus, catalog and index warmed: a fresh app process opens
+   it, reads it to its end, then End and ten PageUps; peak RSS and anon against the same 250 MB.
 
 Every child runs with Python's bytecode cache on (PYTHONPYCACHEPREFIX in bench/.corpus-app/pycache,
 PYTHONDONTWRITEBYTECODE unset; filled by round 0, which is not counted), as an installed package
@@ -313,6 +317,8 @@ async def _transcript_phase(phase: str, cache: Path, roots: list[str], target: s
         out["streamed"] = view.streamed
         if phase == "scroll":
             out.update(await _scroll_to_end(app, pilot, view, events, max_seconds))
+        elif phase == "show":
+            out.update(await _show_whole(app, pilot, view, events, max_seconds))
         anon, filed = peaks.stop()
         st = _status()
         out.update(peak_rss_kb=st["VmHWM"], peak_anon_kb=anon, peak_file_kb=filed,
@@ -360,6 +366,85 @@ async def _scroll_to_end(app: Any, pilot: Any, view: Any, events: Any,
         "lines": view.virtual_size.height,
         "loaded": view.loaded,
     }
+
+
+async def _show_whole(app: Any, pilot: Any, view: Any, events: Any, max_seconds: float) -> dict[str, Any]:
+    """Let the view read the whole transcript (the first screen shown), then End and ten
+    PageUps, one painted frame each: a huge transcript shown, without scrolling it all."""
+    t_start = time.monotonic()
+    cpu0 = time.process_time()
+    while not view.loaded:
+        await pilot.pause(0.2)
+        if time.monotonic() - t_start > max_seconds:
+            return {"error": f"not read to the end after {max_seconds:.0f} s", "items": len(view.model.items)}
+    out = {"load_s": time.monotonic() - t_start, "load_cpu_s": time.process_time() - cpu0}
+    wait_screen = getattr(pilot, "_wait_for_screen", None)
+    for key in ["end"] + ["pageup"] * 10:
+        ev = events.Key(key, None)
+        ev.set_sender(app)
+        app._driver.send_message(ev)
+        await (wait_screen() if wait_screen is not None else pilot.pause())
+        app.screen._on_timer_update()
+    out.update(items=len(view.model.items), rows=len(view.rows), lines=view.virtual_size.height,
+               at_end=round(view.scroll_y) >= view.max_scroll_y - 10 * view.size.height)
+    return out
+
+
+def run_single(args: argparse.Namespace) -> dict[str, Any]:
+    """`--single-mb`: one transcript of that size (the index bench's single-<kind> corpus), its
+    catalog and index warmed, shown whole in a fresh app process (the "show" phase)."""
+    import gen_corpus
+
+    kind = args.big_kind
+    name = f"single-{kind}" + ("" if args.single_mb == 1000 else f"-{args.single_mb:g}")  # (as bench_index.py)
+    tc = gen_corpus.generate(HERE / ".corpus-variants" / name, files=1, size_mb=args.single_mb,
+                             big_mb=args.single_mb, big_kind=kind, verbose=not args.json)
+    assert tc.big is not None
+    APP_CACHE.mkdir(exist_ok=True)
+    (APP_CACHE / ".gitignore").write_text("*\n")
+    work = Path(tempfile.mkdtemp(prefix="run-", dir=APP_CACHE))
+    report: dict[str, Any] = {"when": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "machine": _machine(),
+                              "size": list(SIZE), "bytecode": args.bytecode, "single": True}
+    try:
+        troot = work / "transcripts"
+        big = _link_into(tc.big, tc.root, troot)
+        t_cache = work / "transcript-cache"
+        t_cache.mkdir()
+        _warm_read([big])
+        warm = _warm_catalog(_roots(troot), t_cache, index=not args.no_index)
+        report["corpus"] = {"big": str(tc.big), "big_bytes": big.stat().st_size, "kind": kind,
+                            "transcripts_warm_scan_s": round(warm["scan_s"], 2),
+                            "transcripts_index_s": round(warm.get("index_s", 0), 2)}
+        load0 = os.getloadavg()[0]
+        report["show"] = _phase_run("show", t_cache, _roots(troot), big, args.max_scroll_s, args.bytecode)
+        report["show"]["load"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    sh = report["show"]
+    report["targets"] = {"show_rss_under_250mb": "peak_rss_kb" in sh and "error" not in sh
+                         and sh["peak_rss_kb"] / 1024 < RSS_TARGET_MB}
+    return report
+
+
+def print_single(r: dict[str, Any]) -> None:
+    sh, c = r["show"], r["corpus"]
+    print(f"\nsessionscope app bench, one transcript — {r['when']}; "
+          + ("bytecode cached" if r.get("bytecode") else "no bytecode cache"))
+    print(f"transcript: one {c['kind']} file of {c['big_bytes'] / MB:.0f} MB; catalog scan "
+          f"{c['transcripts_warm_scan_s']} s, index {c['transcripts_index_s']} s")
+    if "error" in sh:
+        print(f"  error: {sh['error']}")
+        return
+    print(f"  read whole in {sh['load_s']:.1f} s ({sh['load_cpu_s']:.1f} s CPU), {sh['items']} items; "
+          f"first screen after {sh['first_paint_s']:.2f} s; then End and 10 PageUps; load average "
+          f"{sh['load'][0]}-{sh['load'][1]}")
+    print(f"  {'':44}{'RSS':>10}{'anon':>10}{'file':>10}")
+    print(f"  {'app idle before opening':44}{_mb(sh['idle_rss_kb']):>10}{_mb(sh['idle_anon_kb']):>10}")
+    print(f"  {'peak while showing it':44}{_mb(sh['peak_rss_kb']):>10}{_mb(sh['peak_anon_kb']):>10}"
+          f"{_mb(sh['peak_file_kb']):>10}")
+    print(f"  peak RSS (VmHWM) {_mb(sh['peak_rss_kb'])} (target < {RSS_TARGET_MB} MB): "
+          f"{_ok(r['targets']['show_rss_under_250mb'])}")
 
 
 # -- setup --------------------------------------------------------------------------------------
@@ -806,6 +891,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-bytecode", dest="bytecode", action="store_false",
                     help="run the children without a bytecode cache when PYTHONDONTWRITEBYTECODE "
                     "is set (the app's own modules are then compiled on every start)")
+    ap.add_argument("--single-mb", type=float, default=None,
+                    help="instead: one transcript of this size (1000: issue 15's 1 GB) shown whole "
+                         "in the app; its peak memory against the 250 MB target")
+    ap.add_argument("--big-kind", choices=("claude", "codex"), default="claude",
+                    help="with --single-mb: the transcript's format")
+    ap.add_argument("--no-index", action="store_true",
+                    help="with --single-mb: no warm index (the app indexes the file as it shows it)")
     ap.add_argument("--keep", action="store_true", help="keep the warmed cache dirs")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
@@ -821,11 +913,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(json.dumps(result) + "\n")
         sys.stdout.flush()
         os._exit(0)  # do not wait for a loader thread still reading the file
-    report = run_bench(args)
+    report = run_single(args) if args.single_mb else run_bench(args)
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
-        print_table(report)
+        (print_single if args.single_mb else print_table)(report)
     return 0
 
 

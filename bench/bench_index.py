@@ -543,7 +543,9 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
             vroot.mkdir(parents=True, exist_ok=True)
             (vroot / ".gitignore").write_text("*\n")  # cached corpora, never committed
             params = VARIANTS[name](args)
-            vc = gen_corpus.generate(vroot / name, long_line_mb=args.long_line_mb,
+            # (a single transcript of another size than 1 GB: a folder of its own)
+            folder = name if not name.startswith("single") or args.single_mb == 1000 else f"{name}-{args.single_mb:g}"
+            vc = gen_corpus.generate(vroot / folder, long_line_mb=args.long_line_mb,
                                      codex_share=args.codex_share, seed=args.seed,
                                      verbose=not quiet, **params)
             for suffix in ("", "-1pass"):

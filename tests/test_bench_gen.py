@@ -86,3 +86,19 @@ def test_refuses_foreign_directory(gen, tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         gen.generate(tmp_path, **TINY)
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_the_big_transcript_can_be_a_codex_rollout(gen, tmp_path: Path) -> None:
+    """`--big-kind codex`: issue 15's 1 GB single transcript in Codex's format too."""
+    from sessionscope.core.read.adapters import default_registry
+
+    c = gen.generate(tmp_path / "c", files=1, size_mb=0.3, big_mb=0.3, long_line_mb=0, big_kind="codex")
+    assert c.big is not None and c.big.is_relative_to(c.codex_root)
+    assert c.big.name.startswith("rollout-") and 0.25 * MB <= c.big.stat().st_size <= 0.4 * MB
+    adapter = default_registry().sniff(str(c.big))
+    assert adapter is not None and adapter.name == "codex"
+    assert adapter.load(str(c.big))[0].session.entry_count > 50
+    again = gen.generate(tmp_path / "c", files=1, size_mb=0.3, big_mb=0.3, long_line_mb=0, big_kind="codex")
+    assert again.reused
+    claude = gen.generate(tmp_path / "d", files=1, size_mb=0.3, big_mb=0.3, long_line_mb=0)
+    assert "big_kind" not in claude.manifest["params"]  # (corpora cached before the option stay valid)
