@@ -284,6 +284,7 @@ class ClaudeParser(RecordParser):
         rtype = value.get("type")
         rtype = rtype if isinstance(rtype, str) else ""
         if rtype in ("user", "assistant", "system"):
+            rtype = self._same(rtype)  # (only known types: others are noise, let go with their line)
             rec = self._register(value, rtype, parsed)
             if rec is None:
                 return []
@@ -325,7 +326,8 @@ class ClaudeParser(RecordParser):
         return rec
 
     def _same(self, text: str | None) -> str | None:
-        """One string object for each repeated value (a folder, a branch): every record holds one."""
+        """One string object for each repeated value (a type, a folder, a branch, a model, a tool
+        name): every record or entry holds one, and a transcript has a few distinct ones."""
         return None if text is None else self._strings.setdefault(text, text)
 
     def _note_metadata(self, value: JSON, rtype: str) -> None:
@@ -344,7 +346,7 @@ class ClaudeParser(RecordParser):
         model = None
         if rec.type == "assistant":
             rec.message_id = _s(msg.get("id"))
-            model = _s(msg.get("model"))
+            model = self._same(_s(msg.get("model")))
             usage = msg.get("usage")
             if isinstance(usage, dict) and self.threads:
                 key = (rec.message_id or rec.uuid or f"L{rec.line}", _s(value.get("requestId")) or "")
@@ -394,7 +396,7 @@ class ClaudeParser(RecordParser):
         if btype == "redacted_thinking":
             return _Spec(i, EntryKind.THINKING, "[redacted thinking]")
         if isinstance(btype, str) and btype.endswith("tool_use"):
-            tid, name = _s(block.get("id")), _s(block.get("name"))
+            tid, name = _s(block.get("id")), self._same(_s(block.get("name")))
             if tid:
                 rec.tool_uses += (tid,)
                 if name:
@@ -443,10 +445,11 @@ class ClaudeParser(RecordParser):
         timestamp = parse_timestamp(value.get("timestamp"))
         parent = self._parent_id(rec)
         out = []
+        locator = self.locator(parsed)  # (one for the record's entries)
         for spec in specs:
             eid = self._unique(base if single else f"{base}.{spec.index}")
             entry = Entry(
-                id=eid, role=rec.type, kind=spec.kind, text=spec.text, locator=self.locator(parsed),
+                id=eid, role=rec.type, kind=spec.kind, text=spec.text, locator=locator,
                 parent_id=parent, timestamp=timestamp, tool_name=spec.tool_name,
                 tool_input=spec.tool_input, tool_use_id=spec.tool_use_id, is_error=spec.is_error,
                 message_id=rec.message_id, raw_type=raw_type or rec.type, is_sidechain=rec.sidechain,
