@@ -210,3 +210,27 @@ def test_the_reader_stream_holds_no_parser_batch_behind(tmp_path: Path) -> None:
     batches = list(stream_batches(adapter, str(src), first_batch=5, interval=0))
     assert sum(len(b.entries) for b in batches) > 10
     assert parsers and not parsers[0]._entries  # type: ignore[attr-defined]
+
+
+def test_a_big_file_read_thin_keeps_its_tail_mark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window `recent` reads its last entries from is found for a file the scan read thin
+    (its entries compared without their texts), as for one read whole."""
+    from sessionscope.core.catalog import tails
+
+    root = tmp_path / "root" / "claude"
+    root.mkdir(parents=True)
+    src = max((DEMO / "claude").glob("*.jsonl"), key=lambda p: p.stat().st_size)
+    lines = src.read_bytes().splitlines(keepends=True)
+    (root / src.name).write_bytes(b"".join(lines))
+    monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 1)
+    monkeypatch.setattr(tails, "VERIFY", 5)
+    monkeypatch.setattr(tails, "FIRST_LINES", 10)
+    monkeypatch.setattr(tails, "SHARE", 1)
+    whole = _library(tmp_path / "root", tmp_path / "w")
+    whole.scan()
+    monkeypatch.setattr(library_module, "THIN_OVER", 1)
+    thin = _library(tmp_path / "root", tmp_path / "t")
+    thin.scan()
+    (path,) = whole.rows
+    assert whole.rows[path].tail is not None
+    assert thin.rows[path].tail == whole.rows[path].tail
