@@ -57,7 +57,7 @@ async def settle(pilot) -> None:  # noqa: ANN001 - textual's Pilot
     """Until no worker runs (the index build, retrieval, transcript loads) and all is painted.
     Exclusive workers may be cancelled by newer ones: that is not an error here."""
     app = pilot.app
-    for _ in range(50):
+    for _ in range(1000):  # (rounds, not time: a busy machine starts workers late, a round each)
         pending = [w for w in app.workers if not w.is_finished]
         if not pending:
             await pilot.pause()
@@ -66,6 +66,8 @@ async def settle(pilot) -> None:  # noqa: ANN001 - textual's Pilot
             continue
         await asyncio.gather(*(w.wait() for w in pending if w.is_running), return_exceptions=True)
         await pilot.pause()
+    # Not settled: say so here rather than let the test's assertions fail on a half-painted screen.
+    raise AssertionError(f"the app did not settle: {[w.name for w in app.workers if not w.is_finished]}")
 
 
 async def open_composer(pilot, task: str = TASK, **kwargs) -> ComposerScreen:  # noqa: ANN001
