@@ -371,3 +371,32 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
         assert backend.refreshed == refreshed  # answered from memory: no refresh at call time
     assert [h["session_id"] for h in hits] == ["later-4"]
     backend.watcher.stop.set()
+
+
+def test_the_server_imports_the_sdk_without_its_client_and_http_stack() -> None:
+    """`lean_sdk_imports` (the server's own process): the SDK's stdio server and protocol types
+    import from the installed SDK, its package __init__ files' client, FastMCP and HTTP stack do
+    not, and a module put off (jsonschema) still works when a validation path uses it."""
+    import subprocess
+
+    code = """if True:
+        import sys
+        from sessionscope.cli.mcp import lean_sdk_imports
+        lean_sdk_imports()
+        import mcp.types
+        from mcp.server.lowlevel import Server
+        from mcp.server.stdio import stdio_server
+        Server("x")
+        loaded = sorted(m for m in ("mcp.client.session", "mcp.server.fastmcp", "starlette", "uvicorn")
+                        if m in sys.modules)
+        real = [m for m in ("jsonschema", "httpx") if type(sys.modules[m]).__name__ != "_OnFirstUse"]
+        print(loaded, real)
+        import jsonschema
+        try:
+            jsonschema.validate(instance=3, schema={"type": "string"})
+        except jsonschema.ValidationError:
+            print("validated", type(sys.modules["jsonschema"]).__name__)
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["[] []", "validated module"]
