@@ -693,6 +693,65 @@ class _OnFirstUse(types.ModuleType):
         return getattr(importlib.import_module(name), attr)
 
 
+#: the longest message line read from the client (a memory note sent whole, say)
+LINE_LIMIT = 1 << 28
+
+
+class PipeLines:
+    """stdin as the SDK's stdio transport reads it (`async for line in stdin`), from the event
+    loop's own pipe reader."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> "PipeLines":
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class PipeWriter:
+    """stdout as the SDK's stdio transport writes it (`write`, then `flush`), through the event
+    loop's own pipe writer: `flush` waits while the client is not reading."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+async def pipe_files() -> tuple[Any, Any]:
+    """stdin and stdout for the SDK's `stdio_server`, read and written by the event loop itself
+    when both are pipes or sockets (as when an agent spawns the server). The SDK's own files do
+    each read, write and flush in a worker thread: three thread hand-offs per call, most of a
+    warm call's time on a busy machine. Anything else (a file, a terminal: non-blocking mode
+    would leak to whoever shares it) gets the SDK's own (None, None)."""
+    import asyncio
+    import stat
+
+    try:
+        if not all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) for m in (os.fstat(0).st_mode, os.fstat(1).st_mode)):
+            return None, None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                     open(0, "rb", buffering=0, closefd=False))
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin,
+                                                            open(1, "wb", buffering=0, closefd=False))
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    except (OSError, ValueError, RuntimeError):
+        return None, None
+    return PipeLines(reader), PipeWriter(writer)
+
+
 def run(args: argparse.Namespace) -> int:
     from sessionscope.cli.common import CliError
     from sessionscope.core.text import unwrapped
@@ -717,7 +776,8 @@ def run(args: argparse.Namespace) -> int:
     server = build_server(args)
 
     async def serve() -> None:
-        async with stdio_server() as (read, write):
+        stdin, stdout = await pipe_files()
+        async with stdio_server(stdin, stdout) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     try:

@@ -400,3 +400,26 @@ def test_the_server_imports_the_sdk_without_its_client_and_http_stack() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["[] []", "validated module"]
+
+
+def test_stdio_is_read_by_the_event_loop_on_pipes_and_by_the_sdk_otherwise(tmp_path: Path) -> None:
+    """`pipe_files`: an agent's pipes are read and written by the event loop (no worker thread
+    per line); stdin from a file gets the SDK's own files, and the server still answers."""
+    import subprocess
+
+    code = ("import asyncio; from sessionscope.cli.mcp import pipe_files; "
+            "print([type(f).__name__ for f in asyncio.run(pipe_files())])")
+    piped = subprocess.run([sys.executable, "-c", code], stdin=subprocess.PIPE, capture_output=True, text=True,
+                           timeout=120)
+    assert piped.stdout.strip() == "['PipeLines', 'PipeWriter']", piped.stderr
+    request = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    (tmp_path / "in.jsonl").write_text(json.dumps(request) + "\n")
+    with (tmp_path / "in.jsonl").open("rb") as stdin:
+        filed = subprocess.run([sys.executable, "-c", code], stdin=stdin, capture_output=True, text=True, timeout=120)
+        assert filed.stdout.strip() == "['NoneType', 'NoneType']", filed.stderr
+        stdin.seek(0)
+        served = subprocess.run([sys.executable, "-c", LAUNCH, "mcp", "--root", str(tmp_path)], stdin=stdin,
+                                capture_output=True, text=True, timeout=120)
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "sessionscope"
