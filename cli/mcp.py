@@ -203,6 +203,7 @@ class Backend:
                 self.index, _ = open_index(self.args, lib, scan=True)
                 self.lib = lib
                 self.refreshed = time.monotonic()
+                self.index.keep_newest()
             self._start_watching()
         except (CliError, CacheError, OSError) as exc:
             self.error = no_history(str(exc))
@@ -237,6 +238,7 @@ class Backend:
                 with self.lock:
                     self.index.update(self.lib, paths=watcher.take_changed())
                     self.refreshed = time.monotonic()
+                    self.index.keep_newest()  # (here, not in the next call)
                 self.applied.set()
         except Exception as exc:  # noqa: BLE001 - calls refresh themselves instead
             self._not_watching(exc)
@@ -255,6 +257,7 @@ class Backend:
 
             try:
                 self.index.update(self.lib, scan=True)
+                self.index.keep_newest()
             except CacheError as exc:  # (an index that cannot be written: answered as it is)
                 print(f"sessionscope: warning: {exc}", file=sys.stderr)
             self.refreshed = time.monotonic()

@@ -362,6 +362,8 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
     assert backend.ready.wait(60) and backend.error is None
     assert backend.watcher is not None and backend.watcher.armed.wait(60)
     assert backend.live
+    kept = backend.index._newest  # the newest documents in order, for common substrings
+    assert kept is not None and len(kept[1]) == backend.index._searcher()[1].num_docs
     backend.applied.clear()
     write_session(home["root"] / "later.jsonl", "later-4", ["a zanzibar migration plan"], project="/p", day=4)
     assert backend.applied.wait(60)
@@ -369,6 +371,8 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
         refreshed = backend.refreshed
         hits = mcp.session_logs(backend, action="search", query="zanzibar")["hits"]
         assert backend.refreshed == refreshed  # answered from memory: no refresh at call time
+        # ...kept again for the batch's commit by the watcher, not by the call
+        assert backend.index._newest[0] == backend.index._searcher()[0] != kept[0]
     assert [h["session_id"] for h in hits] == ["later-4"]
     backend.watcher.stop.set()
 

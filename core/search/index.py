@@ -60,6 +60,11 @@ from .terms import ALNUM, SEARCHABLE, searchable_text
 from .vocabulary import Vocabulary
 
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
+#: documents a long-lived process keeps in newest-first order (`keep_newest`)
+NEWEST = 4096
+#: a substring that at least this share of the documents hold as a word is looked for among
+#: the newest documents first (`_walk_newest`)
+COMMON_SHARE = 0.2
 
 _loads = orjson.loads
 
@@ -97,6 +102,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         self._generation = 0
         self._meta_seen: Any = self._meta_stamp()
         self._vocab: tuple[int, Vocabulary] | None = None  # the terms of `text`, per generation
+        self._newest: tuple[int, list[Any]] | None = None  # `keep_newest`'s addresses, per generation
         # The writer's side of it (vocabulary.py): the vocabulary of a commit (its stamp), and the
         # terms of the documents added since (bytes or str, see `pairs_and_stems`).
         self._vocab_file: tuple[int, Vocabulary] | None = None
@@ -284,7 +290,9 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         tq = self._query(q, lambda: self._vocabulary(generation, searcher), searcher)
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
         if q.substrings() or excluded:
-            hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
+            walked = self._walk_newest(generation, searcher, q, limit)
+            hits = (self._hits(walked, q, max_chars) if walked is not None
+                    else self._confirmed(searcher, tq, q, excluded, limit, max_chars))
             mode = "substring"
         elif not q.has_text or sort == "recent" or unscored(q):
             # Filters alone, or prefixes only (every match scores the same): newest first.
@@ -405,6 +413,54 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             offset += batch
             batch = min(batch * 2, 4096)
         return self._hits(out, q, max_chars)
+
+    def keep_newest(self) -> None:
+        """Keep the addresses of the newest `NEWEST` documents, in order, for the current
+        generation (nothing to do when they are kept already). For a long-lived process (the MCP
+        server, after opening and after each batch it applies): a search for a common substring
+        then reads those first instead of ordering every document that holds it (`_walk_newest`).
+        Searches never do this themselves: ordering every document costs more than one search."""
+        if self.damaged is not None:
+            return
+        generation, searcher = self._searcher()
+        if self._newest is not None and self._newest[0] == generation:
+            return
+        res = searcher.search(self._t.Query.all_query(), NEWEST, count=False, order_by_field="ts")
+        self._newest = (generation, [addr for _, addr in res.hits])
+
+    def _walk_newest(self, generation: int, searcher: Any, q: Query, limit: int) -> list[tuple[Any, None]] | None:
+        """The hits of a substring that many documents hold, found by reading the newest documents
+        in order (`keep_newest`) and keeping those whose text holds it: the same hits in the same
+        order as `_confirmed` (which orders every candidate by time: 2-4 ms for a word half the
+        documents hold, where ~2x `limit` documents read here suffice). Only for one clause of
+        plain alphanumeric substrings with nothing else (an MCP or `--substring` search), when
+        their commonest word is in at least `COMMON_SHARE` of the documents; None when that does
+        not hold or the newest documents read did not give `limit` hits (the caller then orders
+        the candidates as usual)."""
+        newest = self._newest
+        if newest is None or newest[0] != generation or len(q.must) != 1 or q.must_not or q.filters \
+                or q.since or q.until:
+            return None
+        needles = [t.text.lower() for t in q.must[0]]
+        if not all(t.kind == "substring" for t in q.must[0]) or not all(ALNUM.fullmatch(n) for n in needles):
+            return None
+        total = searcher.num_docs
+        share = max(searcher.doc_freq("text", n) for n in needles) / total if total else 0.0
+        if share < COMMON_SHARE:
+            return None
+        addrs = newest[1]
+        budget = min(len(addrs), int(4 * limit / share) + 1)
+        out: list[tuple[Any, None]] = []
+        for addr in addrs[:budget]:
+            doc = searcher.doc(addr)
+            texts = doc["text"]
+            low = texts[0].lower() if texts else ""
+            if any(n in low for n in needles):
+                out.append((doc, None))
+                if len(out) >= limit:
+                    return out
+        # Fewer than `limit`: exact only when every document was read.
+        return out if budget == len(addrs) and len(addrs) >= total else None
 
     @staticmethod
     def _hits(docs: list[tuple[Any, float | None]], q: Query, max_chars: int) -> list[Hit]:

@@ -694,3 +694,46 @@ def test_words_find_their_inflections_and_exact_matches_rank_first(world: World)
         sorted(world.keys("stale balance"))
     hit = world.index.search("balance").hits[1]
     assert "«balances»" in hit.snippet or "«balancing»" in hit.snippet
+
+
+# -- a common substring read from the newest documents (SearchIndex.keep_newest / _walk_newest) ------
+NEWEST_WORDS = ["that", "That", "THAT", "thatch", "what", "hat", "at", "alpha", "that's", "th-at", "über", "x"]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), newest=st.sampled_from([2, 7, 4096]), limit=st.sampled_from([1, 3, 20, 500]))
+def test_a_common_substring_read_from_the_newest_documents_gives_the_same_hits(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, seed: int, newest: int,
+        limit: int) -> None:
+    """With the newest documents kept in order, a substring most documents hold is looked for
+    among them first: the same hits in the same order as ordering every candidate (ties of equal
+    times included: entries of different sessions share their minutes), also when the kept
+    documents run out before `limit` hits (then the usual path answers)."""
+    from sessionscope.core.logs.contract import substring_query
+    from sessionscope.core.search import index as index_module
+
+    rng = random.Random(seed)
+    w = World(tmp_path_factory.mktemp("nw"))
+    for f in range(3):
+        texts = [" ".join(rng.choice(NEWEST_WORDS) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 9))]
+        write_session(w.root / f"s{f}.jsonl", f"s{f}", texts)
+    w.update()
+    monkeypatch.setattr(index_module, "NEWEST", newest)
+    walked: list[bool] = []
+    walk = SearchIndex._walk_newest
+
+    def spy(self: SearchIndex, *args: Any) -> Any:
+        found = walk(self, *args)
+        walked.append(found is not None)
+        return found
+
+    monkeypatch.setattr(SearchIndex, "_walk_newest", spy)
+    for needle in ("that", "hat", "at", "alpha", "x", "über"):
+        q = substring_query(needle)
+        w.index._newest = None
+        usual = [(h.session_id, h.entry_id) for h in w.index.search(q, limit=limit).hits]
+        w.index.keep_newest()
+        assert [(h.session_id, h.entry_id) for h in w.index.search(q, limit=limit).hits] == usual, needle
+    if newest == 4096:
+        assert any(walked)  # ("at": in every text of this world's words but "alpha", "x", "über")
