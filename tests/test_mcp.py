@@ -377,6 +377,67 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
     backend.watcher.stop.set()
 
 
+def test_a_warm_search_is_answered_on_the_event_loop_and_the_rest_in_a_thread(
+        home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backend.quick: once the library is open and watched, a search or listing is answered on
+    the server's event loop (no hand-off to a thread and back); reading a session, the other
+    tools, and any call while the watcher holds the lock go to a worker thread."""
+    import threading
+
+    import anyio
+    import mcp.types as types
+
+    from sessionscope.cli import mcp
+    from sessionscope.cli.main import build_parser
+
+    for var, value in environment(home["tmp"]).items():
+        monkeypatch.setenv(var, value)
+    args = build_parser("mcp").parse_args(["mcp", "--root", str(home["root"])])
+    backend = mcp.Backend(args)
+    backend.start()
+    assert backend.ready.wait(60) and backend.error is None and backend.watcher.armed.wait(60)
+    server = mcp.build_server(args, backend)
+    handler = server.request_handlers[types.CallToolRequest]
+    threads: list[str] = []
+    answer = mcp.call
+    monkeypatch.setattr(mcp, "call", lambda *a: threads.append(threading.current_thread().name) or answer(*a))
+
+    async def ask(**arguments: Any) -> dict[str, Any]:
+        req = types.CallToolRequest(method="tools/call", params=types.CallToolRequestParams(
+            name=arguments.pop("tool", "session_logs"), arguments=arguments))
+        return (await handler(req)).root.structuredContent
+
+    async def calls() -> list[dict[str, Any]]:
+        out = [await ask(action="search", query="webhook"), await ask(action="list_sessions", limit=2),
+               await ask(action="read_session", session_id="old-1", limit=1),
+               await ask(tool="approved_brief", project=str(home["project"]))]
+        held = threading.Event()
+        release = threading.Event()
+
+        def hold() -> None:
+            with backend.lock:
+                held.set()
+                release.wait(30)
+
+        threading.Thread(target=hold, daemon=True).start()
+        held.wait(30)
+        pending = ask(action="search", query="webhook")
+        async with anyio.create_task_group() as tg:
+            async def later() -> None:
+                await anyio.sleep(0)  # (the call is waiting in its thread for the lock by now or soon)
+                release.set()
+            tg.start_soon(later)
+            out.append(await pending)
+        return out
+
+    answers = anyio.run(calls)
+    loop = threading.main_thread().name
+    assert threads[:2] == [loop, loop] and loop not in threads[2:], threads
+    assert len(threads) == 5 and [bool(a.get("ok", True)) for a in answers] == [True] * 5
+    assert answers[0]["hits"] and answers[0] == answers[4]
+    backend.watcher.stop.set()
+
+
 def test_the_server_imports_the_sdk_without_its_client_and_http_stack() -> None:
     """`lean_sdk_imports` (the server's own process): the SDK's stdio server and protocol types
     import from the installed SDK, its package __init__ files' client, FastMCP and HTTP stack do
