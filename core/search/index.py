@@ -287,12 +287,13 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
                 return self.scan(self._scan_library, q, limit=limit, max_chars=max_chars)
             self._scan_library = None
         q = self._fragments_as_substrings(searcher, q)
-        tq = self._query(q, lambda: self._vocabulary(generation, searcher), searcher)
         excluded = [t.text.lower() for t in q.must_not if t.kind == "substring"]
+        walked = self._walk_newest(generation, searcher, q, limit) if q.substrings() else None
+        if walked is not None:  # (before the query is made: its terms are not needed)
+            return SearchResult(self._hits(walked, q, max_chars), "substring", q)
+        tq = self._query(q, lambda: self._vocabulary(generation, searcher), searcher)
         if q.substrings() or excluded:
-            walked = self._walk_newest(generation, searcher, q, limit)
-            hits = (self._hits(walked, q, max_chars) if walked is not None
-                    else self._confirmed(searcher, tq, q, excluded, limit, max_chars))
+            hits = self._confirmed(searcher, tq, q, excluded, limit, max_chars)
             mode = "substring"
         elif not q.has_text or sort == "recent" or unscored(q):
             # Filters alone, or prefixes only (every match scores the same): newest first.
