@@ -683,9 +683,19 @@ def lean_sdk_imports() -> None:
     over half a second of the 1 s an agent waits for the server, for code this process never
     runs. Each of those two packages is entered as an empty module with the package's own path, so
     its submodules (lowlevel, stdio, types, ...) import as they are, from the installed SDK, and
-    `SDK_LAZY` modules load on first use. Only in the server's
-    own process, and only when nothing imported the SDK before it (then it is left as it is)."""
+    `SDK_LAZY` modules load on first use. Only in the server's own process, and only when
+    nothing imported the SDK before it (then it is left as it is)."""
     import importlib.util
+
+    # The SDK's protocol types are pydantic models: each builds its validator when first used,
+    # not all of them at import (that alone was 0.7 s of a 1.4 s start).
+    import pydantic
+
+    pydantic.BaseModel.model_config["defer_build"] = True
+    # httpx (which the SDK imports, for its HTTP transports) imports its own command line when
+    # rich and click are installed, pygments' lexers with it: 0.3-0.6 s of the start, for a
+    # command this process never runs. A None module makes that import fail as if they were not.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     if any(name in sys.modules for name in SDK_SHELLS):
         return
     for name in SDK_SHELLS:
@@ -779,15 +789,6 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "json", False):
         raise CliError("mcp: the server speaks JSON-RPC on stdio; it has no --json option")
-    # The SDK's protocol types are pydantic models: each builds its validator when first used,
-    # not all of them at import (that alone was 0.7 s of a 1.4 s start). Only in this process.
-    import pydantic
-
-    pydantic.BaseModel.model_config["defer_build"] = True
-    # httpx (which the SDK imports, for its HTTP transports) imports its own command line when
-    # rich and click are installed, pygments' lexers with it: 0.3-0.6 s of the start, for a
-    # command this process never runs. A None module makes that import fail as if they were not.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     lean_sdk_imports()
     import anyio
     from mcp.server.stdio import stdio_server
