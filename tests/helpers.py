@@ -127,3 +127,54 @@ class FeedSpy:
     def reset(self) -> None:
         self.offsets.clear()
         self.loads = 0
+
+
+# -- a lazy scan beside one that decodes every session (core/catalog/keys.py, warm.py) -------------
+def roots_of(*folders: "Path | str") -> list:
+    from sessionscope.core.read.discovery import Root
+
+    return [Root(str(f), "--root", explicit=True) for f in folders]
+
+
+def both(roots: list, cache: Path) -> tuple:
+    """A library scanned as before (every session decoded) and one scanned lazily, over one warm
+    catalog (a session read just now has its times to the microsecond, the catalog's to the ms)."""
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.catalog.store import Catalog
+
+    Library(roots, catalog=Catalog(cache / "c.sqlite")).scan()
+    full = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    full.scan()
+    lazy = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    lazy.scan(lazy=True)
+    assert lazy.lazy
+    return full, lazy
+
+
+def assert_same(full, lazy) -> None:  # type: ignore[no-untyped-def]
+    """A lazy library answers every listing and lookup as the one that decoded every session."""
+    for args in ({}, {"orphans": False}, {"agent": "codex"}, {"agent": "CLAUDE-CODE"}, {"project": "w"}):
+        top_f, orphans_f = full.top_level(**args)
+        top_l, orphans_l = lazy.top_level(**args)
+        assert orphans_l == orphans_f, args
+        assert [s.id for s in top_l] == [s.id for s in top_f], args
+        assert [s.to_dict() for s in top_l[:5]] == [s.to_dict() for s in top_f[:5]], args
+    assert sorted(lazy.session_ids()) == sorted(full.session_ids())
+    for sid in full.session_ids():
+        assert lazy.get(sid) == full.get(sid), sid
+        assert lazy.kind_of(sid) == full.kind_of(sid)
+        for prefix in (sid, sid[:6], sid[:1], sid.rpartition("/")[2], sid.rpartition("/")[2][:5]):
+            want = _found(full, prefix)
+            assert _found(lazy, prefix) == want, prefix
+    assert lazy.lazy  # nothing above needed every session decoded
+    assert lazy.get("no-such-id") is None
+    assert _found(lazy, "zz-no-such") == _found(full, "zz-no-such")
+
+
+def _found(lib, prefix: str) -> str:  # type: ignore[no-untyped-def]
+    from sessionscope.core.catalog.library import LookupFailed
+
+    try:
+        return lib.find(prefix).id
+    except LookupFailed as exc:
+        return f"failed: {exc}"

@@ -18,15 +18,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
 
+import orjson
+
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
 from .keys import AGENT, ID, KIND, PROJECT, Key, Keys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
-from .store import Catalog, FileRow, Fingerprint, LightRow
-from ..read.discovery import ARCHIVE, Root, looks_in_projects, project_root, roots_files
+from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed
+from ..read.discovery import ARCHIVE, Root, looked_for, looks_in_projects, project_root, roots_files
 from ..model import Entry, EntryKind, Session, SessionKind
-from ..config import CacheError
+from ..config import ZSTD_HINT, CacheError
 from ..read.walk import Listings, WalkReport
 
 # The adapters (and the reader) come with the first scan or load, not with this module: the
@@ -129,6 +131,9 @@ class Library:
         # for more (a listing, every row) scans first.
         self._partial = False
         self._links: _Links | None = None  # for relinking one changed file (see `_relink`)
+        #: the token of the snapshot the last scan stored or found unchanged (core/catalog/warm.py):
+        #: what the files are as far as a warm scan can tell; None: none (the next scan walks)
+        self.warm_token: str | None = None
         self._prepared_for: tuple[dict[str, FileRow], dict[str, Session]] | None = None
 
     @property
@@ -317,6 +322,12 @@ class Library:
         is asked for (`get`, `find`, `top_level`), all of them when `rows` or the whole map is."""
         self._partial = False
         lazy = lazy and not quick
+        if lazy:
+            warm = self._scan_warm(progress)
+            if warm is not None:
+                return warm
+        started_ns, given = time.time_ns(), list(self.roots)
+        self.warm_token = None
         known: dict[str, FileRow | LightRow] = (
             dict(self.catalog.light()) if lazy else {row.path: row for row in self.catalog.all()})
         self._add_project_roots(k[PROJECT] for _, keys in keys_of(known.values()) for k in keys)
@@ -335,12 +346,15 @@ class Library:
         listings = Listings(self.catalog.folders())  # (folders unchanged since are not listed)
         # (each file once: an archive's copy only once its original is gone; the default
         # adapters' names known without importing them: nothing may need reading)
+        stat_failed = False
         for path in roots_files(live_roots, self._registry, walk, stats, listings):
             try:
                 todo.append((path, stats.pop(path, None) or os.stat(path)))
             except FileNotFoundError:
+                stat_failed = True
                 continue  # removed since the walk listed it: nothing to miss
             except OSError as exc:
+                stat_failed = True
                 report.errors.append(f"cannot stat {path}: {exc.strerror}")
         report.errors += walk.errors()
         report.skipped += walk.notes()
@@ -432,6 +446,9 @@ class Library:
             if gc_was:
                 gc.enable()
         self._lazy = None
+        if not quick:
+            self._keep_warm(given, todo, rows, listings, live_roots, started_ns,
+                            not stat_failed and not walk.errors() and not walk.notes())
         if lazy:
             self._lazy, self._decoded = {r.path: r for r in rows}, {}
             self._keys = Keys(keys_of(rows), self.archived)
@@ -443,6 +460,112 @@ class Library:
         if not lazy:
             self._sessions = _link([s for r in rows for s in r.sessions], self.archived)  # type: ignore[union-attr]
         return report
+
+    def scan_warm(self, progress: ProgressFn | None = None) -> ScanReport | None:
+        """`scan(lazy=True)` when the last scan's snapshot shows nothing changed (no walk, no
+        row read); None, with nothing done, when something may have: the caller scans."""
+        self._partial = False
+        return self._scan_warm(progress)
+
+    def _scan_warm(self, progress: ProgressFn | None) -> ScanReport | None:
+        """A lazy scan's outcome when the last scan of these roots left a snapshot and every
+        folder and file it saw has the same stat now (core/catalog/warm.py): its rows and keys,
+        no folder walked, no row read one by one. None: the scan must walk."""
+        from . import warm
+
+        cat = self.catalog
+        self.warm_token = None
+        found = cat.warm_scan(warm.signature(self.roots, looked_for(self._registry)))
+        if found is None or not cat.complete_keys():
+            return None
+        (paths_blob, stats_blob, folders_blob, fstats_blob, data_blob), token = found
+        try:
+            data = orjson.loads(data_blob)
+        except orjson.JSONDecodeError:
+            return None
+        if data["zstd"] and _zstd_installed():
+            return None  # (files not read for want of zstandard, which is there now: read them)
+        if looks_in_projects(self.roots):
+            self._add_project_roots(cat.projects())
+        errors = [(root, root.error) for root in self.roots]
+        live = [root for root, err in errors if err is None]
+        if warm.roots_key(live) != data["roots"]:
+            return None
+        if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
+            return None
+        paths = warm.unpack_paths(paths_blob)
+        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS):
+            return None
+        report = ScanReport(roots=list(self.roots), notes=list(cat.messages))
+        cat.messages.clear()
+        for root, err in errors:
+            if err:
+                (report.errors if root.explicit else report.notes).append(err)
+        stats = warm.unpack_stats(stats_blob)
+        keys, file_errors = data["keys"], data["errors"]
+        gc_was = gc.isenabled()
+        gc.disable()  # (20,000 keys, all long-lived)
+        try:
+            rows = warm.WarmRows(paths, stats, dict(file_errors), keys)
+            self._lazy, self._decoded = rows, {}
+            self._keys = Keys(zip(paths, keys), self.archived)
+        finally:
+            if gc_was:
+                gc.enable()
+        self._rows, self._map = {}, {}
+        self._file_errors = {paths[i]: e for i, e in file_errors}
+        report.files = len(paths)
+        report.errors.extend(f"{p}: {e}" for p, e in self._file_errors.items())
+        self.warm_token = token
+        if progress:
+            total = sum(stats[2::warm.FILE_FIELDS])
+            progress(len(paths), len(paths), total, total)
+        return report
+
+    def _keep_warm(self, given: list[Root], todo: list[tuple[str, os.stat_result]],
+                   rows: list[FileRow | LightRow], listings: Listings, live: list[Root], started_ns: int,
+                   trusted: bool) -> None:
+        """Store what this scan saw for the next one to compare with (`_scan_warm`), when it
+        is `trusted` (no folder unreadable, no file vanished, nothing skipped), every folder it
+        walked may be trusted (core/read/walk.py `Listings`) and every shallow root's folder too;
+        else forget what was stored for these roots."""
+        from . import warm
+        from ..read.walk import LISTING_MARGIN_NS
+
+        self.warm_token = None
+        sig = warm.signature(given, looked_for(self._registry))
+        folders = dict(listings.trusted)
+        trusted = trusted and len(folders) == len(listings.visited)
+        for root in live:
+            if root.shallow and trusted:
+                try:
+                    st = os.stat(root.path)
+                except OSError:
+                    trusted = False
+                    break
+                trusted = max(st.st_mtime_ns, st.st_ctime_ns) < started_ns - LISTING_MARGIN_NS
+                folders[root.path] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        try:
+            if not trusted:
+                self.catalog.drop_warm_scan(sig)
+                return
+            errors = [[i, r.error] for i, r in enumerate(rows) if r.error]
+            data = orjson.dumps({"roots": warm.roots_key(live), "errors": errors,
+                                 "zstd": any(ZSTD_HINT in e for _, e in errors),
+                                 "keys": [k for _, k in keys_of(rows)]})
+            snap = (warm.pack_paths([p for p, _ in todo]), warm.file_stats(st for _, st in todo),
+                    warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), data)
+            stored = self.catalog.warm_scan(sig)
+            if stored is not None and stored[0] == snap:
+                self.warm_token = stored[1]
+            else:
+                token = os.urandom(8).hex()
+                self.catalog.set_warm_scan(sig, snap, token)
+                self.warm_token = token
+        except OverflowError:
+            pass  # (a stat beyond 64 bits: no snapshot, the next scan walks)
+        except CacheError:
+            pass  # (a cache that cannot be written: the next scan walks)
 
     def lookup(self, ref: str, *, exact: bool = False) -> Session | None:
         """The session `find(ref)` names (`exact`: `get(ref)`), from the catalog as the last scan

@@ -105,6 +105,18 @@ CREATE TABLE IF NOT EXISTS ids (
 CREATE INDEX IF NOT EXISTS ids_by_id ON ids(id);
 CREATE INDEX IF NOT EXISTS ids_by_parent ON ids(parent);
 CREATE INDEX IF NOT EXISTS ids_by_path ON ids(path);
+-- The last scan of a set of roots, for the next one to see that nothing changed
+-- (core/catalog/warm.py): its files and folders with their stats, and every file's keys and error.
+-- Added without a schema change (a catalog without it gets it, empty).
+CREATE TABLE IF NOT EXISTS scans (
+    sig TEXT PRIMARY KEY,  -- warm.signature: the roots, the names looked for, the reader's ids
+    paths BLOB NOT NULL,  -- the files, NUL-separated, in the scan's order
+    stats BLOB NOT NULL,  -- each file's dev, ino, size, mtime_ns, ctime_ns (int64s)
+    folders BLOB NOT NULL,  -- the folders walked, NUL-separated
+    fstats BLOB NOT NULL,  -- each folder's dev, ino, mtime_ns, ctime_ns
+    data BLOB NOT NULL,  -- JSON: the roots read, each file's keys, the files' errors
+    token TEXT NOT NULL  -- names this snapshot (what the search index was last brought up to)
+);
 CREATE TABLE IF NOT EXISTS folders (
     path TEXT PRIMARY KEY,
     dev INTEGER NOT NULL,
@@ -117,7 +129,7 @@ CREATE TABLE IF NOT EXISTS folders (
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries", "folders", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
+                           "tails", "carries", "folders", "scans", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -484,6 +496,47 @@ class Catalog:
                 size = -1 if r[5] and ZSTD_HINT in r[5] and _zstd_installed() else r[3]
                 out.append(LightRow(r[0], r[1], r[2], size, r[4], r[5], keys))
         return out
+
+    def warm_scan(self, sig: str) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], str] | None:
+        """The last scan's snapshot for these roots (core/catalog/warm.py): (paths, stats,
+        folders, folder stats, data) and its token."""
+        with self._lock:
+            r = self._db.execute("SELECT paths, stats, folders, fstats, data, token FROM scans WHERE sig=?",
+                                 (sig,)).fetchone()
+        return (tuple(r[:5]), r[5]) if r else None  # type: ignore[return-value]
+
+    def set_warm_scan(self, sig: str, snap: tuple[bytes, bytes, bytes, bytes, bytes], token: str) -> None:
+        """Keep a scan's snapshot (a few per catalog: one per set of roots read lately)."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO scans(sig, paths, stats, folders, fstats, data, token)"
+                             " VALUES(?,?,?,?,?,?,?)", (sig, *snap, token))
+            self._db.execute("DELETE FROM scans WHERE rowid NOT IN (SELECT rowid FROM scans ORDER BY rowid DESC LIMIT 4)")
+
+    def drop_warm_scan(self, sig: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM scans WHERE sig=?", (sig,))
+
+    def noted(self, key: str) -> str | None:
+        """A value kept in `meta` (`note`)."""
+        with self._lock:
+            r = self._db.execute("SELECT value FROM meta WHERE key=?", ("note:" + key,)).fetchone()
+        return r[0] if r else None
+
+    def note(self, key: str, value: str | None) -> None:
+        with self._lock:
+            if value is None:
+                self._db.execute("DELETE FROM meta WHERE key=?", ("note:" + key,))
+            else:
+                self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", ("note:" + key, value))
+
+    def projects(self) -> list[str | None]:
+        """Every row's sessions' projects, from their keys (each once), none decoded here."""
+        with self._lock:
+            try:
+                return [r[0] for r in self._db.execute(
+                    "SELECT DISTINCT json_extract(k.value, '$[4]') FROM files, json_each(files.keys) AS k")]
+            except sqlite3.OperationalError:  # (an SQLite without JSON)
+                return [k[4] for r in self.light().values() for k in r.keys]
 
     def folders(self) -> dict[str, tuple[Any, ...]]:
         """The folders the last walk listed (core/read/walk.py `Listings.known`)."""

@@ -248,6 +248,15 @@ def resolve_roots(
     return _dedupe(roots)
 
 
+def looked_for(registry: Registry | None) -> tuple[str, ...]:
+    """The name endings a walk looks for, then the project file names (`registry` None: the
+    default adapters')."""
+    if registry is None:
+        return DEFAULT_SUFFIXES + DEFAULT_PROJECT_FILES
+    return (tuple(sorted({s for a in registry.adapters for s in a.suffixes}))
+            + tuple(n for a in registry.adapters for n in a.project_files))
+
+
 def candidate_files(root: Root, registry: Registry | None, report: WalkReport | None = None,
                     stats: dict[str, os.stat_result] | None = None,
                     seen: set[tuple[int, int]] | None = None, listings: Listings | None = None,

@@ -114,18 +114,24 @@ class Listings:
         self.known = known or {}
         self.fresh: dict[str, tuple[Any, ...]] = {}
         self.visited: set[str] = set()
+        #: the folders of this walk whose listing may be trusted next time (known and unchanged,
+        #: or listed and kept), with their device, inode, mtime and ctime: when it holds every
+        #: folder visited, their stats alone say whether a walk would find the same files
+        self.trusted: dict[str, tuple[int, int, int, int]] = {}
 
     def get(self, folder: str, st: os.stat_result, suffixes: tuple[str, ...]) -> Entries | None:
         self.visited.add(folder)
         row = self.known.get(folder)
         if row is None or row[:5] != (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, "\0".join(suffixes)):
             return None
+        self.trusted[folder] = row[:4]
         return [(name, bool(is_dir)) for name, is_dir in row[5]]
 
     def put(self, folder: str, st: os.stat_result, suffixes: tuple[str, ...], entries: Entries,
             listed_ns: int) -> None:
         if max(st.st_mtime_ns, st.st_ctime_ns) >= listed_ns - LISTING_MARGIN_NS:
             return  # (changed just before it was listed: not to be trusted)
+        self.trusted[folder] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         self.fresh[folder] = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, "\0".join(suffixes), entries)
 
 

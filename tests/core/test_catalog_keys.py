@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import DATA, claude_record as claude, write_records as write
+from helpers import DATA, assert_same, both, claude_record as claude, roots_of, write_records as write
 from sessionscope.core.catalog import store
 from sessionscope.core.catalog.library import Library, LookupFailed
 from sessionscope.core.catalog.store import Catalog
@@ -20,48 +20,6 @@ from sessionscope.core.read.discovery import DEFAULT_PROJECT_FILES, DEFAULT_SUFF
 
 A = "aaaaaaaa-0000-4000-8000-000000000001"
 B = "bbbbbbbb-0000-4000-8000-000000000002"
-
-
-def roots_of(*folders: Path | str) -> list[Root]:
-    return [Root(str(f), "--root", explicit=True) for f in folders]
-
-
-def both(roots: list[Root], cache: Path) -> tuple[Library, Library]:
-    """A library scanned as before (every session decoded) and one scanned lazily, over one warm
-    catalog (a session read just now has its times to the microsecond, the catalog's to the ms)."""
-    Library(roots, catalog=Catalog(cache / "c.sqlite")).scan()
-    full = Library(roots, catalog=Catalog(cache / "c.sqlite"))
-    full.scan()
-    lazy = Library(roots, catalog=Catalog(cache / "c.sqlite"))
-    lazy.scan(lazy=True)
-    assert lazy.lazy
-    return full, lazy
-
-
-def assert_same(full: Library, lazy: Library) -> None:
-    for args in ({}, {"orphans": False}, {"agent": "codex"}, {"agent": "CLAUDE-CODE"}, {"project": "w"}):
-        top_f, orphans_f = full.top_level(**args)
-        top_l, orphans_l = lazy.top_level(**args)
-        assert orphans_l == orphans_f, args
-        assert [s.id for s in top_l] == [s.id for s in top_f], args
-        assert [s.to_dict() for s in top_l[:5]] == [s.to_dict() for s in top_f[:5]], args
-    assert sorted(lazy.session_ids()) == sorted(full.session_ids())
-    for sid in full.session_ids():
-        assert lazy.get(sid) == full.get(sid), sid
-        assert lazy.kind_of(sid) == full.kind_of(sid)
-        for prefix in (sid, sid[:6], sid[:1], sid.rpartition("/")[2], sid.rpartition("/")[2][:5]):
-            want = _found(full, prefix)
-            assert _found(lazy, prefix) == want, prefix
-    assert lazy.lazy  # nothing above needed every session decoded
-    assert lazy.get("no-such-id") is None
-    assert _found(lazy, "zz-no-such") == _found(full, "zz-no-such")
-
-
-def _found(lib: Library, prefix: str) -> str:
-    try:
-        return lib.find(prefix).id
-    except LookupFailed as exc:
-        return f"failed: {exc}"
 
 
 def test_lazy_listing_and_lookups_agree_with_decoding_every_session(tmp_path: Path) -> None:

@@ -1,0 +1,144 @@
+"""What a warm scan needs to know that nothing changed: the last scan's file list and each file's
+and folder's stat, packed in one row of the catalog (`scans`, by the roots' signature), with every
+file's sessions' keys (core/catalog/keys.py) and errors in one blob beside them.
+
+Why: a warm `sessions` at 20,000 files walked every folder (generators, a listing per folder or
+its stored entries), read 20,000 catalog rows and decoded each row's keys (one JSON parse and a
+row object each). When every folder's and every file's stat is as the last scan left them, what
+the walk would list and what the rows hold are as they were: one stat per file compared with the
+stored ones in one pass (`same_stats`), then one JSON parse of all keys. Anything else (a folder
+changed within 2 s of its listing, a link or mount in a folder, an unreadable folder, a root
+added, gone or become unreadable, another user or group) leaves no snapshot or fails the
+comparison, and the scan walks as before (and stores a new snapshot).
+
+A file's stat is compared on (device, inode, size, mtime, ctime): ctime changes with every write,
+chmod, chown, ACL or link count change, so a file whose readability could have changed is looked
+at again (the scan then decides, as it always did). A folder's on (device, inode, mtime, ctime):
+adding, removing or renaming an entry changes both.
+"""
+from __future__ import annotations
+
+import os
+from array import array
+from typing import Any, Iterable, Iterator, MutableMapping, Sequence
+
+import orjson
+
+#: bump when what is stored changes: an older snapshot is then never used (and replaced)
+VERSION = 1
+FILE_FIELDS = 5  # dev, ino, size, mtime_ns, ctime_ns
+FOLDER_FIELDS = 4  # dev, ino, mtime_ns, ctime_ns
+
+
+def signature(roots: Iterable[Any], suffixes: Sequence[str]) -> str:
+    """What the snapshot was made for: the roots as given (each one's path, origin, whether
+    given, its walk limit, shallow, source), the names looked for, and who reads (a file's
+    readability follows from its stat and the reader's ids)."""
+    ids = (os.geteuid(), sorted({os.getegid(), *os.getgroups()})) if os.name == "posix" else None
+    return orjson.dumps([VERSION, ids, sorted(suffixes), [
+        [r.path, r.origin, r.explicit, r.max_folders, r.shallow, r.source] for r in roots]]).decode()
+
+
+def pack_paths(paths: Sequence[str]) -> bytes:
+    return b"\0".join(os.fsencode(p) for p in paths)
+
+
+def unpack_paths(blob: bytes) -> list[str]:
+    if not blob:
+        return []
+    return [os.fsdecode(p) for p in blob.split(b"\0")] if not blob.isascii() else blob.decode().split("\0")
+
+
+def file_stats(stats: Iterable[os.stat_result]) -> bytes:
+    out: list[int] = []
+    for s in stats:
+        out += (s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
+    return array("q", out).tobytes()
+
+
+def folder_stats(stats: Iterable[tuple[int, int, int, int]]) -> bytes:
+    return array("q", [x for s in stats for x in s]).tobytes()
+
+
+def same_stats(paths: Sequence[str], stored: bytes, fields: int) -> bool:
+    """Whether each path's stat now is the stored one (`fields` of it: a file's or a folder's),
+    every path stat'ed in one pass; False at the first that cannot be."""
+    stat = os.stat
+    out: list[int] = []
+    try:
+        if fields == FILE_FIELDS:
+            for p in paths:
+                s = stat(p)
+                out += (s.st_dev, s.st_ino, s.st_size, s.st_mtime_ns, s.st_ctime_ns)
+        else:
+            for p in paths:
+                s = stat(p)
+                out += (s.st_dev, s.st_ino, s.st_mtime_ns, s.st_ctime_ns)
+        return array("q", out).tobytes() == stored
+    except (OSError, ValueError, OverflowError):
+        return False
+
+
+def unpack_stats(blob: bytes) -> array[int]:
+    a = array("q")
+    a.frombytes(blob)
+    return a
+
+
+def roots_key(roots: Iterable[Any]) -> list[list[Any]]:
+    """The roots a scan read (those without an error, with the project folders it added)."""
+    return [[r.path, r.origin, r.shallow, r.source] for r in roots]
+
+
+class WarmRows(MutableMapping[str, Any]):
+    """The rows of a warm scan by path, in its order, each one's `LightRow` made when first
+    asked for (20,000 of them made at once were a fifth of a warm listing)."""
+
+    def __init__(self, paths: list[str], stats: array[int], errors: dict[int, str],
+                 keys: list[list[list[Any]]]) -> None:
+        self._paths, self._stats, self._errors, self._keys = paths, stats, errors, keys
+        self._at: dict[str, int] | None = None
+        self._set: dict[str, Any] = {}  # rows made or replaced
+        self._gone: set[str] = set()
+
+    def _index(self) -> dict[str, int]:
+        if self._at is None:
+            self._at = dict(zip(self._paths, range(len(self._paths))))
+        return self._at
+
+    def __getitem__(self, path: str) -> Any:
+        row = self._set.get(path)
+        if row is not None:
+            return row
+        if path in self._gone:
+            raise KeyError(path)
+        from .store import LightRow
+
+        i = self._index()[path]
+        s, j = self._stats, i * FILE_FIELDS
+        row = self._set[path] = LightRow(path, s[j], s[j + 1], s[j + 2], s[j + 3], self._errors.get(i),
+                                         self._keys[i])
+        return row
+
+    def __setitem__(self, path: str, row: Any) -> None:
+        if path not in self._index() and path not in self._set:
+            self._paths.append(path)  # (a new one: last, as in a dict)
+            self._index()[path] = len(self._paths) - 1
+        self._gone.discard(path)
+        self._set[path] = row
+
+    def __delitem__(self, path: str) -> None:
+        if path not in self:
+            raise KeyError(path)
+        self._set.pop(path, None)
+        self._gone.add(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path not in self._gone and (path in self._set or path in self._index())
+
+    def __iter__(self) -> Iterator[str]:
+        gone = self._gone
+        return (p for p in self._paths if p not in gone) if gone else iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths) - len(self._gone)

@@ -1,0 +1,245 @@
+"""A warm scan from the last scan's snapshot (core/catalog/warm.py): when no folder or file under
+the roots changed it walks nothing and reads no row, and says what a walk says; every change a
+walk would see (a new, removed or renamed file or folder, a new subfolder in an unchanged
+parent, growth, a chmod, a hard link, an archived copy, a link, an unreadable folder, a root
+gone) makes it walk."""
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from helpers import DATA, assert_same, both, claude_record as claude, roots_of, write_records as write
+from sessionscope.core.catalog import store
+from sessionscope.core.catalog.library import Library
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.read import walk
+from sessionscope.core.read.discovery import ARCHIVE, Root
+
+A = "aaaaaaaa-0000-4000-8000-000000000001"
+B = "bbbbbbbb-0000-4000-8000-000000000002"
+C = "cccccccc-0000-4000-8000-000000000003"
+
+
+@pytest.fixture(autouse=True)
+def trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", -10**18)  # (folders trusted however recent)
+
+
+class Spy:
+    """Counts the walk's folder listings and the catalog's whole-row reads of one scan."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.walked = 0
+        self.light = 0
+        real_walk, real_light = walk.walk_files, store.Catalog.light
+
+        def walk_files(*a, **k):  # type: ignore[no-untyped-def]
+            self.walked += 1
+            return real_walk(*a, **k)
+
+        def light(cat):  # type: ignore[no-untyped-def]
+            self.light += 1
+            return real_light(cat)
+
+        monkeypatch.setattr(walk, "walk_files", walk_files)
+        monkeypatch.setattr(store.Catalog, "light", light)
+
+    def warm(self) -> bool:
+        """Whether the scans since the last call took the snapshot (no walk, no rows read)."""
+        took = self.walked == 0 and self.light == 0
+        self.walked = self.light = 0
+        return took
+
+
+def scan(roots: list[Root], cache: Path) -> Library:
+    lib = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    lib.scan(lazy=True)
+    return lib
+
+
+def whole(roots: list[Root], cache: Path) -> Library:
+    """The same roots scanned as before any snapshot: every row decoded."""
+    lib = Library(roots, catalog=Catalog(cache / "c.sqlite"))
+    lib.scan()
+    return lib
+
+
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "projects"
+    write(root / "p" / f"{A}.jsonl", [claude("a1", None, A, 1), claude("a2", "a1", A, 2, "assistant")])
+    write(root / "p" / f"{B}.jsonl", [claude("b1", None, B, 5)])
+    write(root / "p" / B / "subagents" / "agent-x1.jsonl",
+          [dict(claude("s1", None, B, 6), isSidechain=True, agentId="x1")])
+    return root
+
+
+def test_an_unchanged_tree_is_neither_walked_nor_read_and_lists_as_a_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory"))
+    roots = roots_of(*folders)
+    spy = Spy(monkeypatch)
+    whole(roots, tmp_path)
+    db = sqlite3.connect(tmp_path / "c.sqlite")  # (a file the reader failed on, as the catalog keeps it)
+    db.execute("UPDATE files SET error='could not be read (test)' WHERE rowid=(SELECT min(rowid) FROM files)")
+    db.commit()
+    db.close()
+    full, lazy = both(roots, tmp_path)  # (its lazy scan is the warm one)
+    spy.warm()
+    lazy = scan(roots, tmp_path)
+    assert spy.warm()
+    assert_same(full, lazy)
+    assert lazy.file_errors == full.file_errors and lazy.file_errors  # (the fixtures hold bad files)
+    assert [r.path for r in lazy.rows.values()] == [r.path for r in full.rows.values()]
+    assert lazy.all_sessions() == full.all_sessions()
+
+
+@pytest.mark.parametrize("change", [
+    "new file", "removed file", "renamed file", "new subfolder", "grown", "chmod", "renamed folder",
+    "hard link", "moved in",
+])
+def test_each_change_a_walk_sees_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    root = tree(tmp_path)
+    roots = roots_of(root)
+    spy = Spy(monkeypatch)
+    scan(roots, tmp_path)
+    scan(roots, tmp_path)
+    spy.warm()
+    assert sorted(scan(roots, tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"]) and spy.warm()
+    p = root / "p"
+    if change == "new file":
+        write(p / f"{C}.jsonl", [claude("c1", None, C, 9)])
+    elif change == "removed file":
+        (p / f"{A}.jsonl").unlink()
+    elif change == "renamed file":
+        (p / f"{A}.jsonl").rename(p / f"{C}.jsonl")
+    elif change == "new subfolder":  # (in a folder whose own parent is unchanged)
+        write(p / B / "subagents" / "deeper" / "agent-x2.jsonl",
+              [dict(claude("s2", None, B, 7), isSidechain=True, agentId="x2")])
+    elif change == "grown":
+        with (p / f"{A}.jsonl").open("a") as fh:
+            fh.write(orjson_line(claude("a3", "a2", A, 3)))
+    elif change == "chmod":
+        os.chmod(p / f"{A}.jsonl", 0)
+    elif change == "renamed folder":
+        (p / B).rename(p / "other")
+    elif change == "hard link":  # (the same file under another name: listed once, by its inode)
+        (root / "q").mkdir()
+        os.link(p / f"{A}.jsonl", root / "q" / f"{A}.jsonl")
+    elif change == "moved in":  # a file replaced by another (new inode, same size and times)
+        src = p / f"{B}.jsonl"
+        copy = tmp_path / "copy.jsonl"
+        shutil.copy2(src, copy)
+        os.replace(copy, src)
+    lib = scan(roots, tmp_path)
+    assert not spy.warm()
+    want = whole(roots, tmp_path)
+    assert sorted(lib.session_ids()) == sorted(want.session_ids())
+    assert lib.file_errors == want.file_errors
+    for sid in want.session_ids():
+        assert lib.get(sid) == want.get(sid)
+    if os.geteuid() != 0 and change == "chmod":
+        assert A not in lib.session_ids() and any("unreadable" in e for e in lib.file_errors.values())
+    if change == "new file":
+        assert C in lib.session_ids()
+    # and the scan after it is warm again, with what it saw
+    spy.warm()
+    again = scan(roots, tmp_path)
+    assert spy.warm() and sorted(again.session_ids()) == sorted(want.session_ids())
+
+
+def orjson_line(rec: dict) -> str:
+    import json
+
+    return json.dumps(rec) + "\n"
+
+
+def test_what_cannot_be_trusted_is_walked_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    roots = roots_of(root)
+    spy = Spy(monkeypatch)
+    (root / "loop").symlink_to(root)  # a folder holding a link (here a loop) is listed each time
+    for _ in range(3):
+        assert sorted(scan(roots, tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+        assert not spy.warm()
+    (root / "loop").unlink()
+    scan(roots, tmp_path)
+    spy.warm()
+    scan(roots, tmp_path)
+    assert spy.warm()
+    if os.geteuid() != 0:  # an unreadable folder: walked (and said) each time
+        locked = root / "locked"
+        locked.mkdir()
+        os.chmod(locked, 0)
+        try:
+            for _ in range(2):
+                lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+                report = lib.scan(lazy=True)
+                assert not spy.warm() and any("locked" in e for e in report.errors)
+        finally:
+            os.chmod(locked, 0o755)
+
+
+def test_a_folder_changed_within_the_margin_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", 2_000_000_000)
+    spy = Spy(monkeypatch)
+    for _ in range(2):
+        scan(roots_of(root), tmp_path)
+        assert not spy.warm()  # (written just now: a change in the same tick would not show)
+
+
+def test_a_root_gone_or_added_is_walked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    other = tmp_path / "other"
+    write(other / f"{C}.jsonl", [claude("c1", None, C, 9)])
+    roots = [*roots_of(root), *roots_of(other)]
+    spy = Spy(monkeypatch)
+    scan(roots, tmp_path)
+    spy.warm()
+    scan(roots, tmp_path)
+    assert spy.warm()
+    shutil.rmtree(other)
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    report = lib.scan(lazy=True)
+    assert not spy.warm() and C not in lib.session_ids() and any("root not found" in e for e in report.errors)
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+
+
+def test_an_archived_copy_gives_way_to_the_live_file_when_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    live = tree(tmp_path)
+    mirror = tmp_path / "archive" / "projects"
+    shutil.copytree(live, mirror)
+    os.unlink(mirror / "p" / f"{B}.jsonl")
+    os.link(live / "p" / f"{B}.jsonl", mirror / "p" / f"{B}.jsonl")  # (as `archive` links one)
+    write(mirror / "p" / f"{C}.jsonl", [claude("c1", None, C, 9)])  # (its live file deleted)
+    roots = [*roots_of(live), Root(str(mirror), ARCHIVE, source=str(live))]
+    spy = Spy(monkeypatch)
+    full = whole(roots, tmp_path)
+    spy.warm()
+    lib = scan(roots, tmp_path)
+    assert spy.warm()
+    assert sorted(lib.session_ids()) == sorted(full.session_ids()) and C in lib.session_ids()
+    for sid in full.session_ids():
+        assert lib.get(sid) == full.get(sid)
+    assert str(live / "p" / f"{A}.jsonl") == lib.get(A).path
+
+
+def test_a_snapshot_of_other_roots_or_a_damaged_one_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    spy = Spy(monkeypatch)
+    scan(roots_of(root), tmp_path)
+    scan(roots_of(root / "p"), tmp_path)  # (other roots: their own snapshot)
+    spy.warm()
+    scan(roots_of(root), tmp_path)
+    scan(roots_of(root / "p"), tmp_path)
+    assert spy.warm()
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    db.execute("UPDATE scans SET data=x'7b'")
+    db.commit()
+    db.close()
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+    assert not spy.warm()
