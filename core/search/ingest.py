@@ -71,6 +71,17 @@ class IndexReport:
     read_only: bool = False  # another process held the writer: nothing was indexed (see `update`)
 
 
+SYNCED = "index_synced"  # the catalog's note of the scan the index was last brought up to
+
+
+def _scan_progress(progress: ProgressFn | None) -> Callable[[int, int, int, int], None] | None:
+    """A scan's progress calls as the index's `Progress`."""
+    if progress is None:
+        return None
+    return lambda files_done, files_total, bytes_done, bytes_total: progress(
+        Progress(files_done, files_total, bytes_done, bytes_total))
+
+
 def _head_hash(path: str, n: int) -> str:
     with open(path, "rb") as fh:
         return hashlib.sha1(fh.read(n)).hexdigest()
@@ -193,6 +204,15 @@ class IndexIngest:
         self.messages.clear()
         catalog = library.catalog
         self._library = library
+        if scan and not rebuild and paths is None and self.damaged is None and self._writer is None:
+            # Nothing changed since the last scan (its snapshot), and the index was brought up to
+            # that scan (`_synced`): no writer taken, no row read, no file compared.
+            warm = library.scan_warm(_scan_progress(progress))
+            if warm is not None and library.warm_token is not None and catalog.noted(SYNCED) == self._synced(library.warm_token):
+                report.scan = warm
+                report.seconds = time.perf_counter() - started
+                return report
+            # (else the pass below; a warm scan's state is replaced by its scan)
         if self.damaged is not None:
             if not self._repair():
                 return self._without_writer(library, report, progress, scan, started)
@@ -245,22 +265,29 @@ class IndexIngest:
         if save_settings:  # (after the old documents are gone: a crash before rebuilds again)
             self._save_settings()
         if scan:
+            catalog.note(SYNCED, None)  # (until this pass is done)
             self._scan_ingesting(library, states, report, progress, cancelled)
             states = catalog.index_states()
+        said = len(report.messages)
         # (an archived copy of a live file is not indexed: its hits would come twice)
         rows = {p: r for p, r in library.rows.items() if r.adapter and not r.error and not library.shadowed(r)}
-        return self._bring_up(library, rows, states, report, progress, cancelled, started)
+        report = self._bring_up(library, rows, states, report, progress, cancelled, started)
+        if scan and library.warm_token is not None and len(report.messages) == said and not cancelled():
+            catalog.note(SYNCED, self._synced(library.warm_token))
+        return report
+
+    def _synced(self, token: str) -> str:
+        """What says that the index holds every file of the scan whose snapshot is `token`
+        (core/catalog/warm.py) as it is: that token, the index's last commit (its meta.json's
+        stat: another process's commit or a new index changes it) and its settings."""
+        return orjson.dumps([token, self._meta_stamp(), self._settings()]).decode()
 
     def _without_writer(self, library: Library, report: IndexReport, progress: ProgressFn | None,
                         scan: bool, started: float) -> IndexReport:
         """`update` when another process holds the writer: the scan alone, and why (once)."""
         self.read_only = self._missed = report.read_only = True
         if scan:
-            def on_scan(files_done: int, files_total: int, bytes_done: int, bytes_total: int) -> None:
-                if progress:
-                    progress(Progress(files_done, files_total, bytes_done, bytes_total))
-
-            report.scan = library.scan(on_scan)
+            report.scan = library.scan(_scan_progress(progress))
         empty = self.damaged is not None or self._searcher()[1].num_docs == 0
         self._scan_library = library if empty else None
         if not self._told_read_only:
@@ -335,6 +362,7 @@ class IndexIngest:
         pending: list[IndexState] = []
         prog = Progress()
         since_commit = 0
+        said = len(report.messages)
 
         def on_load(path: str, rf: RecordFile, loaded: list[LoadedSession]) -> None:
             nonlocal since_commit
@@ -368,6 +396,8 @@ class IndexIngest:
         with loads_observed(on_load):
             report.scan = library.scan(on_scan)
         self._commit(catalog, pending)
+        if len(report.messages) != said:
+            library.warm_token = None  # (a file that failed to index: the next update looks again)
 
     def _ingest_loaded(self, path: str, rf: RecordFile, loaded: list[LoadedSession],
                        st: IndexState | None) -> tuple[int, IndexState] | None:

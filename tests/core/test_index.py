@@ -737,3 +737,104 @@ def test_a_common_substring_read_from_the_newest_documents_gives_the_same_hits(
         assert [(h.session_id, h.entry_id) for h in w.index.search(q, limit=limit).hits] == usual, needle
     if newest == 4096:
         assert any(walked)  # ("at": in every text of this world's words but "alpha", "x", "über")
+
+
+# -- a search over an unchanged tree and an index brought up to it (core/catalog/warm.py) ---------
+# `update(scan=True)`, as the `search` command runs it: no writer taken, no catalog row read, no
+# file compared; any change to the files, to the index (another process's commit, a new index) or
+# to its settings makes the full pass run again.
+@pytest.fixture
+def trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.read import walk
+
+    monkeypatch.setattr(walk, "LISTING_MARGIN_NS", -10**18)  # (folders trusted however recent)
+
+
+class Process:
+    """What one `sessionscope search` process opens: a library and the index, over one cache."""
+
+    def __init__(self, tmp: Path, cap: int = 4000) -> None:
+        self.lib = Library([Root(str(tmp / "root"), "--root", explicit=True)], catalog=Catalog(tmp / "c.sqlite"))
+        self.index = SearchIndex(tmp / "index", tool_result_cap=cap)
+
+    def search(self, query: str) -> list[tuple[str, str]]:
+        """Bring the index up, search, and let the writer go (as the process's end does)."""
+        self.report = self.index.update(self.lib, scan=True)
+        try:
+            return [(h.session_id, h.entry_id) for h in self.index.search(query, limit=50).hits]
+        finally:
+            self.index.close()
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch, trusted: None) -> dict[str, int]:
+    from sessionscope.core.catalog import store
+
+    counts = {"writer": 0, "rows": 0}
+    real_writer, real_light, real_all = SearchIndex._writer_, store.Catalog.light, store.Catalog.all
+
+    def writer(self):  # type: ignore[no-untyped-def]
+        counts["writer"] += 1
+        return real_writer(self)
+
+    def light(self):  # type: ignore[no-untyped-def]
+        counts["rows"] += 1
+        return real_light(self)
+
+    def every(self):  # type: ignore[no-untyped-def]
+        counts["rows"] += 1
+        return real_all(self)
+
+    monkeypatch.setattr(SearchIndex, "_writer_", writer)
+    monkeypatch.setattr(store.Catalog, "light", light)
+    monkeypatch.setattr(store.Catalog, "all", every)
+    return counts
+
+
+def warm(counts: dict[str, int]) -> bool:
+    took = counts["writer"] == 0 and counts["rows"] == 0
+    counts["writer"] = counts["rows"] = 0
+    return took
+
+
+def test_an_unchanged_tree_is_searched_without_writer_or_rows(tmp_path: Path, spied: dict[str, int]) -> None:
+    write_session(tmp_path / "root" / "p" / "a.jsonl", "s-a", ["the flaky retry test", "unrelated"])
+    write_session(tmp_path / "root" / "q" / "b.jsonl", "s-b", ["retry again"])
+    first = Process(tmp_path).search("retry")
+    assert len(first) == 2 and not warm(spied)
+    p = Process(tmp_path)
+    assert p.search("retry") == first and warm(spied)
+    assert sorted(p.search("etr")) == sorted(first)  # (a substring: the vocabulary, no writer either)
+    assert p.report.scan is not None and p.report.scan.files == 2 and warm(spied)
+    # a file grows: the next search reads it, then the one after is warm again
+    with open(tmp_path / "root" / "p" / "a.jsonl", "ab") as fh:
+        fh.write(orjson.dumps(entry("one more retry", 9)) + b"\n")
+    assert len(Process(tmp_path).search("retry")) == 3 and not warm(spied)
+    assert len(Process(tmp_path).search("retry")) == 3 and warm(spied)
+    # a new file in a new folder
+    write_session(tmp_path / "root" / "q" / "deeper" / "c.jsonl", "s-c", ["retry three"])
+    assert len(Process(tmp_path).search("retry")) == 4 and not warm(spied)
+    assert len(Process(tmp_path).search("retry")) == 4 and warm(spied)
+
+
+def test_an_index_changed_elsewhere_is_brought_up_again(tmp_path: Path, spied: dict[str, int]) -> None:
+    write_session(tmp_path / "root" / "p" / "a.jsonl", "s-a", ["alpha retry"])
+    Process(tmp_path).search("retry")
+    warm(spied)
+    assert len(Process(tmp_path).search("retry")) == 1 and warm(spied)
+    import shutil
+
+    shutil.rmtree(tmp_path / "index")  # a new, empty index: everything indexed again
+    assert len(Process(tmp_path).search("retry")) == 1 and not warm(spied)
+    assert len(Process(tmp_path).search("retry")) == 1 and warm(spied)
+    # other settings: rebuilt under them
+    p = Process(tmp_path, cap=100)
+    assert len(p.search("retry")) == 1 and not warm(spied)
+    assert any("settings changed" in m for m in p.report.messages)
+    assert len(Process(tmp_path, cap=100).search("retry")) == 1 and warm(spied)
+    # another process committed (here: one that indexed a file the next process's scan then sees)
+    other = Process(tmp_path, cap=100)
+    write_session(tmp_path / "root" / "p" / "b.jsonl", "s-b", ["beta retry"])
+    assert len(other.search("retry")) == 2
+    warm(spied)
+    assert len(Process(tmp_path, cap=100).search("retry")) == 2
