@@ -17,7 +17,35 @@ from sessionscope.cli.common import CliError, fail
 from sessionscope.core.config import CacheError
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, the terminal's width found as `shutil.get_terminal_size` finds
+    it but without importing shutil (and with it zlib, bz2 and lzma): argparse makes a formatter
+    for every option added, so every command paid that import before doing anything."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            width = _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = _Formatter, **kwargs: Any) -> None:
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
     def error(self, message: str) -> NoReturn:  # one clear line instead of usage + message
         raise CliError(f"{self.prog}: {message}")
 

@@ -170,7 +170,7 @@ def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
     """The session and entry id of a `read` argument: `SESSION-ID[#ENTRY-ID]` (an id or unique
     prefix), or a brief's `Source:` ref as printed, `AGENT:SESSION-ID#ENTRY-ID`, whose agent must
     be the session's."""
-    from sessionscope.core.brief.finding import parse_ref
+    from sessionscope.core.brief.ref import parse_ref
 
     try:
         ref = parse_ref(text)
@@ -200,7 +200,7 @@ def _library_for(args: argparse.Namespace, refs: list[tuple[str, bool]]) -> Libr
 def _refs(text: str) -> list[tuple[str, bool]]:
     """What `_resolve_ref` may look a `read` argument up by: the whole `AGENT:ID` as an id,
     then the id or prefix."""
-    from sessionscope.core.brief.finding import parse_ref
+    from sessionscope.core.brief.ref import parse_ref
 
     try:
         ref = parse_ref(text)

@@ -65,3 +65,21 @@ def test_a_listing_decodes_only_the_sessions_it_shows(
     top = cli_json(capsys, "sessions", "--root", str(root), "--limit", "3")
     assert [s["session_id"] for s in top["sessions"]] == [s["session_id"] for s in every if s["depth"] == 0][:3]
     assert len(decoded) == 3
+
+
+def test_listing_and_reading_import_only_what_they_use(root: Path, tmp_path: Path) -> None:
+    """`sessions`, `read ID` and `recent ID` import neither shutil (argparse's help formatter
+    imported it, with zlib, bz2 and lzma, for every option added) nor the brief's records (`read`
+    needs only its ref parser): a few milliseconds of each command's start."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(tmp_path / "cache"),
+           "SESSIONSCOPE_CONFIG": str(tmp_path / "none.toml"), "HOME": str(tmp_path)}
+    for argv in (["sessions", "--json"], ["read", A, "--json"], ["recent", A, "--json"], ["sessions"]):
+        code = ("import sys, io; from sessionscope.cli.main import main; out = sys.stdout; sys.stdout = io.StringIO(); "
+                f"main({[*argv, '--root', str(root)]!r}); "
+                "print(sorted(m for m in ('shutil', 'lzma', 'bz2', 'sessionscope.core.brief.finding') "
+                "if m in sys.modules), file=out)")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (argv, done.stdout + done.stderr)

@@ -2,6 +2,7 @@
 
     retrieval    the task's terms, the search rounds and the sessions read, within the budget
     finding      the Finding record: types, evidence labels, its source ref
+    ref          a source ref read back (`sessionscope read REF` imports this alone)
     patterns     what the rules match, and the text helpers they read messages with
     episodes     a session's tool runs, messages and interventions; the keys runs compare by
     findings     SessionReader: the sentence rules applied to a session's episodes

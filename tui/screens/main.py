@@ -307,7 +307,7 @@ class MainScreen(Screen[None]):
 
     def on_search_pane_ref_submitted(self, event: SearchPane.RefSubmitted) -> None:
         """A pasted Source reference opens its entry; a text that only looks like one is searched."""
-        from sessionscope.core.brief.finding import parse_ref
+        from sessionscope.core.brief.ref import parse_ref
         from sessionscope.core.catalog.library import LookupFailed
 
         library = self.ss_app.library
