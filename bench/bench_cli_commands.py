@@ -15,6 +15,11 @@ compiled). The 1-minute load average is printed beside each figure; medians and 
 Target (issue 15): each of these commands at most 150 ms at 20,000 files (wall; the verdict is
 printed for the median wall and, beside it, for the median CPU time).
 
+The floor a listing cannot go under (it must stat every file: a file growing does not change its
+folder), timed in the same rounds: `find ROOTS -type f -printf '%s %T@\n'` (the walk and a stat
+per file in C) and `python -c` statting every file of the roots (the list read from a file made
+once): Python's start plus one `os.stat` per file.
+
 `--base NAME=DIR` times another checkout in the same rounds (DIR holds a `sessionscope` package,
 e.g. a symlink to a checkout of main), with a catalog of its own (a schema change would rebuild a
 shared one at each switch).
@@ -43,6 +48,8 @@ from bench_cli_search import _env  # noqa: E402
 from bench_mcp import LAUNCH, environment  # noqa: E402
 
 TARGET_MS = 150.0
+STAT_LOOP = "import os, sys\nfor p in open(sys.argv[1]).read().split('\\n'): os.stat(p)"
+FLOORS = ("find -type f -printf (floor)", "python os.stat loop (floor)")
 
 
 def _children_cpu() -> float:
@@ -108,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
             cold[name] = round(time.perf_counter() - t0, 2)
         sid = json.loads(listing)["sessions"][0]["session_id"]
         cmds = commands(roots, sid)
+        every = scratch / "files.txt"  # (the floor's file list)
+        every.write_text("\n".join(os.path.join(d, f) for r in roots for d, _, fs in os.walk(r) for f in fs))
+        floors = {"find -type f -printf (floor)": ["find", *roots, "-type", "f", "-printf", "%s %T@\n"],
+                  "python os.stat loop (floor)": [sys.executable, "-c", STAT_LOOP, str(every)]}
         for name, first in variants:  # warm-up: bytecode written, every catalog brought up to date
             for argv_ in cmds.values():
                 _run([sys.executable, "-c", LAUNCH, *argv_], _env(envs[name], first, True, scratch))
@@ -117,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
                 env0 = _env(envs["this"], None, bytecode, scratch)
                 wall, cpu, _ = _run([sys.executable, "-c", "pass"], env0)
                 rows.setdefault(("python -c pass", "", mode), []).append((wall, cpu, os.getloadavg()[0]))
+                for label, argv_ in floors.items():
+                    wall, cpu, _ = _run(argv_, env0)
+                    rows.setdefault((label, "", mode), []).append((wall, cpu, os.getloadavg()[0]))
                 for name, first in variants:
                     env = _env(envs[name], first, bytecode, scratch)
                     wall, cpu, _ = _run([sys.executable, "-c", LAUNCH, "--version"], env)
@@ -128,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                               "cold_first_call_s": cold, "target_ms": TARGET_MS, "figures": []}
     for (label, name, mode), samples in rows.items():
         walls, cpus, loads = ([s[i] * (1000 if i < 2 else 1) for s in samples] for i in range(3))
-        timed = label not in ("python -c pass", "sessionscope --version")
+        timed = label not in ("python -c pass", "sessionscope --version", *FLOORS)
         result["figures"].append({
             "command": label, "who": name, "mode": mode,
             "wall_median_ms": round(statistics.median(walls), 1), "wall_min_ms": round(min(walls), 1),

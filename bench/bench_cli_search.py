@@ -17,6 +17,10 @@ it is run with DIR first on PYTHONPATH, against the same catalog and index.
 Targets (issue 15): at least 2x faster than rg at 1 GB / 2,000 files for words and substrings
 (at least 10x at 10 GB / 20,000 files).
 
+The floor no search command can go under, timed in the same rounds and modes: `python -c pass`,
+and `python -c` importing tantivy and opening the warm index (`tantivy.Index.open`), with rg's
+ratio to each.
+
     .venv/bin/python bench/bench_cli_search.py                         # 2,000 files / 250 MB
     .venv/bin/python bench/bench_cli_search.py --work /tmp/cli-bench    # keep the warm cache for the next run
     .venv/bin/python bench/bench_cli_search.py --size-mb 1000 --big-mb 100 --rounds 7
@@ -40,6 +44,8 @@ import gen_corpus  # noqa: E402
 from bench_mcp import LAUNCH, environment, queries  # noqa: E402
 
 TARGET_RATIO = 2.0
+#: the floor of any search command: Python, tantivy imported, the index opened
+FLOOR_OPEN = "import sys, tantivy; tantivy.Index.open(sys.argv[1]).searcher()"
 
 
 def _run(cmd: list[str], env: dict[str, str] | None = None) -> float:
@@ -107,10 +113,17 @@ def main(argv: list[str] | None = None) -> int:
             for term in terms.values():
                 _run(_search_cmd(root, term), _env(env, first, True, scratch))
         rows: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+        index_dir = next((work / "cache" / "index").glob("tantivy-v*"))
+        floors = {"floor: python -c pass": "pass", "floor: python + tantivy + open": FLOOR_OPEN}
         for _ in range(a.rounds):
             for cls, term in terms.items():
                 rg_cmd = [rg, "--no-ignore", "--hidden", "--no-messages", "-c", "-F", "-i", "--", term, str(root)]
                 rows.setdefault(("rg", cls, ""), []).append((_run(rg_cmd), os.getloadavg()[0]))
+                for bytecode in (True, False):
+                    mode = "bytecode" if bytecode else "no bytecode"
+                    for name, code in floors.items():
+                        seconds = _run([sys.executable, "-c", code, str(index_dir)], _env(env, None, bytecode, scratch))
+                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0]))
                 for name, first in variants:
                     for bytecode in (True, False):
                         mode = "bytecode" if bytecode else "no bytecode"
@@ -125,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         rg_med = statistics.median(s for s, _ in rows[("rg", cls, "")])
         med = statistics.median(secs)
         result["figures"].append({
-            "who": "rg -c -F -i" if name == "rg" else f"sessionscope search ({name})", "class": cls, "mode": mode,
+            "who": "rg -c -F -i" if name == "rg" else name if name.startswith("floor") else f"sessionscope search ({name})",
+            "class": cls, "mode": mode,
             "median_ms": round(med * 1000, 1), "min_ms": round(min(secs) * 1000, 1),
             "max_ms": round(max(secs) * 1000, 1), "load_min": round(min(loads), 1), "load_max": round(max(loads), 1),
             "rg_over_this": round(rg_med / med, 2)})
@@ -141,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         span = f"{f['min_ms']:.0f}-{f['max_ms']:.0f}"
         load = f"{f['load_min']}-{f['load_max']}"
         verdict = ""
-        if f["who"] != "rg -c -F -i":
+        if f["who"].startswith("sessionscope"):
             verdict = "  target met" if f["rg_over_this"] >= TARGET_RATIO else f"  target {TARGET_RATIO}x: missed"
         print(f"{f['who']:<32} {f['class']:<10} {f['mode']:<12} {f['median_ms']:>10.1f} {span:>15} {load:>11} "
               f"{f['rg_over_this']:>7.2f}x{verdict}")

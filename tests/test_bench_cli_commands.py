@@ -20,6 +20,8 @@ def test_the_bench_reports_each_command_and_mode_beside_its_baselines(tmp_path: 
     seen = {(f["command"], f["who"], f["mode"]): f for f in result["figures"]}
     for mode in ("bytecode", "no bytecode"):
         assert ("python -c pass", "", mode) in seen and ("sessionscope --version", "this", mode) in seen
+        for floor in ("find -type f -printf (floor)", "python os.stat loop (floor)"):
+            assert seen[(floor, "", mode)]["wall_median_ms"] > 0 and seen[(floor, "", mode)]["target_met_wall"] is None
         for command in ("sessions --json --limit 20", "sessions --limit 20", "read ID --limit 20 --json",
                         "read ID --limit 20", "recent ID --json", "recent ID"):
             f = seen[(command, "this", mode)]
