@@ -33,7 +33,7 @@ class Keys:
     the order `_link` sees the files): of each id the copy `_link` keeps, where it is (file and
     place), and each parent's linked children."""
 
-    __slots__ = ("by_id", "where", "kids", "_sorted")
+    __slots__ = ("by_id", "where", "kids", "_sorted", "named")
 
     def __init__(self, rows: Iterable[tuple[str, list[Key]]], archived: tuple[str, ...] = ()) -> None:
         by_id: dict[str, Key] = {}
@@ -55,6 +55,7 @@ class Keys:
                     where[sid] = (path, i)
                 if not gemini and k[AGENT] == "gemini-cli":
                     gemini = True
+        self.named = gemini  # (projects named here: not what the rows' keys say)
         if gemini:  # (a project's name does not change which copy is kept)
             _name_projects(every)
         kids: dict[str, list[str]] = {}
@@ -64,6 +65,45 @@ class Keys:
                 kids.setdefault(parent, []).append(sid)
         self.by_id, self.where, self.kids = by_id, where, kids
         self._sorted: list[Key] | None = None
+
+    def state(self, paths: list[str]) -> dict[str, Any] | None:
+        """What `restore` makes these keys again from (with the same rows' keys, `paths` being
+        their files in order): of each kept key its file's index and place, the newest-first
+        order, the children. None when projects were named (Gemini): those are linked again."""
+        if self.named:
+            return None
+        at = {p: n for n, p in enumerate(paths)}
+        kept: list[int] = []
+        pos: dict[str, int] = {}
+        where = self.where
+        for n, sid in enumerate(self.by_id):
+            path, i = where[sid]
+            kept += (at[path], i)
+            pos[sid] = n
+        return {"kept": kept, "order": [pos[k[ID]] for k in self.newest_first()], "kids": self.kids}
+
+    @classmethod
+    def restore(cls, paths: list[str], keys: list[list[Key]], state: dict[str, Any]) -> Keys:
+        """The keys `Keys(zip(paths, keys))` made when `state` was taken, without linking
+        them again (one pass: ~half the time of linking 20,000 keys)."""
+        self = object.__new__(cls)
+        by_id: dict[str, Key] = {}
+        where: dict[str, tuple[str, int]] = {}
+        listed: list[Key] = []
+        kept = state["kept"]
+        for n in range(0, len(kept), 2):
+            fi, i = kept[n], kept[n + 1]
+            k = keys[fi][i]
+            path = paths[fi]
+            if k[PATH] is None:
+                k[PATH] = path
+            sid = k[ID]
+            by_id[sid] = k
+            where[sid] = (path, i)
+            listed.append(k)
+        self.by_id, self.where, self.kids, self.named = by_id, where, state["kids"], False
+        self._sorted = [listed[j] for j in state["order"]]
+        return self
 
     def __contains__(self, sid: object) -> bool:
         return sid in self.by_id

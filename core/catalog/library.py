@@ -446,12 +446,13 @@ class Library:
             if gc_was:
                 gc.enable()
         self._lazy = None
+        linked = None
         if not quick:
-            self._keep_warm(given, todo, rows, listings, live_roots, started_ns,
-                            not stat_failed and not walk.errors() and not walk.notes())
+            linked = self._keep_warm(given, todo, rows, listings, live_roots, started_ns,
+                                     not stat_failed and not walk.errors() and not walk.notes())
         if lazy:
             self._lazy, self._decoded = {r.path: r for r in rows}, {}
-            self._keys = Keys(keys_of(rows), self.archived)
+            self._keys = linked or Keys(keys_of(rows), self.archived)
             self._rows, self._map = {}, {}
         else:
             self.rows = {r.path: r for r in rows}  # type: ignore[misc]  # (FileRows all)
@@ -485,8 +486,9 @@ class Library:
             return None
         if data["zstd"] and _zstd_installed():
             return None  # (files not read for want of zstandard, which is there now: read them)
-        if looks_in_projects(self.roots):
-            self._add_project_roots(cat.projects())
+        if looks_in_projects(self.roots):  # (the projects of every row, as the scan's)
+            known = data.get("projects")
+            self._add_project_roots(known[1] if known and cat.rows_stamp() == known[0] else cat.projects()[1])
         errors = [(root, root.error) for root in self.roots]
         live = [root for root, err in errors if err is None]
         if warm.roots_key(live) != data["roots"]:
@@ -508,7 +510,9 @@ class Library:
         try:
             rows = warm.WarmRows(paths, stats, dict(file_errors), keys)
             self._lazy, self._decoded = rows, {}
-            self._keys = Keys(zip(paths, keys), self.archived)
+            state = data.get("linked")
+            self._keys = (Keys(zip(paths, keys), self.archived) if state is None
+                          else Keys.restore(paths, keys, state))
         finally:
             if gc_was:
                 gc.enable()
@@ -524,11 +528,12 @@ class Library:
 
     def _keep_warm(self, given: list[Root], todo: list[tuple[str, os.stat_result]],
                    rows: list[FileRow | LightRow], listings: Listings, live: list[Root], started_ns: int,
-                   trusted: bool) -> None:
+                   trusted: bool) -> Keys | None:
         """Store what this scan saw for the next one to compare with (`_scan_warm`), when it
         is `trusted` (no folder unreadable, no file vanished, nothing skipped), every folder it
         walked may be trusted (core/read/walk.py `Listings`) and every shallow root's folder too;
-        else forget what was stored for these roots."""
+        else forget what was stored for these roots. Returns the rows' linked keys when it made
+        them (stored with the rest: the next scan restores them rather than linking again)."""
         from . import warm
         from ..read.walk import LISTING_MARGIN_NS
 
@@ -548,13 +553,21 @@ class Library:
         try:
             if not trusted:
                 self.catalog.drop_warm_scan(sig)
-                return
+                return None
             errors = [[i, r.error] for i, r in enumerate(rows) if r.error]
-            data = orjson.dumps({"roots": warm.roots_key(live), "errors": errors,
-                                 "zstd": any(ZSTD_HINT in e for _, e in errors),
-                                 "keys": [k for _, k in keys_of(rows)]})
-            snap = (warm.pack_paths([p for p, _ in todo]), warm.file_stats(st for _, st in todo),
-                    warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), data)
+            paths = [p for p, _ in todo]
+            keys = [k for _, k in keys_of(rows)]
+            data = {"roots": warm.roots_key(live), "errors": errors,
+                    "zstd": any(ZSTD_HINT in e for _, e in errors), "keys": keys,
+                    # (the projects the next scan's project roots come from, while no row changes)
+                    "projects": self.catalog.projects() if looks_in_projects(given) else None}
+            blob = orjson.dumps(data)  # (before linking: it fills in the keys' paths and names)
+            linked = Keys(zip(paths, keys), self.archived)
+            state = linked.state(paths)
+            if state is not None:
+                blob = blob[:-1] + b',"linked":' + orjson.dumps(state) + b"}"
+            snap = (warm.pack_paths(paths), warm.file_stats(st for _, st in todo),
+                    warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), blob)
             stored = self.catalog.warm_scan(sig)
             if stored is not None and stored[0] == snap:
                 self.warm_token = stored[1]
@@ -563,9 +576,10 @@ class Library:
                 self.catalog.set_warm_scan(sig, snap, token)
                 self.warm_token = token
         except OverflowError:
-            pass  # (a stat beyond 64 bits: no snapshot, the next scan walks)
+            return None  # (a stat beyond 64 bits: no snapshot, the next scan walks)
         except CacheError:
             pass  # (a cache that cannot be written: the next scan walks)
+        return linked
 
     def lookup(self, ref: str, *, exact: bool = False) -> Session | None:
         """The session `find(ref)` names (`exact`: `get(ref)`), from the catalog as the last scan

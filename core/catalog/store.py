@@ -529,14 +529,29 @@ class Catalog:
             else:
                 self._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", ("note:" + key, value))
 
-    def projects(self) -> list[str | None]:
-        """Every row's sessions' projects, from their keys (each once), none decoded here."""
+    def projects(self) -> tuple[list[int], list[str | None]]:
+        """Every row's sessions' projects, from their keys (each once, none decoded here), and
+        the rows they are of (`rows_stamp`), read together."""
         with self._lock:
+            self._db.execute("BEGIN")
             try:
-                return [r[0] for r in self._db.execute(
-                    "SELECT DISTINCT json_extract(k.value, '$[4]') FROM files, json_each(files.keys) AS k")]
-            except sqlite3.OperationalError:  # (an SQLite without JSON)
-                return [k[4] for r in self.light().values() for k in r.keys]
+                stamp = self.rows_stamp()
+                try:
+                    found = [r[0] for r in self._db.execute(
+                        "SELECT DISTINCT json_extract(k.value, '$[4]') FROM files, json_each(files.keys) AS k")]
+                except CacheError:  # (an SQLite without JSON)
+                    blobs = self._db.execute("SELECT keys FROM files WHERE keys IS NOT NULL").fetchall()
+                    found = list({k[4] for (b,) in blobs for k in orjson.loads(b)})
+            finally:
+                self._db.execute("COMMIT")
+        return stamp, found
+
+    def rows_stamp(self) -> list[int]:
+        """What changes when a row is added, replaced or removed: the rows' count and highest rowid
+        (a replaced row gets a new one)."""
+        with self._lock:
+            n, top = self._db.execute("SELECT count(*), max(rowid) FROM files").fetchone()
+        return [n, top or 0]
 
     def folders(self) -> dict[str, tuple[Any, ...]]:
         """The folders the last walk listed (core/read/walk.py `Listings.known`)."""

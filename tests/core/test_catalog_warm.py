@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import orjson
 import pytest
 
 from helpers import DATA, assert_same, both, claude_record as claude, roots_of, write_records as write
@@ -243,3 +244,67 @@ def test_a_snapshot_of_other_roots_or_a_damaged_one_is_not_used(tmp_path: Path, 
     db.close()
     assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
     assert not spy.warm()
+
+
+def test_linked_keys_restored_are_the_keys_linked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import copy
+
+    from sessionscope.core.catalog.keys import Keys, keys_of
+
+    folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory"))
+    archived = (str(DATA / "subagents"),)  # (a copy in an "archive" ranks below a live one)
+    for chosen in (folders, [f for f in folders if f.name != "gemini"]):
+        lib = whole(roots_of(*chosen), tmp_path)
+        rows = list(lib.rows.values())
+        paths = [r.path for r in rows]
+        keys = [k for _, k in keys_of(rows)]
+        linked = Keys(zip(paths, copy.deepcopy(keys)), archived)
+        state = linked.state(paths)
+        if any(k[1] == "gemini-cli" for ks in keys for k in ks):
+            assert state is None  # (projects named by linking: linked again)
+            continue
+        assert state is not None
+        again = Keys.restore(paths, copy.deepcopy(keys), orjson.loads(orjson.dumps(state)))
+        assert again.by_id == linked.by_id and again.where == linked.where and again.kids == linked.kids
+        assert again.newest_first() == linked.newest_first()
+        for args in ({}, {"agent": "codex"}, {"orphans": False}):
+            assert again.top_level(**args) == linked.top_level(**args)
+        assert [again.children(s) for s in again.ids()] == [linked.children(s) for s in linked.ids()]
+    # and a warm scan restores them: as the walk's
+    roots = roots_of(*[f for f in folders if f.name != "gemini"])
+    spy = Spy(monkeypatch)
+    full = whole(roots, tmp_path)
+    spy.warm()
+    lazy = scan(roots, tmp_path)
+    assert spy.warm()
+    assert_same(full, lazy)
+
+
+def test_with_the_default_roots_the_projects_folders_are_looked_in_when_warm(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (an Aider history in a project folder named by a session: found by the walk and when warm,
+    # and a project named by a session added since is looked in too)
+    root = tmp_path / "projects"
+    proj = tmp_path / "w" / "proj"
+    (proj).mkdir(parents=True)
+    shutil.copy(DATA / "aider" / "shop" / ".aider.chat.history.md", proj / ".aider.chat.history.md")
+    rec = lambda *a: dict(claude(*a), cwd=str(proj))  # noqa: E731
+    write(root / "p" / f"{A}.jsonl", [rec("a1", None, A, 1)])
+    roots = [Root(str(root), "claude-code")]  # (a default root: projects looked in)
+    spy = Spy(monkeypatch)
+    whole(list(roots), tmp_path)
+    full = whole(list(roots), tmp_path)  # (the second scan knows the session's project from the catalog)
+    assert any(s.agent == "aider" for s in full.all_sessions())
+    spy.warm()
+    lazy = scan(list(roots), tmp_path)
+    assert spy.warm() and sorted(lazy.session_ids()) == sorted(full.session_ids())
+    other = tmp_path / "w" / "other"
+    other.mkdir()
+    shutil.copy(proj / ".aider.chat.history.md", other / ".aider.chat.history.md")
+    write(tmp_path / "q" / f"{B}.jsonl", [dict(claude("b1", None, B, 5), cwd=str(other))])
+    scan(roots_of(tmp_path / "q"), tmp_path)  # another root's scan adds a row naming `other`
+    spy.warm()
+    lazy = scan(list(roots), tmp_path)
+    want = whole(list(roots), tmp_path)
+    assert sorted(lazy.session_ids()) == sorted(want.session_ids())
+    assert any(s.agent == "aider" and s.path.startswith(str(other)) for s in want.all_sessions())
