@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import CORPUS, DATA
 from sessionscope.core.catalog import library as library_module
@@ -17,6 +19,7 @@ from sessionscope.core.catalog.activity import activity_of
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read import jsonl
+from sessionscope.core.read.adapters import claude as claude_module
 from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.read.adapters.base import THIN_TEXT, RecordParser
 from sessionscope.core.read.discovery import Root
@@ -59,9 +62,68 @@ def test_a_thin_load_settles_the_same_sessions_as_a_whole_load(path: Path) -> No
     thin = adapter.load_thin(str(path))
     assert _shape(thin) == _shape(whole)
     assert activity_of(thin) == activity_of(whole)
+    # (what reading on needs, packed without a set of every uuid's hash: the same bytes' worth)
+    if adapter.name == "claude-code":
+        assert [_carried(ls) for ls in thin] == [_carried(ls) for ls in whole]
+    else:
+        assert [ls.carry() if ls.carry else None for ls in thin] == [ls.carry() if ls.carry else None for ls in whole]
     if adapter.grows(str(path)) and adapter.name != "gemini-cli":  # (Gemini's records keep their own)
         for ls in thin:
-            assert all(len(e.text) <= THIN_TEXT and e.tool_input is None for e in ls.entries)
+            assert all(len(e.text) <= THIN_TEXT == 1 and e.tool_input is None for e in ls.entries)
+
+
+def _carried(ls: object) -> object:
+    carry = getattr(ls, "carry", None)
+    if carry is None:
+        return None
+    c = claude_module._Carry.unpack(carry())
+    return c if c is None else (sorted(c.seen), sorted(c.older), c.keys, c.count, c.prompt)
+
+
+CLAUDE_FILES = [p for p in FILES if default_registry().sniff(str(p)) is not None
+                and default_registry().sniff(str(p)).name == "claude-code"]
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=[p.name for p in CLAUDE_FILES])
+def test_the_record_thread_holds_each_uuid_once(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parent link to a record read before is that record's own uuid object (no copy of the
+    string per link), and what reading on carries names every uuid read, hashed one at a time
+    (no set of them all is built)."""
+    parsers: list = []
+    packed: list = []
+    finish, pack = claude_module.ClaudeParser.finish, claude_module._Carry.pack
+    monkeypatch.setattr(claude_module.ClaudeParser, "finish", lambda self: parsers.append(self) or finish(self))
+    monkeypatch.setattr(claude_module._Carry, "pack",
+                        lambda self, **kw: packed.append(len(self.seen)) or pack(self, **kw))
+    loaded = default_registry().by_name("claude-code").load_thin(str(path))
+    carried = [ls.carry() for ls in loaded if ls.carry is not None]
+    (parser,) = parsers
+    for rec in parser._recs:
+        for link in (rec.parent, rec.logical_parent):
+            node = parser._nodes.get(link) if link is not None else None
+            if node is not None:
+                assert link is node.uuid
+    for e in (e for ls in loaded for e in ls.entries):
+        node = parser._nodes.get(e.parent_id) if e.parent_id is not None else None
+        if node is not None:
+            assert e.parent_id is node.uuid
+    assert packed == [0] * len(carried)
+    for blob in carried:
+        c = claude_module._Carry.unpack(blob)
+        assert c is not None and c.seen == {claude_module._hash(u) for u in (*parser._nodes, *parser._via)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=4), min_size=1, max_size=40), st.data())
+def test_a_record_is_found_in_its_thread_by_its_line(per_line: list[int], data: st.DataObject) -> None:
+    """`_position` (the place of a record among those of a group, by its line) is its index."""
+    seq, line = [], 0
+    for n in per_line:
+        line += data.draw(st.integers(min_value=1, max_value=3))
+        seq += [claude_module._Rec(uuid=f"u{len(seq) + k}", parent=None, logical_parent=None, type="user",
+                                   line=line) for k in range(n)]
+    at = data.draw(st.integers(min_value=0, max_value=len(seq) - 1))
+    assert claude_module._position(seq, seq[at]) == at
 
 
 def test_the_fixtures_cover_the_formats_that_append() -> None:

@@ -37,9 +37,10 @@ import json
 import logging
 import os
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -296,7 +297,7 @@ class ClaudeParser(RecordParser):
         self._note_metadata(value, rtype)
         uuid = _s(value.get("uuid"))
         if uuid and uuid not in self._nodes:
-            self._via.setdefault(uuid, _s(value.get("parentUuid")))
+            self._via.setdefault(uuid, self._known(_s(value.get("parentUuid"))))
         if rtype in _NOISE_TYPES:
             return []
         return [self._unknown(parsed, k, rtype)]
@@ -307,8 +308,8 @@ class ClaudeParser(RecordParser):
             self._duplicates += 1
             return None
         rec = _Rec(
-            uuid=uuid, parent=_s(value.get("parentUuid")),
-            logical_parent=_s(value.get("logicalParentUuid")), type=rtype, line=parsed.raw.line,
+            uuid=uuid, parent=self._known(_s(value.get("parentUuid"))),
+            logical_parent=self._known(_s(value.get("logicalParentUuid"))), type=rtype, line=parsed.raw.line,
             sidechain=value.get("isSidechain") is True, meta=value.get("isMeta") is True,
             cwd=self._same(_s(value.get("cwd"))), branch=self._same(_s(value.get("gitBranch"))),
         )
@@ -324,6 +325,12 @@ class ClaudeParser(RecordParser):
             self._main_records += 1
             self._session_id = sid or self._session_id
         return rec
+
+    def _known(self, uuid: str | None) -> str | None:
+        """A link to a record read before as that record's own uuid object: a parent link then
+        holds no copy of the string (the thread of a 1 GB transcript links ~300k records)."""
+        node = self._nodes.get(uuid) if uuid is not None else None
+        return node.uuid if node is not None else uuid
 
     def _same(self, text: str | None) -> str | None:
         """One string object for each repeated value (a type, a folder, a branch, a model, a tool
@@ -492,7 +499,6 @@ class ClaudeParser(RecordParser):
         """Uuids on the active branch of one group of records, or None when all are active."""
         nodes = {r.uuid: r for r in recs if r.uuid and self._nodes.get(r.uuid) is r}
         seq = list(nodes.values())
-        order = {u: i for i, u in enumerate(nodes)}
 
         def parent(r: _Rec) -> str | None:
             p = self._resolve(r.parent)
@@ -514,7 +520,7 @@ class ClaudeParser(RecordParser):
                 u = parent(root)
             if u is not None:  # joined the active chain: nothing older is left to reach
                 break
-            before = order[root.uuid or ""]
+            before = _position(seq, root)
             cur = next((seq[i] for i in range(before - 1, -1, -1) if seq[i].uuid not in active), None)
         changed = True
         while changed:
@@ -633,9 +639,7 @@ class ClaudeParser(RecordParser):
                 conversation=self.account.conversation,
             )
             c.note_keys((key, usage) for key, (usage, _rec) in self._usage.items())
-            c.seen.update(_hash(u) for u in self._nodes)
-            c.seen.update(_hash(u) for u in self._via)
-            return c.pack()
+            return c.pack(more_seen=(self._nodes, self._via))
 
         return carry
 
@@ -670,10 +674,10 @@ class ClaudeParser(RecordParser):
                 for e in entries
             ]
         entries, merged_from = _merge_text(entries)
-        keys = {id(r) for r in recs}
+        group = recs[0].group if recs else None  # (the records of one group: `_finish`)
         usage_by_message: dict[str, TokenUsage] = {}
         for (mid, _req), (usage, rec) in self._usage.items():
-            if id(rec) in keys:
+            if rec.group == group:
                 usage_by_message[mid] = usage_by_message.get(mid, TokenUsage()) + usage
         total = sum(usage_by_message.values(), TokenUsage())
         models: dict[str, None] = {}
@@ -903,7 +907,9 @@ class _Carry:
             del self.keys[key]
             self.older.add(_hash(_key_text(key)))
 
-    def pack(self) -> bytes:
+    def pack(self, more_seen: Iterable[Iterable[str]] = ()) -> bytes:
+        """`more_seen`: uuids read besides `seen`, packed as their hashes one at a time (a 1 GB
+        transcript's ~350k would be ~30 MB as a set of hashes, for a few MB of bytes)."""
         head = {
             "v": _CARRY_VERSION, "agent": self.agent, "sid": self.sid, "any": self.any_sid, "aid": self.aid,
             "mains": self.mains, "cwd": self.cwd, "branch": self.branch, "prompt": self.prompt,
@@ -916,7 +922,16 @@ class _Carry:
             "keys": [[k[0], k[1], list(_usage_tuple(u))] for k, u in self.keys.items()],
             "older": len(self.older),
         }
-        return orjson.dumps(head) + b"\n" + b"".join(self.older) + b"".join(self.seen)
+        out = bytearray(orjson.dumps(head))
+        out += b"\n"
+        for h in self.older:
+            out += h
+        for h in self.seen:
+            out += h
+        for uuids in more_seen:
+            for u in uuids:
+                out += _hash(u)
+        return bytes(out)
 
     @classmethod
     def unpack(cls, blob: bytes) -> _Carry | None:
@@ -1212,6 +1227,19 @@ def _command(text: str) -> str | None:
 def _is_warmup(recs: list[_Rec]) -> bool:
     prompt = next((r.prompt for r in recs if r.prompt), None)
     return prompt is not None and prompt.strip() == "Warmup"
+
+
+def _position(seq: list[_Rec], rec: _Rec) -> int:
+    """Where `rec` is in `seq` (records in file order), found by its line: no map of every
+    record to its place (~20 MB for a 1 GB transcript)."""
+    i = bisect_left(seq, rec.line, key=_line_of)
+    while seq[i] is not rec:  # (the records of one line: a line can hold several values)
+        i += 1
+    return i
+
+
+def _line_of(rec: _Rec) -> int:
+    return rec.line
 
 
 def _merge_text(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[Locator]]]:
