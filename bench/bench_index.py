@@ -117,12 +117,14 @@ def _status() -> dict[str, int]:
 
 
 class _AnonPeak(threading.Thread):
-    """Samples RssAnon every `interval` s; /proc has a peak for RSS (VmHWM) but not for it."""
+    """Samples RssAnon (and RssFile: mapped file pages) every `interval` s; /proc has a peak
+    for RSS (VmHWM) but not for either part."""
 
     def __init__(self, interval: float = 0.05) -> None:
         super().__init__(daemon=True)
         self.interval = interval
         self.peak = _status().get("RssAnon", 0)
+        self.peak_file = _status().get("RssFile", 0)
         self._done = threading.Event()
 
     def run(self) -> None:
@@ -130,7 +132,9 @@ class _AnonPeak(threading.Thread):
             self.sample()
 
     def sample(self) -> int:
-        self.peak = max(self.peak, _status().get("RssAnon", 0))
+        status = _status()
+        self.peak = max(self.peak, status.get("RssAnon", 0))
+        self.peak_file = max(self.peak_file, status.get("RssFile", 0))
         return self.peak
 
     def stop(self) -> int:
@@ -420,6 +424,7 @@ def phase_main(args: argparse.Namespace) -> dict[str, Any]:
     else:
         raise SystemExit(f"unknown phase {name}")
     out["peak_anon_kb"] = sampler.stop()
+    out["peak_file_kb"] = sampler.peak_file
     out["peak_rss_kb"] = _status().get("VmHWM")
     out["load_after"] = os.getloadavg()[0]
     return out
@@ -667,14 +672,15 @@ def print_table(r: dict[str, Any]) -> None:
               f"{_mb(sized[0][1].get('idle_rss_kb'))} RSS, {_mb(sized[0][1].get('idle_anon_kb'))} "
               f"anon)")
         print(f"  {'build':44}{'MB':>7}{'seconds':>9}{'MB/s':>7}{'peak RSS':>10}{'peak anon':>11}"
-              f"{'scan RSS':>10}{'load':>11}  < {TARGET_RSS_MB:.0f} MB RSS")
+              f"{'peak file':>11}{'scan RSS':>10}{'load':>11}  < {TARGET_RSS_MB:.0f} MB RSS")
         for name, p in sorted(sized, key=lambda np: (np[1]["bytes"], np[0])):
             what = name.removeprefix("build").strip("-").removesuffix("-1pass").removesuffix("1pass") or "main"
             label = f"{what}: {p['files']} files, {'one pass' if p.get('one_pass') else 'two passes'}"
             load = f"{p.get('load_before', 0):.1f}-{p.get('load_after', 0):.1f}"
             print(f"  {label:44}{p['bytes'] / MB:7.0f}{p['build_s']:9.1f}"
                   f"{p['bytes'] / MB / p['build_s']:7.1f}{_mb(p['peak_rss_kb']):>10}"
-                  f"{_mb(p['peak_anon_kb']):>11}{(_mb(p['scan_peak_rss_kb']) if 'scan_peak_rss_kb' in p else '-'):>10}{load:>11}"
+                  f"{_mb(p['peak_anon_kb']):>11}{_mb(p.get('peak_file_kb')):>11}"
+                  f"{(_mb(p['scan_peak_rss_kb']) if 'scan_peak_rss_kb' in p else '-'):>10}{load:>11}"
                   f"  {_ok(p['peak_rss_kb'] / 1024 < TARGET_RSS_MB)}")
     qp = ph.get("query", {})
     if qp.get("queries"):
