@@ -149,6 +149,7 @@ def stream_batches(
     """Entries of a file read from the head with the adapter's parser, slimmed, in batches: the
     first as soon as it holds `first_batch` entries, then one every `interval` seconds."""
     parser = adapter.parser(path)
+    parser.settles = False  # (a stream never finishes: only the thread is kept, for branch marks)
     size = _size(path)
     pending: list[Entry] = []
     cut: set[str] = set()

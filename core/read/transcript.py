@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from array import array
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Iterable
@@ -32,6 +33,9 @@ class Display(str, Enum):
     NOTE = "note"  # system and meta records: one dim line, expandable
     RAW = "raw"  # malformed or unknown records: marked, shown raw when expanded
 
+
+#: items of a transcript that hold entries read again in full at once (see `Transcript.update`)
+READ_AGAIN_HELD = 32
 
 COLLAPSIBLE = frozenset({Display.TOOL, Display.RESULT, Display.SUMMARY, Display.NOTE, Display.RAW})
 SUBAGENT_TOOLS = frozenset({"Task", "Agent", "task"})  # (task: OpenCode's)
@@ -135,6 +139,8 @@ class Transcript:
         self._calls: dict[str, int] = {}  # tool_use_id -> item index of the call
         self._subagents = SubagentCalls()
         self._off_branch = 0  # items off the active branch
+        #: items holding entries read again in full, oldest first, with what they held before
+        self._read_again: OrderedDict[int, tuple[Entry, bool, Entry | None, bool]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self.items)
@@ -159,6 +165,8 @@ class Transcript:
                 if call.result is None:
                     call.result = e
                     call.result_cut = e.id in cut
+                    if i in self._read_again:  # (going back to its slimmed call, it keeps this)
+                        self._read_again[i] = (*self._read_again[i][:2], e, e.id in cut)
                     self._by_entry[e.id] = i
                     changed.add(i)
                     continue
@@ -168,6 +176,7 @@ class Transcript:
                         and e.message_id == prev.entry.message_id and e.role == prev.entry.role):
                     # A reply split over several lines (streamed files are not merged by finish()).
                     prev.entry = replace(prev.entry, text=f"{prev.entry.text}\n\n{e.text}")
+                    self._read_again.pop(len(items) - 1, None)  # (it keeps what it holds now)
                     prev.cut = prev.cut or e.id in cut
                     self._by_entry[e.id] = len(items) - 1
                     changed.add(len(items) - 1)
@@ -216,13 +225,27 @@ class Transcript:
         pool = range(len(self.items)) if indices is None else indices
         return [i for i in pool if needle in self.items[i].search_text().casefold()]
 
-    def update(self, index: int, entry: Entry | None = None, result: Entry | None = None) -> None:
-        """Swap in entries read again in full (after `reread`)."""
+    def update(self, index: int, entry: Entry | None = None, result: Entry | None = None) -> list[int]:
+        """Swap in entries read again in full (after `reread`). At most `READ_AGAIN_HELD` items
+        hold what was read again (a result can be 20 MB): the one read again longest ago goes
+        back to its slimmed entries, read again if asked for again. Returns the indices of the
+        items that went back."""
         item = self.items[index]
+        if entry is None and result is None:
+            return []
+        slim = self._read_again.pop(index, None) or (item.entry, item.cut, item.result, item.result_cut)
         if entry is not None:
             item.entry, item.cut = entry, False
         if result is not None:
             item.result, item.result_cut = result, False
+        self._read_again[index] = slim
+        back: list[int] = []
+        while len(self._read_again) > READ_AGAIN_HELD:
+            old, (e, cut, r, rcut) = self._read_again.popitem(last=False)
+            held = self.items[old]
+            held.entry, held.cut, held.result, held.result_cut = e, cut, r, rcut
+            back.append(old)
+        return back
 
 
 # -- tool calls ----------------------------------------------------------------------------------

@@ -303,3 +303,57 @@ def test_live_batch_takes_only_lines_after_what_was_read() -> None:
     batch = live_batch(grown, "/f.jsonl", after=after, streamed=True, skip_sidechains=False)
     assert [x.id for x in batch.entries] == ["d", "s", "big"] and batch.cut == {"big"}
     assert len(batch.entries[-1].text) == TEXT_CAP
+
+
+def test_entries_read_again_are_held_for_a_bounded_number_of_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An item read again in full (expanded, copied) holds its full entries; past
+    READ_AGAIN_HELD items, the one read again longest ago goes back to its slimmed entries (a
+    streamed file's results can be 20 MB each), and a result arriving for a call held in full
+    stays with it when it goes back."""
+    from sessionscope.core.read import transcript as model
+
+    monkeypatch.setattr(model, "READ_AGAIN_HELD", 3)
+    t = Transcript()
+    calls = [call(f"c{i}", "Bash", {"command": "l"}, tid=f"t{i}") for i in range(6)]
+    t.add([replace(c, text=c.text[:1]) for c in calls], cut=frozenset(c.id for c in calls))
+    back: list[int] = []
+    for i in range(5):
+        back += t.update(i, entry=calls[i])
+        assert len(t._read_again) <= 3
+    assert back == [0, 1]
+    assert [t.items[i].cut for i in range(6)] == [True, True, False, False, False, True]
+    assert t.items[0].entry.text == calls[0].text[:1] and t.items[4].entry is calls[4]
+    t.add([result("r3", "t3", "done")])  # (the result of a call held in full)
+    back = t.update(5, entry=calls[5]) + t.update(0, entry=calls[0])
+    assert back == [2, 3] and t.items[3].cut and t.items[3].result is not None
+    assert t.items[3].result.text == "done" and t.items[0].entry is calls[0]
+    assert t.update(1) == [] and len(t._read_again) == 3
+
+
+def test_the_reader_stream_keeps_the_thread_and_not_what_settles_a_session(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's stream never finishes a session: its Claude parser keeps the records'
+    links (branch marks) but no tokens by reply and no title candidates."""
+    from sessionscope.core.read.adapters import claude
+
+    lines, parent = [], None
+    for k in range(10):
+        prompt = {"type": "user", "uuid": f"p{k}", "parentUuid": parent, "sessionId": "s",
+                  "message": {"role": "user", "content": f"question {k}"}}
+        reply = {"type": "assistant", "uuid": f"a{k}", "parentUuid": f"p{k}", "sessionId": "s",
+                 "message": {"id": f"m{k}", "role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                             "usage": {"input_tokens": 3, "output_tokens": 4}}}
+        lines += [prompt, reply]
+        parent = f"a{k}"
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(v) + b"\n" for v in lines))
+    parsers: list = []
+    make = ClaudeAdapter.parser
+    monkeypatch.setattr(ClaudeAdapter, "parser", lambda self, p: parsers.append(make(self, p)) or parsers[-1])
+    batches = list(stream_batches(ClaudeAdapter(), str(path), first_batch=5, interval=0))
+    whole = ClaudeAdapter().load(str(path))[0]
+    stream_parser, whole_parser = parsers
+    assert isinstance(stream_parser, claude.ClaudeParser) and len(stream_parser._recs) == 20
+    assert not stream_parser._usage and all(r.prompt is None for r in stream_parser._recs)
+    assert whole_parser._usage and whole.session.title == "question 0"
+    assert [e.id for b in batches for e in b.entries] == [e.id for e in whole.entries]

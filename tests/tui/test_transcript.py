@@ -678,6 +678,40 @@ async def test_a_big_file_streams_and_rereads_what_it_cut(library: Library, monk
         assert any("1 failed, 11 passed" in line for line in screen_text(view))
 
 
+async def test_a_streamed_file_holds_a_bounded_number_of_entries_read_again(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Expanding tool calls of a streamed file reads their output in full; past the bound, the
+    one read longest ago goes back to what is kept in memory (marked cut again on screen) and
+    is read again when expanded again."""
+    import sessionscope.core.read.loading as core
+    import sessionscope.core.read.transcript as model
+
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
+    monkeypatch.setattr(core, "OTHER_CAP", 20)
+    monkeypatch.setattr(model, "READ_AGAIN_HELD", 1)
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        rows = [r for r, item in enumerate(view.rows) if item.display is Display.TOOL and item.result_cut]
+        assert len(rows) >= 2
+        days = [d for d in view._dates if d is not None]
+        assert days and len({id(d) for d in days}) == len(set(days))  # (one object per day)
+        first, second = (view.rows[r] for r in rows[:2])
+        for r in rows[:2]:
+            await goto_row(pilot, view, r)
+            view.action_activate()
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+        assert not second.result_cut and first.result_cut and len(first.result.text) == 20
+        assert len(view.model._read_again) == 1
+        await goto_row(pilot, view, rows[0])
+        assert any("output cut in memory" in line for line in screen_text(view))
+        view.action_toggle()  # folded, and open again: read again
+        view.action_toggle()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not first.result_cut and second.result_cut and len(view.model._read_again) == 1
+
+
 # -- snapshots ---------------------------------------------------------------------------------------------
 
 

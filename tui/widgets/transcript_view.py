@@ -230,6 +230,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._row_of: list[int] = []  # row of each item, -1 when hidden
         self._body: list[int] = []  # rendered height of each item at self._width, -1 if unknown
         self._dates: list[date | None] = []  # the local day of each item (None without a time)
+        self._days: dict[date, date] = {}
         self._day_mark: list[date | None] = []  # each row: the day it starts, if not the row before's
         self._last_day: date | None = None  # the day of the last row with a time
         self._heights = HeightIndex()
@@ -311,7 +312,8 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
             if adapter is not None:
                 entry = reread(adapter, item.entry) if item.cut else None
                 result = reread(adapter, item.result) if item.result_cut and item.result else None
-                self.model.update(index, entry, result)
+                for back in self.model.update(index, entry, result):
+                    self._invalidate(back)
                 self._invalidate(index)
         return item
 
@@ -346,7 +348,8 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
                         severity="warning", timeout=4, markup=False)
             return
         anchor = self._cursor_anchor()
-        self.model.update(message.index, message.entry, message.result)
+        for back in self.model.update(message.index, message.entry, message.result):
+            self._invalidate(back)  # (gone back to what was kept in memory)
         self._invalidate(message.index)
         self._sync_size()
         self._restore(anchor)
@@ -432,7 +435,9 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self.streamed = self.streamed or batch.streamed
         new = range(start, len(model.items))
         self._body.extend([-1] * len(new))
-        self._dates.extend(_local_day(model.items[i].entry.timestamp) for i in new)
+        days = self._days
+        self._dates.extend(days.setdefault(d, d) if (d := _local_day(model.items[i].entry.timestamp)) else d
+                           for i in new)  # (one object per day: a big transcript has ~200k items)
         self._row_of.extend([-1] * len(new))
         for i in new:
             if model.visible(i, self.show_thinking, self.show_branches):

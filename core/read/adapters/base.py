@@ -112,6 +112,9 @@ class RecordParser(ABC):
     #: from) is not kept, for a reading that only streams entries on (the index): memory then
     #: follows what reading the next lines needs (ids seen, tool names), not every record
     threads = True
+    #: False: `finish()` is never called (the reader's stream): what only settling the session
+    #: needs (tokens by reply, title candidates) is not kept, the thread still is (branch marks)
+    settles = True
 
     def __init__(self, path: str) -> None:
         self.path = path

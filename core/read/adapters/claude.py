@@ -355,7 +355,7 @@ class ClaudeParser(RecordParser):
             rec.message_id = _s(msg.get("id"))
             model = self._same(_s(msg.get("model")))
             usage = msg.get("usage")
-            if isinstance(usage, dict) and self.threads:
+            if isinstance(usage, dict) and self.threads and self.settles:
                 key = (rec.message_id or rec.uuid or f"L{rec.line}", _s(value.get("requestId")) or "")
                 self._usage[key] = (_usage(usage), rec)
             specs = [self._assistant_block(i, b, rec) for i, b in enumerate(blocks)]
@@ -373,9 +373,9 @@ class ClaudeParser(RecordParser):
         if btype == "text":
             text = _s(block.get("text")) or ""
             kind, markup = _user_text_kind(text, rec.meta, compact)
-            if markup and rec.command is None:
+            if markup and rec.command is None and self.settles:
                 rec.command = _command(text)
-            if rec.prompt is None and _is_prompt(kind, text):
+            if rec.prompt is None and self.settles and _is_prompt(kind, text):
                 rec.prompt = text
             return _Spec(i, kind, text)
         if isinstance(btype, str) and btype.endswith("tool_result"):
