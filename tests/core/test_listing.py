@@ -388,3 +388,52 @@ def test_sessions_quick_lists_what_the_full_listing_does(
     table = capsys.readouterr().out.splitlines()
     assert table[0].split()[:6] == ["ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS"]
     assert re.search(r"\s-\s+-\s", table[1])  # no entry counts or tokens without a parse
+
+
+# -- the format a path names is sniffed first -------------------------------------------------
+
+
+def test_the_format_a_path_names_is_sniffed_first_and_sniffing_stays_the_fallback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file under a Claude Code projects folder is sniffed by Claude's sniffer alone (the five
+    sniffers ordered before it are not asked); a file of another format in such a folder, or a
+    Claude file under a Codex rollout's name, is still found by sniffing in order."""
+    from sessionscope.core.read.adapters.base import Registry
+
+    asked: list[str] = []
+    registry = Registry(default_registry().adapters)
+    for adapter in registry.adapters:
+        real = adapter.sniff
+        monkeypatch.setattr(adapter, "sniff", lambda p, h, real=real, name=adapter.name: (
+            asked.append(name), real(p, h))[1])
+    claude_rec = claude("user", 1, "fix it", minute=1)
+    folder = tmp_path / "projects" / "-home-u-p"
+    in_projects = write_jsonl(folder / "0f0e0d0c-0000-4000-8000-000000000001.jsonl", [claude_rec])
+    assert registry.sniff(str(in_projects)).name == "claude-code" and asked == ["claude-code"]
+    asked.clear()
+    codex_meta = {"timestamp": iso(0), "type": "session_meta",
+                  "payload": {"id": "019a0000-0000-7000-8000-000000000001", "timestamp": iso(0), "cwd": "/p"}}
+    codex_there = write_jsonl(folder / "notes.jsonl", [codex_meta])
+    assert registry.sniff(str(codex_there)).name == "codex" and asked[0] == "claude-code"
+    assert quick_meta(codex_there, registry).format == "codex"
+    asked.clear()
+    misnamed = write_jsonl(tmp_path / "rollout-2026-01-31T10-00-00-x.jsonl", [claude_rec])
+    assert registry.sniff(str(misnamed)).name == "claude-code" and asked[0] == "codex"
+    assert quick_meta(misnamed, registry).format == "claude-code"
+
+
+def test_sniffing_the_likely_format_first_picks_what_sniffing_in_order_does(demo: list[Path]) -> None:
+    """On the demo corpus (each agent's own folder layout) and the real files, the adapter picked,
+    and so the quick listing, are those of the registry sniffing in order."""
+    from sessionscope.core.read.adapters.base import Registry
+
+    in_order = Registry(default_registry().adapters)
+    in_order._hinting = []
+    files = [*demo, *REAL, *(p for agent in ("copilot-cli", "pi", "gemini") for p in corpus_files(agent))]
+    hinted = 0
+    for path in files:
+        assert REGISTRY.sniff(str(path)) is not None
+        assert REGISTRY.sniff(str(path)).name == in_order.sniff(str(path)).name, path
+        assert quick_meta(path, REGISTRY) == quick_meta(path, in_order), path
+        hinted += any(a.likely(str(path)) for a in REGISTRY.adapters)
+    assert hinted > len(demo) // 2  # the demo keeps each agent's layout: most paths name their format

@@ -252,6 +252,11 @@ class Adapter(ABC):
     #: a grown file's session is brought up to date from its appended lines alone (`extend`):
     #: the catalog's scan then reads only those. False: a grown file is read whole by the scan.
     continues: bool = False
+    #: `quick` reads the ends only through their lines (`Ends.head_pieces`/`tail_pieces` and
+    #: the values of those), never their buffers beyond a line: an answer from narrower windows
+    #: that did not run out of lines (`Ends.ran_out`) is then the answer of the full ones, and the
+    #: listing tries those first (core/read/listing.py)
+    narrow_ends: bool = False
     #: `extend` needs what the reading so far carried (`LoadedSession.carry`, kept by the
     #: catalog beside the file's row); without it the file is read whole
     carries: bool = False
@@ -277,6 +282,12 @@ class Adapter(ABC):
 
     def accepts_name(self, path: str) -> bool:
         return path.endswith(self.suffixes)
+
+    def likely(self, path: str) -> bool:
+        """Whether the file's path is where this agent keeps its sessions (`Registry.sniff` tries
+        this adapter's sniffer first; a cheap look at the name, never at the content). Default:
+        no opinion."""
+        return False
 
     @abstractmethod
     def sniff(self, path: str, head: bytes) -> bool:
@@ -443,6 +454,8 @@ class Registry:
 
     def __init__(self, adapters: Iterable[Adapter]) -> None:
         self.adapters = list(adapters)
+        #: the adapters with an opinion on paths (`Adapter.likely`), asked in this order
+        self._hinting = [a for a in self.adapters if type(a).likely is not Adapter.likely]
 
     def sniff(self, path: str, head: bytes | None = None) -> Adapter | None:
         """The adapter that reads `path`, None when no adapter recognises it; an `Unreadable`
@@ -459,6 +472,14 @@ class Registry:
                     return Unreadable(str(exc))
             else:
                 head = read_head(path)
+        # The format its path names first (a Claude Code projects folder, a Codex rollout name):
+        # most files are then sniffed once, not by every sniffer ordered before theirs.
+        # Sniffing in order stays the fallback.
+        hinted = next((a for a in self._hinting if a.likely(path)), None)
+        if hinted is not None and hinted in candidates:
+            if hinted.sniff(path, head):
+                return hinted
+            candidates.remove(hinted)
         for adapter in candidates:
             if adapter.sniff(path, head):
                 return adapter

@@ -146,11 +146,19 @@ class _Spec:
     is_error: bool = False
 
 
+_PROJECTS = f"{os.sep}projects{os.sep}"
+
+
 class ClaudeAdapter(Adapter):
     name = "claude-code"
     agent = "claude-code"
     continues = True
+    narrow_ends = True
     carries = True
+
+    def likely(self, path: str) -> bool:
+        """Under a `projects` folder (`~/.claude/projects/<project>/<id>.jsonl`, its subagents)."""
+        return _PROJECTS in path and path.endswith(".jsonl")
 
     def extend(self, old: Session, tail: RecordParser, size: int,
                carried: object = None) -> Extension | None:

@@ -149,6 +149,10 @@ class CodexAdapter(Adapter):
     agent = "codex"
     suffixes = (".jsonl", ".jsonl.zst", ".json")
 
+    def likely(self, path: str) -> bool:
+        """A rollout's name (`rollout-<time>-<uuid>.jsonl`)."""
+        return os.path.basename(path).startswith("rollout-")
+
     def sniff(self, path: str, head: bytes) -> bool:
         if head.startswith(b"\xef\xbb\xbf"):
             head = head[3:]
@@ -231,6 +235,7 @@ class CodexAdapter(Adapter):
         return not path.endswith(".json")  # a TypeScript-era document is one JSON value, not lines
 
     continues = True
+    narrow_ends = True
     carries = True
 
     def parser_on(self, path: str, carried: object = None) -> CodexParser | None:

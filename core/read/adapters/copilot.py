@@ -69,10 +69,17 @@ def is_event(value: Any) -> bool:
             and "id" in value and "timestamp" in value)
 
 
+_EVENTS = f"{os.sep}events.jsonl"
+
+
 class CopilotAdapter(Adapter):
     name = "copilot-cli"
     agent = "copilot-cli"
     suffixes = (".jsonl", ".json")
+
+    def likely(self, path: str) -> bool:
+        """`session-state/<id>/events.jsonl`."""
+        return path.endswith(_EVENTS)
 
     def sniff(self, path: str, head: bytes) -> bool:
         if path.endswith(".json"):

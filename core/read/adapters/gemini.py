@@ -64,10 +64,17 @@ def is_metadata(value: Any) -> bool:
     return isinstance(value, dict) and "sessionId" in value and "projectHash" in value and "type" not in value
 
 
+_CHATS = f"{os.sep}chats{os.sep}"
+
+
 class GeminiAdapter(Adapter):
     name = NAME
     agent = AGENT
     suffixes = (".jsonl", ".json")
+
+    def likely(self, path: str) -> bool:
+        """`chats/session-<time>-<id8>.jsonl` (the legacy `.json` too)."""
+        return os.path.basename(path).startswith("session-") and _CHATS in path
 
     def sniff(self, path: str, head: bytes) -> bool:
         if path.endswith(".json"):
