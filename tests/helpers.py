@@ -178,3 +178,51 @@ def _found(lib, prefix: str) -> str:  # type: ignore[no-untyped-def]
         return lib.find(prefix).id
     except LookupFailed as exc:
         return f"failed: {exc}"
+
+
+# -- reading a grown file on (tests/core/test_read_on*.py) ---------------------------------------
+def read_to_end(path: Path, adapter):  # noqa: ANN001
+    """What the catalog's whole read keeps: the session, where the reading stopped, the carry."""
+    from sessionscope.core.read.jsonl import RecordFile
+
+    with RecordFile(str(path)) as rf:
+        loaded = adapter.load(str(path), rf)
+        end = rf.complete_end
+    if len(loaded) != 1 or loaded[0].carry is None:
+        return None
+    return loaded[0].session, end, loaded[0].account.lines, loaded[0].carry()
+
+
+def read_on(path: Path, state, adapter):  # noqa: ANN001
+    """The catalog's reading on (core/catalog/library.py `_read_on`) at the adapter."""
+    session, end, lines, carried = state
+    from sessionscope.core.read.jsonl import RecordFile
+
+    with RecordFile(str(path)) as rf:
+        parser = adapter.parser_on(str(path), carried)
+        if parser is None:
+            return None
+        for parsed in rf.iter_parsed(end, lines + 1):
+            parser.feed(parsed)
+        ext = adapter.extend(session, parser, rf.size, carried)
+        new_end = rf.complete_end
+    if ext is None:
+        return None
+    return ext.session, new_end, lines + parser.account.lines, ext.carry
+
+
+def scan_root(root: Path, catalog):  # noqa: ANN001, ANN201
+    """A library of one root scanned with `catalog` (no walk errors)."""
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.read.discovery import Root
+
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=catalog)
+    assert lib.scan().errors == []
+    return lib
+
+
+def whole_scan(root: Path):  # noqa: ANN201
+    """The sessions of a root read whole (a fresh in-memory catalog)."""
+    from sessionscope.core.catalog.store import Catalog
+
+    return scan_root(root, Catalog(None)).all_sessions()

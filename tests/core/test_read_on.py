@@ -9,7 +9,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from helpers import CORPUS, NO_CORPUS, corpus_files
+from helpers import CORPUS, NO_CORPUS, corpus_files, read_on, read_to_end
+from helpers import scan_root as _scan
+from helpers import whole_scan as _whole_scan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,32 +129,6 @@ def whole(path: Path):
     return loaded.session
 
 
-def read_to_end(path: Path, adapter=CLAUDE):  # noqa: ANN001
-    """What the catalog's whole read keeps: the session, where the reading stopped, the carry."""
-    with RecordFile(str(path)) as rf:
-        loaded = adapter.load(str(path), rf)
-        end = rf.complete_end
-    if len(loaded) != 1 or loaded[0].carry is None:
-        return None
-    return loaded[0].session, end, loaded[0].account.lines, loaded[0].carry()
-
-
-def read_on(path: Path, state, adapter=CLAUDE):  # noqa: ANN001
-    """The catalog's reading on (core/catalog/library.py `_read_on`) at the adapter."""
-    session, end, lines, carried = state
-    with RecordFile(str(path)) as rf:
-        parser = adapter.parser_on(str(path), carried)
-        if parser is None:
-            return None
-        for parsed in rf.iter_parsed(end, lines + 1):
-            parser.feed(parsed)
-        ext = adapter.extend(session, parser, rf.size, carried)
-        new_end = rf.complete_end
-    if ext is None:
-        return None
-    return ext.session, new_end, lines + parser.account.lines, ext.carry
-
-
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(lines=claude_lines(), data=st.data(),
@@ -163,12 +139,12 @@ def test_reading_on_a_claude_file_equals_reading_it_whole(tmp_path: Path, lines:
     cuts = data.draw(st.lists(st.integers(0, len(lines)), min_size=1, max_size=2), label="cuts")
     bounds = sorted(set(cuts)) + [len(lines)]
     path.write_bytes(b"".join(x + b"\n" for x in lines[:bounds[0]]))
-    state = read_to_end(path)
+    state = read_to_end(path, CLAUDE)
     for cut in bounds[1:]:
         path.write_bytes(b"".join(x + b"\n" for x in lines[:cut]))
-        got = read_on(path, state) if state is not None else None
+        got = read_on(path, state, CLAUDE) if state is not None else None
         if got is None:
-            state = read_to_end(path)
+            state = read_to_end(path, CLAUDE)
             continue
         assert got[0] == whole(path)
         state = got
@@ -231,21 +207,6 @@ def Spy(monkeypatch: pytest.MonkeyPatch):  # noqa: N802 - stands for the class i
     from sessionscope.core.read.adapters.claude import ClaudeParser
 
     return FeedSpy(monkeypatch, ClaudeParser, ClaudeAdapter)
-
-
-def _scan(root: Path, catalog):
-    from sessionscope.core.catalog.library import Library
-    from sessionscope.core.read.discovery import Root
-
-    lib = Library([Root(str(root), "--root", explicit=True)], catalog=catalog)
-    assert lib.scan().errors == []
-    return lib
-
-
-def _whole_scan(root: Path):
-    from sessionscope.core.catalog.store import Catalog
-
-    return _scan(root, Catalog(None)).all_sessions()
 
 
 def test_a_grown_claude_file_is_read_on_by_the_scan_from_its_last_line(tmp_path: Path,

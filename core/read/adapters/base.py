@@ -349,6 +349,35 @@ class Adapter(ABC):
         yield from walk_files(root, self.suffixes)
 
 
+class ResumingAdapter(Adapter):
+    """An adapter whose parser makes the session line by line with no look-ahead, so a grown
+    file is read on by a parser taking up the state the reading so far left: the parser's
+    `carry()` (JSON bytes, handed out as `LoadedSession.carry`) and `resume(blob)` (False: not
+    that parser's state), which keeps the state taken up in `_before` (with `_before["usage"]`,
+    the session's tokens then, for the activity rows)."""
+
+    continues = True
+    carries = True
+
+    def parser_on(self, path: str, carried: object = None) -> RecordParser | None:
+        if not isinstance(carried, bytes) or not self.grows(path):
+            return None
+        parser = self.parser(path)
+        try:
+            return parser if parser.resume(carried) else None  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a carried state of another shape: read whole
+            return None
+
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
+        before = getattr(tail, "_before", None)
+        if not isinstance(before, dict) or type(tail) is not type(self.parser(tail.path)):
+            return None
+        [loaded] = tail.finish()
+        carry = loaded.carry() if loaded.carry is not None else None
+        return Extension(replace(loaded.session, size=size), carry, usage_before=TokenUsage(*before["usage"]))
+
+
 LoadHook = Callable[[str, RecordFile, "list[LoadedSession]"], None]
 _load_hook = threading.local()
 _thin_loads = threading.local()  # set while `Adapter.load_thin` runs in this thread

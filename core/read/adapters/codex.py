@@ -69,7 +69,7 @@ from ...model import (
     truncate,
 )
 from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
-from .base import (Adapter, Extension, KeepingParser, LoadedSession, RecordParser, UsagePart,
+from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
                    load_json_document, walk_files)
 from .base import json_text as _dumps
 
@@ -144,7 +144,7 @@ _TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "t
 ITEM, EVENT = "item", "event"
 
 
-class CodexAdapter(Adapter):
+class CodexAdapter(ResumingAdapter):
     name = "codex"
     agent = "codex"
     suffixes = (".jsonl", ".jsonl.zst", ".json")
@@ -237,27 +237,6 @@ class CodexAdapter(Adapter):
     continues = True
     narrow_ends = True
     carries = True
-
-    def parser_on(self, path: str, carried: object = None) -> CodexParser | None:
-        """A parser in the state the reading so far left (`CodexParser.carry`): the session is
-        made line by line with no look-ahead, so going on from that state is a whole read."""
-        if not isinstance(carried, bytes):
-            return None
-        parser = self.parser(path)
-        try:
-            return parser if parser.resume(carried) else None
-        except Exception:  # noqa: BLE001 - a carried state of another shape: read whole
-            return None
-
-    def extend(self, old: Session, tail: RecordParser, size: int,
-               carried: object = None) -> Extension | None:
-        if not isinstance(tail, CodexParser) or tail._before is None:
-            return None
-        before = tail._before
-        [loaded] = tail.finish()
-        session = replace(loaded.session, size=size)
-        carry = loaded.carry() if loaded.carry is not None else None
-        return Extension(session, carry, usage_before=TokenUsage(*before["usage"]))
 
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):

@@ -13,9 +13,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Iterable
 
+import orjson
+
 from ..jsonl import ParsedLine
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from .base import KeepingParser, LoadedSession, UsagePart
+from .base import KeepingParser, LoadedSession, ResumingAdapter, UsagePart
 
 
 def text_of(content: Any, image: str = "[image]") -> str:
@@ -79,6 +81,60 @@ class CollectingParser(KeepingParser):
         self.first_ts: datetime | None = None
         self.last_ts: datetime | None = None
         self._ids: set[str] = set()
+        self._before: dict[str, Any] | None = None  # the carried state this parser went on from
+
+    # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) -------------------
+    #: the version of `carry`'s shape (a state of another version is not taken up: read whole)
+    CARRY_VERSION = 1
+
+    def carry(self) -> bytes | None:
+        """What the session depends on of the lines read so far, as JSON: the scalar metadata,
+        titles cut to what a title can show, models, tokens, times, counts, and the subclass's
+        own (`carry_own`); None when that cannot be carried (the file is then read whole when it
+        grows). Entry ids are not carried: they name entries, not the session."""
+        own = self.carry_own()
+        if own is None:
+            return None
+        before = self._before or {}
+        account = self.account
+        return orjson.dumps({
+            "v": self.CARRY_VERSION, "format": self.source_format, "own": own,
+            "session_id": self.session_id, "project": self.project, "git_branch": self.git_branch,
+            "kind": self.kind.value, "parent_id": self.parent_id,
+            "named_title": _cut(self.named_title), "prompt_title": _cut(self.prompt_title),
+            "models": self.models, "usage": [self.usage.input, self.usage.output, self.usage.cache_read,
+                                             self.usage.cache_creation],
+            "first": self.first_ts.isoformat() if self.first_ts else None,
+            "last": self.last_ts.isoformat() if self.last_ts else None,
+            "entries": before.get("entries", 0) + _counted(self.entries),
+            "account": [a + b for a, b in zip(before.get("account", (0, 0, 0, 0)),
+                                              (account.lines, account.conversation, account.noise,
+                                               account.malformed))],
+        })
+
+    def resume(self, blob: bytes) -> bool:
+        """Take up the state `carry` gave (False: not this version's or this format's)."""
+        state = orjson.loads(blob)
+        if (not isinstance(state, dict) or state.get("v") != self.CARRY_VERSION
+                or state.get("format") != self.source_format or not self.resume_own(state["own"])):
+            return False
+        self.session_id, self.project = state["session_id"], state["project"]
+        self.git_branch, self.kind, self.parent_id = state["git_branch"], SessionKind(state["kind"]), state["parent_id"]
+        self.named_title, self.prompt_title = state["named_title"], state["prompt_title"]
+        self.models = list(state["models"])
+        self.usage = TokenUsage(*state["usage"])
+        self.first_ts = datetime.fromisoformat(state["first"]) if state["first"] else None
+        self.last_ts = datetime.fromisoformat(state["last"]) if state["last"] else None
+        self._before = state
+        return True
+
+    def carry_own(self) -> object:
+        """The subclass's own state the session depends on, JSON-able (None: cannot carry)."""
+        return {}
+
+    def resume_own(self, own: Any) -> bool:
+        """Take up `carry_own`'s value (False: cannot)."""
+        return own == {}
 
     # -- feeding -----------------------------------------------------------------------------
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
@@ -166,7 +222,7 @@ class CollectingParser(KeepingParser):
             title=truncate(title, 200) if title else None,
             first_timestamp=self.first_ts,
             last_timestamp=self.last_ts,
-            entry_count=sum(1 for e in self.entries if e.kind is not EntryKind.MALFORMED),
+            entry_count=_counted(self.entries),
             models=tuple(self.models),
             git_branch=self.git_branch,
             usage=self.usage,
@@ -176,12 +232,37 @@ class CollectingParser(KeepingParser):
             noise_count=self.account.noise,
             size=size,
         )
+        before = self._before
+        if before is not None:  # read on: the lines before count too
+            lines, _conversation, noise, malformed = before["account"]
+            fields.update(entry_count=fields["entry_count"] + before["entries"],
+                          line_count=fields["line_count"] + lines,
+                          malformed_count=fields["malformed_count"] + malformed,
+                          noise_count=fields["noise_count"] + noise)
         fields.update(over)
         return Session(**fields)
 
     def finish(self) -> list[LoadedSession]:
         return [LoadedSession(self.session(), self.entries, self.noise, self.account, self.warnings,
-                              self.usage_parts)]
+                              self.usage_parts, carry=self.carry)]
+
+
+class CollectingAdapter(ResumingAdapter):
+    """An adapter of a `CollectingParser` format whose JSONL files only grow by appended lines:
+    a grown file is read on from the state its reading so far carried (`CollectingParser.carry`)."""
+
+
+#: characters of a title kept when carried: `truncate(" ".join(t.split()), 200)` of the cut text is
+#: that of the whole one (over 201 characters either way, the same first 199 shown)
+_TITLE_KEEP = 400
+
+
+def _cut(text: str | None) -> str | None:
+    return text[:_TITLE_KEEP] if text is not None else None
+
+
+def _counted(entries: list[Entry]) -> int:
+    return sum(1 for e in entries if e.kind is not EntryKind.MALFORMED)
 
 
 def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str | None,
@@ -203,4 +284,4 @@ def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str |
     return out
 
 
-__all__ = ["CollectingParser", "count", "off_branch", "s", "stem", "text_of"]
+__all__ = ["CollectingAdapter", "CollectingParser", "count", "off_branch", "s", "stem", "text_of"]

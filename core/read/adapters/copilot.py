@@ -48,8 +48,8 @@ import orjson
 from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp
 from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, array_spans
-from .collect import CollectingParser, s, stem, text_of
+from .base import LoadedSession, array_spans
+from .collect import CollectingAdapter, CollectingParser, s, stem, text_of
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"(?:startTime|chatMessages|timeline)"\s*:')
 _EVENT_PREFIXES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.")
@@ -70,9 +70,11 @@ def is_event(value: Any) -> bool:
 
 
 _EVENTS = f"{os.sep}events.jsonl"
+#: characters of requested tool call ids a grown file's reading carries at most (else: read whole)
+_CARRY_MAX = 1 << 20
 
 
-class CopilotAdapter(Adapter):
+class CopilotAdapter(CollectingAdapter):
     name = "copilot-cli"
     agent = "copilot-cli"
     suffixes = (".jsonl", ".json")
@@ -147,9 +149,26 @@ class CopilotParser(CollectingParser):
         self._legacy_timeline = True  # (legacy documents: which array is the conversation)
 
     def session(self, **over: Any) -> Any:
+        # (not kept in `session_id`: a later session.start of a file read on still names it)
         if self.session_id is None and os.path.basename(self.path) == "events.jsonl":
-            self.session_id = os.path.basename(os.path.dirname(self.path)) or None
+            folder = os.path.basename(os.path.dirname(self.path))
+            if folder:
+                over = {"id": folder, **over}
         return super().session(**over)
+
+    def carry_own(self) -> object:
+        """The tool calls requested so far (a later execution start of one is not an entry) and
+        whether a shutdown's totals replaced the replies' tokens; None past `_CARRY_MAX` ids."""
+        if sum(len(c) for c in self._requested) > _CARRY_MAX:
+            return None
+        return {"requested": sorted(self._requested), "shutdown": self._shutdown_usage}
+
+    def resume_own(self, own: Any) -> bool:
+        if not isinstance(own, dict) or not isinstance(own.get("requested"), list):
+            return False
+        self._requested = set(own["requested"])
+        self._shutdown_usage = own["shutdown"] is True
+        return True
 
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
         if isinstance(value, dict) and "_legacy" in value:

@@ -38,8 +38,8 @@ from typing import Any
 from ..jsonl import ParsedLine, loads_lenient
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
 from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession
-from .collect import CollectingParser, off_branch, s, text_of
+from .base import LoadedSession
+from .collect import CollectingAdapter, CollectingParser, off_branch, s, text_of
 
 NOISE_TYPES = frozenset({"session", "model_change", "thinking_level_change", "label", "custom", "session_info"})
 
@@ -49,7 +49,7 @@ def is_header(value: Any) -> bool:
             and "timestamp" in value and "message" not in value)
 
 
-class PiAdapter(Adapter):
+class PiAdapter(CollectingAdapter):
     name = "pi"
     agent = "pi"
     suffixes = (".jsonl",)
@@ -216,6 +216,15 @@ class PiParser(CollectingParser):
         else:
             return None
         return out
+
+    def carry_own(self) -> object:
+        return {"header": self._header_seen}  # (the tree of records names entries' branches only)
+
+    def resume_own(self, own: Any) -> bool:
+        if not isinstance(own, dict):
+            return False
+        self._header_seen = own.get("header") is True
+        return True
 
     def off_branch_ids(self, sidechains: bool = False) -> list[str]:
         """Ids of the entries on an abandoned branch (for a streamed transcript)."""
