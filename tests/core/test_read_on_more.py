@@ -184,7 +184,7 @@ def test_a_carried_state_of_another_format_or_version_is_not_taken_up(tmp_path: 
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=NO_CORPUS)
-@pytest.mark.parametrize("agent", ["copilot-cli", "pi"])
+@pytest.mark.parametrize("agent", ["copilot-cli", "pi", "gemini"])
 def test_real_files_cut_anywhere_are_read_on_as_read_whole(tmp_path: Path, agent: str) -> None:
     """Each real JSONL file of these formats, cut after its first line and at 11 other line
     boundaries and grown back a cut at a time: each step read on equals the whole read, and is
@@ -224,6 +224,15 @@ GROWN = {
             _pi(2, "assistant", "Looking")],
            [{"type": "session_info", "id": "r3", "name": "Named"}, _pi(4, "user", "thanks"),
             _pi(5, "assistant", "Done")]),
+    "gemini-cli": ("tmp/" + "ab" * 32 + "/chats/session-2026-01-31T10-00-0f0e0d0c.jsonl",
+                   [{"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": _ts(0), "lastUpdated": _ts(0)},
+                    {"id": "u", "type": "user", "content": "fix the bug", "timestamp": _ts(1)},
+                    {"id": "a", "type": "gemini", "content": "Looking", "model": "g", "timestamp": _ts(2),
+                     "tokens": {"input": 10, "output": 5}}],
+                   [{"$set": {"lastUpdated": _ts(3)}},  # the open message written again, then a new one
+                    {"id": "a", "type": "gemini", "content": "Looking", "model": "g", "timestamp": _ts(2),
+                     "tokens": {"input": 10, "output": 8}, "toolCalls": [{"id": "c", "name": "ls", "status": "success"}]},
+                    {"id": "b", "type": "user", "content": "thanks", "timestamp": _ts(4)}]),
 }
 
 
@@ -250,3 +259,84 @@ def test_a_grown_file_is_read_on_by_the_scan_from_its_last_line(tmp_path: Path, 
     [s] = lib.all_sessions()
     assert s == whole_scan(tmp_path / "root")[0]
     assert s.line_count == len(first) + len(appended)
+
+
+@st.composite
+def gemini_lines(draw: st.DrawFn) -> list[bytes]:
+    """Gemini CLI JSONL: the metadata line (or none), `$set` patches (a summary, times), user,
+    gemini and info messages with tokens, models and tool calls, the last message written again
+    (as its tool calls arrive) or an older one, rewinds, unknown records, a line of two records,
+    odd and malformed lines."""
+    lines: list[bytes] = []
+    if draw(st.booleans()):
+        lines.append(orjson.dumps({"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": _ts(5),
+                                   "lastUpdated": _ts(6), "kind": "main"}))
+    mids: list[str] = []
+    for i in range(draw(st.integers(1, 24))):
+        what = draw(st.sampled_from(["user", "gemini", "gemini", "again", "again", "older", "info", "set", "rewind",
+                                     "unknown", "two", "malformed", "blank"]))
+        if _no_record(what, lines):
+            continue
+        if what == "set":
+            patch = draw(st.sampled_from([{"summary": "A summary"}, {"lastUpdated": _ts(draw(st.integers(0, 3000)))},
+                                          {"summary": "  "}]))
+            lines.append(orjson.dumps({"$set": patch}))
+            continue
+        if what == "rewind":
+            lines.append(orjson.dumps({"$rewindTo": draw(st.sampled_from([*mids, "nowhere"]))}))
+            continue
+        if what == "two":
+            lines.append(b'{"id": "t%d", "type": "info", "content": "a"} {"id": "u%d", "type": "info"}' % (i, i))
+            continue
+        if what in ("again", "older") and mids:
+            mid = mids[-1] if what == "again" else draw(st.sampled_from(mids))
+            what = "gemini"
+        else:
+            mid = f"m{i}"
+            mids.append(mid)
+        rec: dict = {"id": mid, "timestamp": _ts(draw(st.integers(0, 3000)))}
+        if what == "user":
+            rec.update(type="user", content=[{"text": draw(st.sampled_from(TEXTS))}])
+        elif what == "info":
+            rec.update(type="info", content="note")
+        elif what == "unknown":
+            rec.update(type="brand_new")
+        else:
+            rec.update(type="gemini", content=draw(st.sampled_from(["Sure.", ""])),
+                       model=draw(st.sampled_from(["gemini-a", "gemini-b"])),
+                       tokens={"input": draw(st.integers(0, 50)), "output": draw(st.integers(0, 50)), "cached": 1},
+                       **({"toolCalls": [{"id": "c1", "name": "read_file", "args": {}, "status": "success",
+                                          "timestamp": _ts(draw(st.integers(0, 3000)))}]}
+                          if draw(st.booleans()) else {}))
+        lines.append(orjson.dumps(rec))
+    return lines
+
+
+@SETTINGS
+@given(lines=gemini_lines(), cuts=CUTS)
+def test_reading_on_a_gemini_jsonl_file_equals_reading_it_whole(tmp_path: Path, lines: list[bytes],
+                                                                cuts: list[int]) -> None:
+    """Reading on may be refused (a message written again that is not the last one, a rewind into
+    the lines read, a line of two records): then the file is read whole; else it equals it."""
+    folder = tmp_path / "tmp" / ("ab" * 32) / "chats"
+    folder.mkdir(parents=True, exist_ok=True)
+    _grown_equals_whole(folder / "session-2026-01-31T10-00-0f0e0d0c.jsonl", GEMINI, lines,
+                        [min(c, len(lines)) for c in cuts])
+
+
+def test_a_gemini_message_written_again_is_read_on_unless_it_is_not_the_last(tmp_path: Path) -> None:
+    folder = tmp_path / "chats"
+    folder.mkdir()
+    path = folder / "session-2026-01-31T10-00-0f0e0d0c.jsonl"
+    meta = {"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": _ts(0), "lastUpdated": _ts(1)}
+    a1 = {"id": "a", "type": "gemini", "content": "Looking", "model": "gemini-a", "timestamp": _ts(2),
+          "tokens": {"input": 10, "output": 5}}
+    a2 = {**a1, "toolCalls": [{"id": "c1", "name": "read_file", "args": {}, "status": "success"}],
+          "tokens": {"input": 10, "output": 9}}
+    b1 = {"id": "b", "type": "user", "content": "thanks", "timestamp": _ts(3)}
+    steps = [[meta, a1], [{"$set": {"lastUpdated": _ts(4)}}, a2], [b1], [{**a2, "content": "old one again"}]]
+    lines = [orjson.dumps(r) for step in steps for r in step]
+    cuts = [2, 4, 5]
+    assert _grown_equals_whole(path, GEMINI, lines, cuts) == 1  # the last step writes `a` again after `b`
+    [whole] = GEMINI.load(str(path))
+    assert (whole.session.entry_count, whole.session.usage.output) == (4, 9)

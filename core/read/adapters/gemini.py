@@ -48,7 +48,7 @@ import orjson
 from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
-from .base import Adapter, LoadedSession, RecordParser, UsagePart, load_json_document
+from .base import Extension, LoadedSession, RecordParser, ResumingAdapter, UsagePart, load_json_document
 from .collect import count
 from .base import json_text as _dumps
 
@@ -67,7 +67,7 @@ def is_metadata(value: Any) -> bool:
 _CHATS = f"{os.sep}chats{os.sep}"
 
 
-class GeminiAdapter(Adapter):
+class GeminiAdapter(ResumingAdapter):
     name = NAME
     agent = AGENT
     suffixes = (".jsonl", ".json")
@@ -87,6 +87,15 @@ class GeminiAdapter(Adapter):
 
     def grows(self, path: str) -> bool:
         return not path.endswith(".json")  # the legacy chat is rewritten whole on every message
+
+    def extend(self, old: Session, tail: RecordParser, size: int,
+               carried: object = None) -> Extension | None:
+        """Read on (`ResumingAdapter`) unless the appended lines write again a message read
+        before other than the last one, rewind into the lines read, or hold a line of several
+        records: then read whole."""
+        if not isinstance(tail, GeminiParser) or tail.refused or tail._multi:
+            return None
+        return super().extend(old, tail, size, carried)
 
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):
@@ -204,6 +213,14 @@ class GeminiParser(RecordParser):
         self.noise: list[Locator] = []
         self.warnings: list[str] = []
         self._rewinds: list[tuple[str, int]] = []  # (message id, records fed before the rewind)
+        # reading on (`carry`, `resume`): the state taken up, the ids of the messages read before
+        # but the open one, what `finish` added up, a line of several records seen, and whether
+        # these lines change what was read before (a message of it written again, a rewind into it)
+        self._before: dict[str, Any] | None = None
+        self._prior: frozenset[str] = frozenset()
+        self._done: tuple[Any, ...] | None = None
+        self._multi = False
+        self.refused = False
 
     # -- metadata ------------------------------------------------------------------------
     def observe(self, value: Any) -> None:
@@ -253,6 +270,8 @@ class GeminiParser(RecordParser):
 
     # -- records -------------------------------------------------------------------------
     def feed(self, parsed: ParsedLine) -> list[Entry]:
+        if len(parsed.values) > 1:
+            self._multi = True
         entries = super().feed(parsed)
         if not entries:
             self.noise.append(self.locator(parsed))
@@ -272,11 +291,15 @@ class GeminiParser(RecordParser):
             target = value.get("$rewindTo")
             if isinstance(target, str):
                 self._rewinds.append((target, len(self.records)))
+                if self._before is not None and (target in self._prior or target == self._before["open"]):
+                    self.refused = True
                 continue
             mid, mtype = value.get("id"), value.get("type")
             if not isinstance(mid, str) or not isinstance(mtype, str):
                 out.append(self.unknown_entry(parsed))
                 continue
+            if mid in self._prior:
+                self.refused = True
             try:
                 entries, usage = self._message(value, mid, mtype, parsed)
             except Exception:  # noqa: BLE001 - a message of an unexpected shape must not stop a load
@@ -331,12 +354,15 @@ class GeminiParser(RecordParser):
             if rec.mid is not None:
                 first_of.setdefault(rec.mid, i)
                 last_of[rec.mid] = i
+        raw = (self.account.lines, self.account.conversation, self.account.noise, self.account.malformed)
         # An earlier version's line leaves the conversation (still shown raw, as noise).
         kept = {rec.locator for i, rec in enumerate(self.records) if rec.mid is None or last_of[rec.mid] == i}
+        moved = 0
         for loc in dict.fromkeys(rec.locator for rec in self.records if rec.locator not in kept):
             self.account.conversation -= 1
             self.account.noise += 1
             self.noise.append(loc)
+            moved += 1
         # A rewind takes its target message and everything fed after it (before the rewind).
         off: set[int] = set()
         for target, fed in self._rewinds:
@@ -344,37 +370,88 @@ class GeminiParser(RecordParser):
             if start is not None:
                 off.update(range(start, fed))
         entries = self._ordered(last_of, first_of, off)
-        usage = TokenUsage()
-        parts: list[UsagePart] = []
-        for i in last_of.values():
-            rec = self.records[i]
-            usage = usage + rec.usage
-            if rec.usage.total:
-                said = rec.entries[0] if rec.entries else None
-                parts.append((said.timestamp if said else None, said.model if said else None, rec.usage))
-        models: list[str] = []
-        for e in entries:
-            if e.model and e.model not in models:
-                models.append(e.model)
+        # What the session adds up to, from what the lines before carried (nothing, for a whole
+        # read): each message's last version at the place of its first, the open message (the
+        # last one of the lines before) perhaps written again here.
+        state = self._before or _EMPTY
+        opened = state["open"]
+        x, x_off = state["x"], state["x_off"]
+        if opened is not None and opened in last_of:
+            x = _sum_of(self.records[last_of[opened]])
+            moved += 1  # (its version read before leaves the conversation)
+        placed = [(_sum_of(self.records[last_of[rec.mid]] if rec.mid is not None else rec), i in off, rec.mid)
+                  for i, rec in enumerate(self.records)
+                  if rec.mid is None or (first_of[rec.mid] == i and rec.mid != opened)]
+        total = _plus(state["before"], (x, x_off), state["after"], *placed)
+        self._done = (placed, x, x_off, moved, last_of, raw, total)
         ident = self.identity()
         meta = self.meta or {}
         if self.meta is None:
             self.warnings.append("no Gemini CLI metadata record: session id taken from the file name")
-        stamps = [e.timestamp for e in entries if e.timestamp and e.kind is not EntryKind.UNKNOWN]
-        first = parse_timestamp(meta.get("startTime")) or (min(stamps) if stamps else None)
-        last = max((t for t in (parse_timestamp(meta.get("lastUpdated")), *stamps, first) if t), default=None)
+        first = parse_timestamp(meta.get("startTime")) or total["min"]
+        last = max((t for t in (parse_timestamp(meta.get("lastUpdated")), total["max"], first) if t), default=None)
         try:
             size = os.path.getsize(self.path)
         except OSError:
             size = 0
+        lines, _conversation, noise, malformed = (a + b for a, b in zip(state["raw"], raw))
         session = Session(
             id=ident["id"], agent=AGENT, source_format=NAME, paths=(self.path,), kind=ident["kind"],
             project=ident["project"], title=self.title(), first_timestamp=first, last_timestamp=last,
-            entry_count=sum(1 for e in entries if e.kind is not EntryKind.MALFORMED and e.on_active_branch),
-            models=tuple(models), usage=usage, parent_id=ident["parent_id"],
-            line_count=self.account.lines, malformed_count=self.account.malformed,
-            noise_count=self.account.noise, size=size)
-        return [LoadedSession(session, entries, self.noise, self.account, self.warnings, parts)]
+            entry_count=total["n"], models=tuple(total["models"]), usage=TokenUsage(*total["usage"]),
+            parent_id=ident["parent_id"], line_count=lines, malformed_count=malformed,
+            noise_count=noise + state["moved"] + moved, size=size)
+        parts: list[UsagePart] = []
+        for i in last_of.values():
+            rec = self.records[i]
+            if rec.usage.total:
+                said = rec.entries[0] if rec.entries else None
+                parts.append((said.timestamp if said else None, said.model if said else None, rec.usage))
+        return [LoadedSession(session, entries, self.noise, self.account, self.warnings, parts, carry=self.carry)]
+
+    # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) -----------------
+    CARRY_VERSION = 1
+
+    def carry(self) -> bytes | None:
+        """What the session depends on of the lines read so far, as JSON (after `finish`): the
+        metadata with its patches, the first prompt cut to what a title shows, the counts, and
+        the messages' entry counts, models, times and tokens summed around the open message (the
+        last one written: Gemini writes a message again as its tool calls arrive), kept apart,
+        with the ids of all others. None after a line of several records, or when these lines
+        could not be read on (`refused`)."""
+        if self._done is None or self._multi or self.refused:
+            return None
+        placed, x, x_off, moved, last_of, raw, total = self._done
+        state = self._before or _EMPTY
+        opened = state["open"]
+        newest = max(last_of, key=last_of.__getitem__) if last_of else opened
+        before, after = state["before"], state["after"]
+        if newest == opened:
+            after = _plus(after, *placed)
+        else:
+            k = next(n for n, p in enumerate(placed) if p[2] == newest)
+            before = _plus(before, (x, x_off), after, *placed[:k])
+            x, x_off, after = placed[k][0], placed[k][1], _plus(_NONE, *placed[k + 1:])
+        mids = [*state["mids"], *([opened] if opened is not None and opened != newest else []),
+                *(mid for mid in last_of if mid not in (newest, opened))]
+        return orjson.dumps({
+            "v": self.CARRY_VERSION, "meta": self.meta, "prompt": self.first_prompt and self.first_prompt[:400],
+            "first_ts": _iso(self.first_ts), "open": newest, "x": _sum_json(x), "x_off": x_off,
+            "before": _sum_json(before), "after": _sum_json(after), "mids": mids,
+            "moved": state["moved"] + moved, "raw": [a + b for a, b in zip(state["raw"], raw)],
+            "usage": total["usage"]})
+
+    def resume(self, blob: bytes) -> bool:
+        """Take up the state `carry` gave (False: not this version's)."""
+        state = orjson.loads(blob)
+        if not isinstance(state, dict) or state.get("v") != self.CARRY_VERSION:
+            return False
+        state.update(x=_sum_load(state["x"]), before=_sum_load(state["before"]), after=_sum_load(state["after"]))
+        self.meta, self.first_prompt = state["meta"], state["prompt"]
+        self.first_ts = _time(state["first_ts"])
+        self._prior = frozenset(state["mids"])
+        self._before = state
+        return True
 
     def _placed(self, rec: _Record, rewound: bool) -> list[Entry]:
         if not rewound:
@@ -390,6 +467,65 @@ class GeminiParser(RecordParser):
             elif first_of[rec.mid] == i:
                 out.extend(self._placed(self.records[last_of[rec.mid]], i in off))
         return out
+
+
+# -- reading on: what messages add up to ----------------------------------------------------------
+#: a message's (or several's) part of the session: its entries counted (those on the active
+#: branch), models in the order met, the first and last time of its entries, its tokens
+Sum = dict
+
+_NONE: Sum = {"n": 0, "models": [], "min": None, "max": None, "usage": [0, 0, 0, 0]}
+#: the carried state of a reading from the top (nothing read before)
+_EMPTY: dict[str, Any] = {"open": None, "x": None, "x_off": False, "before": _NONE, "after": _NONE, "mids": [],
+                          "moved": 0, "raw": [0, 0, 0, 0], "usage": [0, 0, 0, 0]}
+
+
+def _sum_of(rec: _Record) -> Sum:
+    models: list[str] = []
+    stamps = []
+    for e in rec.entries:
+        if e.model and e.model not in models:
+            models.append(e.model)
+        if e.timestamp and e.kind is not EntryKind.UNKNOWN:
+            stamps.append(e.timestamp)
+    u = rec.usage
+    return {"n": sum(1 for e in rec.entries if e.kind is not EntryKind.MALFORMED), "models": models,
+            "min": min(stamps, default=None), "max": max(stamps, default=None),
+            "usage": [u.input, u.output, u.cache_read, u.cache_creation]}
+
+
+def _plus(total: Sum, *parts: Any) -> Sum:
+    """`total` with `parts` added (a new dict): sums, or `(sum, off the active branch, ...)`
+    tuples whose entries are then not counted; a None sum adds nothing."""
+    n, models, lo, hi, usage = total["n"], list(total["models"]), total["min"], total["max"], list(total["usage"])
+    for part in parts:
+        part, off = (part[0], part[1]) if isinstance(part, tuple) else (part, False)
+        if part is None:
+            continue
+        n += 0 if off else part["n"]
+        models.extend(m for m in part["models"] if m not in models)
+        if part["min"] is not None and (lo is None or part["min"] < lo):
+            lo = part["min"]
+        if part["max"] is not None and (hi is None or part["max"] > hi):
+            hi = part["max"]
+        usage = [a + b for a, b in zip(usage, part["usage"])]
+    return {"n": n, "models": models, "min": lo, "max": hi, "usage": usage}
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return ts.isoformat() if ts is not None else None
+
+
+def _time(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _sum_json(s: Sum | None) -> Sum | None:
+    return None if s is None else {**s, "min": _iso(s["min"]), "max": _iso(s["max"])}
+
+
+def _sum_load(s: Sum | None) -> Sum | None:
+    return None if s is None else {**s, "min": _time(s["min"]), "max": _time(s["max"])}
 
 
 # -- content ---------------------------------------------------------------------------------
