@@ -10,7 +10,8 @@ Run (from the repository root):
     PYTHONDONTWRITEBYTECODE=1 .venv/bin/python bench/bench_growth.py   # without bytecode
 
 For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-shaped lines from
-`gen_corpus.py`'s writers, continued across appends) and size the bench writes one transcript in
+`gen_corpus.py`'s writers; `copilot-cli`, `pi`, `gemini-cli` (JSONL): `gen_formats.py`'s streams;
+each continued across appends, laid out where the agent keeps it) and size the bench writes one transcript in
 a temporary folder, warms a catalog and a search index for it (its own SESSIONSCOPE_CACHE_DIR),
 then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
 (a fresh process), appends 1 MB more and times the next `sessionscope search WORD --json` (the
@@ -39,7 +40,11 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 EXE = Path(sys.executable).parent / "sessionscope"
-FORMATS = ("session-logs", "claude-code", "codex")
+FORMATS = ("session-logs", "claude-code", "codex", "copilot-cli", "pi", "gemini-cli")
+#: the formats written by gen_formats.py's streams: (stream class, the file's path in the root)
+STREAMS = {"copilot-cli": ("CopilotStream", "session-state/{name}/events.jsonl"),
+           "pi": ("PiStream", "sessions/--home-bench-src-grow--/2026-01-31T10-00-00-000Z_{name}.jsonl"),
+           "gemini-cli": ("GeminiStream", "tmp/" + "ab" * 32 + "/chats/session-2026-01-31T10-00-{name}.jsonl")}
 WORD = "lorem"
 # The CLI with reading on switched off for every adapter (what every call paid before it).
 WHOLE = ("import sys; from sessionscope.core.read.adapters import default_registry as r\n"
@@ -67,8 +72,18 @@ class Writer:
 
     def __init__(self, fmt: str, name: str) -> None:
         self.fmt, self.name, self.n = fmt, name, 0
+        self.stream = None
         if fmt == "session-logs":
             self.file = None
+            return
+        if fmt in STREAMS:
+            import gen_formats
+            from datetime import datetime, timezone
+
+            cls = getattr(gen_formats, STREAMS[fmt][0])
+            start = datetime(2026, 1, 31, 10, tzinfo=timezone.utc)
+            third = "/home/bench/src/grow" if fmt != "gemini-cli" else "ab" * 32
+            self.file, self.stream = None, cls(random.Random(7), name, start, third)
             return
         from gen_corpus import _ClaudeFile, _CodexFile, _Text
 
@@ -81,9 +96,13 @@ class Writer:
             self.file = _CodexFile(rng, text, cwd="/home/bench/src/grow", thread_id=name, start_ms=start)
 
     def file_name(self) -> str:
+        if self.fmt in STREAMS:
+            return STREAMS[self.fmt][1].format(name=self.name)
         return f"{self.name}.jsonl" if self.fmt != "codex" else f"rollout-2026-01-31T10-00-00-{self.name}.jsonl"
 
     def start(self) -> bytes:
+        if self.stream is not None:
+            return b"".join(orjson.dumps(x) + b"\n" for x in self.stream.start())
         if self.file is None:
             return orjson.dumps({"session_id": self.name, "agent_id": "bench", "project": "/p",
                                  "started_at": "2026-01-31T00:00:00Z"}) + b"\n"
@@ -91,6 +110,8 @@ class Writer:
 
     def more(self, mb: float) -> bytes:
         """About `mb` MB of whole turns."""
+        if self.stream is not None:
+            return b"".join(orjson.dumps(x) + b"\n" for x in self.stream.more(int(mb * (1 << 20))))
         if self.file is None:
             self.n += 1
             return entries(1_000_000 * self.n, mb)
@@ -128,6 +149,7 @@ def measure(base: Path, fmt: str, mb: float, appends: int, log: Callable[[str], 
         root.mkdir()
         writer = Writer(fmt, f"0f0e0d0c-0000-4000-8000-{abs(hash(tag)) % 10**12:012d}")
         path = root / writer.file_name()
+        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
             fh.write(writer.start())
             for _ in range(int(mb)):

@@ -52,37 +52,56 @@ def _session_turns(rng: random.Random, size: int):
         total += len(text) + 120
 
 
+class CopilotStream:
+    """One Copilot CLI session's events, made a part at a time (a generator writes them at once,
+    the growth bench appends them): session.start, user/assistant messages, each tool call as a
+    request, an execution_start and an execution_complete, turn markers; the shutdown metrics."""
+
+    def __init__(self, rng: random.Random, sid: str, t: datetime, cwd: str) -> None:
+        self.rng, self.sid, self.t, self.cwd = rng, sid, t, cwd
+        self.last: str | None = None
+
+    def _event(self, etype: str, data: dict) -> dict:
+        self.t += timedelta(seconds=self.rng.randint(1, 20))
+        ident = str(uuid.UUID(int=self.rng.getrandbits(128)))
+        event = {"type": etype, "data": data, "id": ident, "timestamp": _iso(self.t), "parentId": self.last}
+        self.last = ident
+        return event
+
+    def start(self) -> list[dict]:
+        return [self._event("session.start", {
+            "sessionId": self.sid, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.34",
+            "startTime": _iso(self.t), "context": {"cwd": self.cwd, "branch": "main"}})]
+
+    def more(self, size: int) -> list[dict]:
+        ev, add, sid = [], self._event, self.sid
+        for kind, text, call in _session_turns(self.rng, size):
+            if kind == "user":
+                ev += [add("user.message", {"content": text, "transformedContent": text, "attachments": []}),
+                       add("assistant.turn_start", {"turnId": "0"})]
+            elif kind == "assistant":
+                ev.append(add("assistant.message", {"messageId": sid[:8], "content": text, "toolRequests": [],
+                                                    "outputTokens": 90}))
+            else:
+                cid, tool, args = call
+                ev += [add("assistant.message", {"messageId": sid[:8], "content": "", "outputTokens": 40,
+                                                 "toolRequests": [{"toolCallId": cid, "name": tool, "arguments": args}]}),
+                       add("tool.execution_start", {"toolCallId": cid, "toolName": tool, "arguments": args}),
+                       add("tool.execution_complete", {"toolCallId": cid, "success": True, "result": {"content": text}})]
+        return ev
+
+    def end(self) -> list[dict]:
+        return [self._event("session.shutdown", {"modelMetrics": {"gpt-5": {"usage": {
+            "inputTokens": 90000, "outputTokens": 3000, "cacheReadTokens": 60000}}}})]
+
+
 def gen_copilot(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
-    """`session-state/<id>/events.jsonl`: session.start, user/assistant messages, each tool call as
-    a request, an execution_start and an execution_complete, turn markers, the shutdown metrics."""
+    """`session-state/<id>/events.jsonl` (`CopilotStream`)."""
     paths = []
     for i in range(files):
         sid = str(uuid.UUID(int=rng.getrandbits(128)))
-        t = _T0 + timedelta(hours=i)
-        ev = []
-
-        def add(etype: str, data: dict) -> None:
-            nonlocal t
-            t += timedelta(seconds=rng.randint(1, 20))
-            ev.append({"type": etype, "data": data, "id": str(uuid.UUID(int=rng.getrandbits(128))),
-                       "timestamp": _iso(t), "parentId": ev[-1]["id"] if ev else None})
-
-        add("session.start", {"sessionId": sid, "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.34",
-                              "startTime": _iso(t), "context": {"cwd": f"/home/dev/p{i % 7}", "branch": "main"}})
-        for kind, text, call in _session_turns(rng, file_kb * 1024):
-            if kind == "user":
-                add("user.message", {"content": text, "transformedContent": text, "attachments": []})
-                add("assistant.turn_start", {"turnId": "0"})
-            elif kind == "assistant":
-                add("assistant.message", {"messageId": sid[:8], "content": text, "toolRequests": [], "outputTokens": 90})
-            else:
-                cid, tool, args = call
-                add("assistant.message", {"messageId": sid[:8], "content": "", "outputTokens": 40,
-                                          "toolRequests": [{"toolCallId": cid, "name": tool, "arguments": args}]})
-                add("tool.execution_start", {"toolCallId": cid, "toolName": tool, "arguments": args})
-                add("tool.execution_complete", {"toolCallId": cid, "success": True, "result": {"content": text}})
-        add("session.shutdown", {"modelMetrics": {"gpt-5": {"usage": {"inputTokens": 90000, "outputTokens": 3000,
-                                                                      "cacheReadTokens": 60000}}}})
+        stream = CopilotStream(rng, sid, _T0 + timedelta(hours=i), f"/home/dev/p{i % 7}")
+        ev = stream.start() + stream.more(file_kb * 1024) + stream.end()
         p = out / "copilot" / "session-state" / sid / "events.jsonl"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("".join(json.dumps(e) + "\n" for e in ev))
@@ -90,42 +109,55 @@ def gen_copilot(out: Path, rng: random.Random, files: int, file_kb: int) -> list
     return paths
 
 
+class PiStream:
+    """One pi session's records (v3), made a part at a time: the header and a model change, then
+    tree-linked messages with thinking/text/toolCall parts and toolResult messages."""
+
+    def __init__(self, rng: random.Random, sid: str, t: datetime, cwd: str) -> None:
+        self.rng, self.sid, self.t, self.cwd = rng, sid, t, cwd
+        self.parent: str | None = None
+
+    def _record(self, rec: dict) -> dict:
+        self.t += timedelta(seconds=self.rng.randint(1, 20))
+        rid = f"{self.rng.getrandbits(32):08x}"
+        out = {**rec, "id": rid, "parentId": self.parent, "timestamp": _iso(self.t)}
+        self.parent = rid
+        return out
+
+    def start(self) -> list[dict]:
+        return [{"type": "session", "version": 3, "id": self.sid, "timestamp": _iso(self.t), "cwd": self.cwd},
+                self._record({"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"})]
+
+    def more(self, size: int) -> list[dict]:
+        lines, add, rng = [], self._record, self.rng
+        for kind, text, call in _session_turns(rng, size):
+            ms = int(self.t.timestamp() * 1000)
+            if kind == "user":
+                lines.append(add({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": text}],
+                                                                 "timestamp": ms}}))
+            elif kind == "assistant":
+                lines.append(add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
+                                  "content": [{"type": "thinking", "thinking": words(rng, 20)}, {"type": "text", "text": text}],
+                                  "usage": {"input": 900, "output": 80, "cacheRead": 4000, "cacheWrite": 0},
+                                  "stopReason": "stop", "timestamp": ms}}))
+            else:
+                cid, tool, args = call
+                lines.append(add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
+                                  "content": [{"type": "toolCall", "id": cid, "name": tool, "arguments": args}],
+                                  "usage": {"input": 900, "output": 30}, "stopReason": "toolUse", "timestamp": ms}}))
+                lines.append(add({"type": "message", "message": {"role": "toolResult", "toolCallId": cid, "toolName": tool,
+                                  "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ms}}))
+        return lines
+
+
 def gen_pi(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
-    """`sessions/--<cwd>--/<time>_<id>.jsonl` (v3): header, model change, tree-linked messages with
-    thinking/text/toolCall parts and toolResult messages."""
+    """`sessions/--<cwd>--/<time>_<id>.jsonl` (`PiStream`)."""
     paths = []
     for i in range(files):
         sid = str(uuid.UUID(int=rng.getrandbits(128)))
-        t = _T0 + timedelta(hours=i)
         cwd = f"/home/dev/p{i % 7}"
-        lines = [{"type": "session", "version": 3, "id": sid, "timestamp": _iso(t), "cwd": cwd}]
-        parent = None
-
-        def add(rec: dict) -> None:
-            nonlocal parent, t
-            t += timedelta(seconds=rng.randint(1, 20))
-            rid = f"{rng.getrandbits(32):08x}"
-            lines.append({**rec, "id": rid, "parentId": parent, "timestamp": _iso(t)})
-            parent = rid
-
-        add({"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"})
-        for kind, text, call in _session_turns(rng, file_kb * 1024):
-            ms = int(t.timestamp() * 1000)
-            if kind == "user":
-                add({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": text}],
-                                                    "timestamp": ms}})
-            elif kind == "assistant":
-                add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
-                     "content": [{"type": "thinking", "thinking": words(rng, 20)}, {"type": "text", "text": text}],
-                     "usage": {"input": 900, "output": 80, "cacheRead": 4000, "cacheWrite": 0}, "stopReason": "stop",
-                     "timestamp": ms}})
-            else:
-                cid, tool, args = call
-                add({"type": "message", "message": {"role": "assistant", "model": "claude-sonnet-4-5",
-                     "content": [{"type": "toolCall", "id": cid, "name": tool, "arguments": args}],
-                     "usage": {"input": 900, "output": 30}, "stopReason": "toolUse", "timestamp": ms}})
-                add({"type": "message", "message": {"role": "toolResult", "toolCallId": cid, "toolName": tool,
-                     "content": [{"type": "text", "text": text}], "isError": False, "timestamp": ms}})
+        stream = PiStream(rng, sid, _T0 + timedelta(hours=i), cwd)
+        lines = stream.start() + stream.more(file_kb * 1024)
         folder = "--" + cwd.lstrip("/").replace("/", "-") + "--"
         p = out / "pi" / "sessions" / folder / f"{_iso(_T0 + timedelta(hours=i)).replace(':', '-')}_{sid}.jsonl"
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -246,6 +278,29 @@ def _gemini_messages(rng: random.Random, size: int, start: datetime) -> list[dic
     return out
 
 
+class GeminiStream:
+    """One Gemini CLI JSONL chat, made a part at a time: the metadata, then messages, a gemini
+    one re-appended with the same id (one in three: updated as its tool calls arrive), each
+    followed by a `$set` patch of the last update time."""
+
+    def __init__(self, rng: random.Random, sid: str, t: datetime, project_hash: str) -> None:
+        self.rng, self.sid, self.t, self.hash = rng, sid, t, project_hash
+
+    def start(self) -> list[dict]:
+        return [{"sessionId": self.sid, "projectHash": self.hash, "startTime": _iso(self.t),
+                 "lastUpdated": _iso(self.t), "kind": "main"}]
+
+    def more(self, size: int) -> list[dict]:
+        lines: list[dict] = []
+        for m in _gemini_messages(self.rng, size, self.t):
+            lines.append(m)
+            if m["type"] == "gemini" and self.rng.random() < 0.33:
+                lines.append(m)  # re-appended with the same id
+            lines.append({"$set": {"lastUpdated": m["timestamp"]}})
+            self.t = datetime.fromisoformat(m["timestamp"].replace("Z", "+00:00"))
+        return lines
+
+
 def gen_gemini_jsonl(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
     """~/.gemini/tmp/<hash>/chats/session-*.jsonl: metadata, messages re-appended when updated
     (one in three), `$set` patches."""
@@ -255,12 +310,8 @@ def gen_gemini_jsonl(out: Path, rng: random.Random, files: int, file_kb: int) ->
         h = hashlib.sha256(project.encode()).hexdigest()
         sid = str(uuid.UUID(int=rng.getrandbits(128)))
         start = _T0 + timedelta(hours=i)
-        lines = [{"sessionId": sid, "projectHash": h, "startTime": _iso(start), "lastUpdated": _iso(start), "kind": "main"}]
-        for m in _gemini_messages(rng, file_kb * 1024, start):
-            lines.append(m)
-            if m["type"] == "gemini" and rng.random() < 0.33:
-                lines.append(m)  # re-appended with the same id
-            lines.append({"$set": {"lastUpdated": m["timestamp"]}})
+        stream = GeminiStream(rng, sid, start, h)
+        lines = stream.start() + stream.more(file_kb * 1024)
         p = out / "gemini" / "tmp" / h / "chats" / f"session-{i:05d}-{sid[:8]}.jsonl"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
