@@ -490,9 +490,16 @@ class Registry:
         """The adapter that reads `path`, None when no adapter recognises it; an `Unreadable`
         stand-in when its name is one an adapter reads but its content cannot be read to tell
         (a `.zst` without zstandard, or not decompressible): loading that raises why."""
-        candidates = [a for a in self.adapters if a.accepts_name(path)]
-        if not candidates:
-            return None
+        # The format its path names first (a Claude Code projects folder, a Codex rollout name):
+        # most files are then sniffed once, not by every sniffer ordered before theirs.
+        # Sniffing in order stays the fallback.
+        hinted = next((a for a in self._hinting if a.likely(path)), None)
+        if hinted is not None and not hinted.accepts_name(path):
+            hinted = None
+        if hinted is None:
+            candidates = [a for a in self.adapters if a.accepts_name(path)]
+            if not candidates:
+                return None
         if head is None:
             if path.endswith(".zst"):
                 try:
@@ -501,14 +508,10 @@ class Registry:
                     return Unreadable(str(exc))
             else:
                 head = read_head(path)
-        # The format its path names first (a Claude Code projects folder, a Codex rollout name):
-        # most files are then sniffed once, not by every sniffer ordered before theirs.
-        # Sniffing in order stays the fallback.
-        hinted = next((a for a in self._hinting if a.likely(path)), None)
-        if hinted is not None and hinted in candidates:
+        if hinted is not None:
             if hinted.sniff(path, head):
                 return hinted
-            candidates.remove(hinted)
+            candidates = [a for a in self.adapters if a is not hinted and a.accepts_name(path)]
         for adapter in candidates:
             if adapter.sniff(path, head):
                 return adapter
