@@ -7,7 +7,8 @@ Run (from the repository root):
 
     .venv/bin/python bench/bench_growth.py                          # 1 MB and 100 MB, every format
     .venv/bin/python bench/bench_growth.py --big-mb 20 --formats claude-code
-    PYTHONDONTWRITEBYTECODE=1 .venv/bin/python bench/bench_growth.py   # without bytecode
+    PYTHONDONTWRITEBYTECODE=1 .venv/bin/python bench/bench_growth.py   # without bytecode (each child
+                                                                        # also gets an empty pycache prefix)
 
 For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-shaped lines from
 `gen_corpus.py`'s writers; `copilot-cli`, `pi`, `gemini-cli` (JSONL): `gen_formats.py`'s streams;
@@ -130,6 +131,8 @@ class Writer:
 def cli(root: Path, cache: Path, args: list[str], whole: bool) -> tuple[float, float]:
     """(wall ms, child CPU ms) of one whole command in a fresh process."""
     env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(cache), "SESSIONSCOPE_CONFIG": "/nonexistent.toml"}
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):  # no bytecode: none written, none found either
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(dir=cache.parent, prefix="pycache-")
     cmd = [sys.executable, "-c", WHOLE, *args] if whole else [str(EXE), *args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
