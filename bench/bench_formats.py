@@ -37,9 +37,12 @@ from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
 def two_end_read(path: str) -> int:
     """The bytes a quick listing of `path` must touch, read and nothing else done with them: the
     first and last 64 KB of a file (a file of at most 128 KB whole: a JSON document or Aider's
-    Markdown is then read whole), as `quick_meta` reads them; for an OpenCode database (one file
-    holding every session, listed by its most recently updated one), opening it as the adapter
-    does and fetching that session's row and the raw `data` of its message and part rows."""
+    Markdown is then read whole), as `quick_meta` reads them; for Aider's history read whole, its
+    sibling input history too (the times of the newest session's messages are matched in it, in
+    order from the top); for an OpenCode database (one file holding every session, listed by its
+    most recently updated one), opening it as the adapter does and fetching that session's row and
+    the raw `data` of its message and part rows; for an OpenCode JSON tree, the session's own JSON
+    file (its messages and parts are not read by the listing)."""
     if path.endswith(".db"):
         from sessionscope.core.read.adapters.opencode import connect
 
@@ -54,7 +57,18 @@ def two_end_read(path: str) -> int:
         finally:
             con.close()
     ht = read_head_tail(path, HEAD_TAIL)
-    return len(ht.head) + (0 if ht.whole else len(ht.tail))
+    n = len(ht.head) + (0 if ht.whole else len(ht.tail))
+    if ht.whole and path.endswith(".chat.history.md"):
+        # Aider's newest session is known only from the whole history (its id counts the same
+        # headers before it, its times match the input history from the top): that file too.
+        from sessionscope.core.read.adapters.aider import input_history_path
+
+        try:
+            with open(input_history_path(path), "rb") as fh:
+                n += len(fh.read())
+        except OSError:
+            pass
+    return n
 
 
 def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Path]]:
