@@ -101,7 +101,7 @@ class CollectingParser(KeepingParser):
             "v": self.CARRY_VERSION, "format": self.source_format, "own": own,
             "session_id": self.session_id, "project": self.project, "git_branch": self.git_branch,
             "kind": self.kind.value, "parent_id": self.parent_id,
-            "named_title": _cut(self.named_title), "prompt_title": _cut(self.prompt_title),
+            "named_title": carried_title(self.named_title), "prompt_title": carried_title(self.prompt_title),
             "models": self.models, "usage": [self.usage.input, self.usage.output, self.usage.cache_read,
                                              self.usage.cache_creation],
             "first": self.first_ts.isoformat() if self.first_ts else None,
@@ -257,7 +257,8 @@ class CollectingAdapter(ResumingAdapter):
 _TITLE_KEEP = 400
 
 
-def _cut(text: str | None) -> str | None:
+def carried_title(text: str | None) -> str | None:
+    """A title candidate as a reading on carries it (cut to `_TITLE_KEEP` characters)."""
     return text[:_TITLE_KEEP] if text is not None else None
 
 
@@ -284,4 +285,4 @@ def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str |
     return out
 
 
-__all__ = ["CollectingAdapter", "CollectingParser", "count", "off_branch", "s", "stem", "text_of"]
+__all__ = ["CollectingAdapter", "CollectingParser", "carried_title", "count", "off_branch", "s", "stem", "text_of"]

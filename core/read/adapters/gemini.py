@@ -14,6 +14,8 @@ Formats read (content-sniffed, see FORMATS.md §3):
     last version wins, at the place of the first; the lines of earlier versions become noise.
     `{"$set": {...}}` patches the metadata (noise), `{"$rewindTo": "<id>"}` rewinds: that
     message and everything after it are kept, marked off the active branch (`b` shows them).
+    A grown chat is read on from its last line (`GeminiParser.carry`), unless the new lines
+    write again a message other than the last one or rewind into the lines read before.
 
 Messages: `type` user (`content` a string or a list of parts; `displayContent`, what the user
 typed, is shown when it has text), gemini (`thoughts` -> one THINKING entry, `content` -> TEXT,
@@ -49,7 +51,7 @@ from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Extension, LoadedSession, RecordParser, ResumingAdapter, UsagePart, load_json_document
-from .collect import count
+from .collect import carried_title, count
 from .base import json_text as _dumps
 
 NAME = "gemini-cli"
@@ -435,7 +437,7 @@ class GeminiParser(RecordParser):
         mids = [*state["mids"], *([opened] if opened is not None and opened != newest else []),
                 *(mid for mid in last_of if mid not in (newest, opened))]
         return orjson.dumps({
-            "v": self.CARRY_VERSION, "meta": self.meta, "prompt": self.first_prompt and self.first_prompt[:400],
+            "v": self.CARRY_VERSION, "meta": self.meta, "prompt": carried_title(self.first_prompt),
             "first_ts": _iso(self.first_ts), "open": newest, "x": _sum_json(x), "x_off": x_off,
             "before": _sum_json(before), "after": _sum_json(after), "mids": mids,
             "moved": state["moved"] + moved, "raw": [a + b for a, b in zip(state["raw"], raw)],
