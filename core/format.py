@@ -78,15 +78,24 @@ def short_ids(ids: Iterable[str], floor: int = 8) -> dict[str, str]:
     digits once a minute) or by hand (`aaaaaaaa-...`) share them; 8 would then be ambiguous."""
     ids = list(ids)
     heads = sorted({i.partition("/")[0] for i in ids})
-    short: dict[str, str] = {}
-    for n, head in enumerate(heads):
-        shared = max(len(os.path.commonprefix([head, other]))
-                     for other in heads[max(0, n - 1): n + 2] if other != head) if len(heads) > 1 else 0
-        short[head] = head[: max(floor, shared + 1)]
+    # What each head shares with its neighbour in sorted order (the most it shares with any
+    # other), measured only when their first `floor` characters are the same: otherwise `floor`
+    # characters tell it apart whatever the rest (20,000 ids: a listing's table paid ~0.2 s).
+    shared = [0] * len(heads)
+    for n in range(1, len(heads)):
+        a, b = heads[n - 1], heads[n]
+        if a[:floor] == b[:floor]:
+            common = len(os.path.commonprefix([a, b]))
+            shared[n - 1] = max(shared[n - 1], common)
+            shared[n] = common
+    short = {head: head[: max(floor, s + 1)] for head, s in zip(heads, shared)}
     out = {}
     for i in ids:
-        head, sep, tail = i.partition("/")
-        out[i] = short[head] + sep + tail
+        if "/" in i:
+            head, sep, tail = i.partition("/")
+            out[i] = short[head] + sep + tail
+        else:
+            out[i] = short[i]
     return out
 
 

@@ -90,3 +90,24 @@ def test_a_printed_id_excludes_exactly_its_session(capsys: pytest.CaptureFixture
     data = json.loads(run(capsys, "context", "needle plan", "--project", str(root.parent / "proj"),
                           "--exclude-session", printed, "--root", str(root), "--json"))
     assert [x["session_id"] for x in data["scope"]["excluded_sessions"]] == [SAME8[2]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_short_ids_match_the_shortest_prefix_over_every_pair(seed: int) -> None:
+    # (the neighbours in sorted order stand for every other id; the first 8 characters alone are
+    # compared where they differ: the rule holds whatever the ids)
+    import os
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(400):
+        alpha = rng.choice(["ab", "abc", "0123456789abcdef"])
+        ids = ["".join(rng.choice(alpha) for _ in range(rng.randint(0, 14)))
+               + (f"/agent-{rng.randint(0, 3)}" if rng.random() < 0.2 else "") for _ in range(rng.randint(0, 25))]
+        heads = {i.partition("/")[0] for i in ids}
+        for floor in (0, 3, 8):
+            got = short_ids(ids, floor)
+            for i in ids:
+                head, sep, tail = i.partition("/")
+                shared = max((len(os.path.commonprefix([head, o])) for o in heads if o != head), default=0)
+                assert got[i] == head[: max(floor, shared + 1)] + sep + tail, (ids, floor, i)
