@@ -472,6 +472,15 @@ class Library:
         """A lazy scan's outcome when the last scan of these roots left a snapshot and every
         folder and file it saw has the same stat now (core/catalog/warm.py): its rows and keys,
         no folder walked, no row read one by one. None: the scan must walk."""
+        gc_was = gc.isenabled()
+        gc.disable()  # (the stats' numbers and 20,000 keys, all kept: GC passes would only traverse them)
+        try:
+            return self._warm_report(progress)
+        finally:
+            if gc_was:
+                gc.enable()
+
+    def _warm_report(self, progress: ProgressFn | None) -> ScanReport | None:
         from . import warm
 
         cat = self.catalog
@@ -505,17 +514,10 @@ class Library:
                 (report.errors if root.explicit else report.notes).append(err)
         stats = warm.unpack_stats(stats_blob)
         keys, file_errors = data["keys"], data["errors"]
-        gc_was = gc.isenabled()
-        gc.disable()  # (20,000 keys, all long-lived)
-        try:
-            rows = warm.WarmRows(paths, stats, dict(file_errors), keys)
-            self._lazy, self._decoded = rows, {}
-            state = data.get("linked")
-            self._keys = (Keys(zip(paths, keys), self.archived) if state is None
-                          else Keys.restore(paths, keys, state))
-        finally:
-            if gc_was:
-                gc.enable()
+        self._lazy, self._decoded = warm.WarmRows(paths, stats, dict(file_errors), keys), {}
+        state = data.get("linked")
+        self._keys = (Keys(zip(paths, keys), self.archived) if state is None
+                      else Keys.restore(paths, keys, state))
         self._rows, self._map = {}, {}
         self._file_errors = {paths[i]: e for i, e in file_errors}
         report.files = len(paths)
