@@ -226,3 +226,15 @@ def whole_scan(root: Path):  # noqa: ANN201
     from sessionscope.core.catalog.store import Catalog
 
     return scan_root(root, Catalog(None)).all_sessions()
+
+
+def v6(path: Path) -> None:
+    """Make a catalog of this schema look like one of schema 6 (no keys, no folders)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE files DROP COLUMN keys")
+    db.execute("DROP TABLE folders")
+    db.execute("UPDATE meta SET value='6' WHERE key='schema_version'")
+    db.commit()
+    db.close()

@@ -328,6 +328,8 @@ class Library:
                 return warm
         started_ns, given = time.time_ns(), list(self.roots)
         self.warm_token = None
+        if not lazy and not self.catalog.complete_keys():
+            self.catalog.light()  # (a migrated catalog: every row's keys made, once; the next scan is warm)
         known: dict[str, FileRow | LightRow] = (
             dict(self.catalog.light()) if lazy else {row.path: row for row in self.catalog.all()})
         self._add_project_roots(k[PROJECT] for _, keys in keys_of(known.values()) for k in keys)

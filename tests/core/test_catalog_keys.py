@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import DATA, assert_same, both, claude_record as claude, roots_of, write_records as write
+from helpers import DATA, assert_same, both, claude_record as claude, roots_of, v6, write_records as write
 from sessionscope.core.catalog import store
 from sessionscope.core.catalog.library import Library, LookupFailed
 from sessionscope.core.catalog.store import Catalog
@@ -75,16 +75,6 @@ def test_a_lazy_scan_reads_a_changed_file_again(tmp_path: Path) -> None:
     report = lib.scan(lazy=True)
     assert report.reread == 2
     assert lib.get(A).entry_count == 2 and lib.top_level()[0][0].id == B
-
-
-def v6(path: Path) -> None:
-    """Make a catalog of this schema look like one of schema 6 (no keys, no folders)."""
-    db = sqlite3.connect(path)
-    db.execute("ALTER TABLE files DROP COLUMN keys")
-    db.execute("DROP TABLE folders")
-    db.execute("UPDATE meta SET value='6' WHERE key='schema_version'")
-    db.commit()
-    db.close()
 
 
 def test_a_schema_6_catalog_is_migrated_in_place_not_rebuilt(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from helpers import DATA, assert_same, both, claude_record as claude, roots_of, write_records as write
+from helpers import DATA, assert_same, both, claude_record as claude, roots_of, v6, write_records as write
 from sessionscope.core.catalog import store
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.catalog.store import Catalog
@@ -308,3 +308,17 @@ def test_with_the_default_roots_the_projects_folders_are_looked_in_when_warm(
     want = whole(list(roots), tmp_path)
     assert sorted(lazy.session_ids()) == sorted(want.session_ids())
     assert any(s.agent == "aider" and s.path.startswith(str(other)) for s in want.all_sessions())
+
+
+def test_a_migrated_catalog_scanned_whole_gets_its_keys_and_is_warm_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (a schema-6 catalog read only by `search`, whose scan decodes every row: its keys made once)
+    root = tree(tmp_path)
+    roots = roots_of(root)
+    whole(roots, tmp_path)
+    v6(tmp_path / "c.sqlite")
+    whole(roots, tmp_path)
+    assert Catalog(tmp_path / "c.sqlite").complete_keys()
+    spy = Spy(monkeypatch)
+    lazy = scan(roots, tmp_path)
+    assert spy.warm() and sorted(lazy.session_ids()) == sorted([A, B, f"{B}/agent-x1"])
