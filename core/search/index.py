@@ -449,6 +449,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         share = max(searcher.doc_freq("text", n) for n in needles) / total if total else 0.0
         if share < COMMON_SHARE:
             return None
+        checks = [alternative_check(t) for t in q.must[0]]  # (as `_confirmed` checks a candidate)
         addrs = newest[1]
         budget = min(len(addrs), int(4 * limit / share) + 1)
         out: list[tuple[Any, None]] = []
@@ -456,7 +457,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             doc = searcher.doc(addr)
             texts = doc["text"]
             low = texts[0].lower() if texts else ""
-            if any(n in low for n in needles):
+            if any(check(low) for check in checks):
                 out.append((doc, None))
                 if len(out) >= limit:
                     return out
