@@ -184,9 +184,10 @@ class Backend:
 
     @property
     def live(self) -> bool:
-        """Whether the watcher keeps the library and index current (a call then needs no stat pass)."""
+        """Whether the watcher keeps the library and index current (a call then needs no stat pass):
+        armed, and what changed before it was armed applied (`caught_up`)."""
         w = self.watcher
-        return w is not None and w.armed.is_set() and not w.stop.is_set()
+        return w is not None and w.caught_up.is_set() and not w.stop.is_set()
 
     def quick(self, name: str, arguments: Any) -> bool:
         """Whether a call may be answered on the server's event loop itself rather than in a

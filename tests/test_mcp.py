@@ -360,7 +360,7 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
     backend = mcp.Backend(args)
     backend.start()
     assert backend.ready.wait(60) and backend.error is None
-    assert backend.watcher is not None and backend.watcher.armed.wait(60)
+    assert backend.watcher is not None and backend.watcher.caught_up.wait(60)
     assert backend.live
     kept = backend.index._newest  # the newest documents in order, for common substrings
     assert kept is not None and len(kept[1]) == backend.index._searcher()[1].num_docs
@@ -395,7 +395,7 @@ def test_a_warm_search_is_answered_on_the_event_loop_and_the_rest_in_a_thread(
     args = build_parser("mcp").parse_args(["mcp", "--root", str(home["root"])])
     backend = mcp.Backend(args)
     backend.start()
-    assert backend.ready.wait(60) and backend.error is None and backend.watcher.armed.wait(60)
+    assert backend.ready.wait(60) and backend.error is None and backend.watcher.caught_up.wait(60)
     server = mcp.build_server(args, backend)
     handler = server.request_handlers[types.CallToolRequest]
     threads: list[str] = []

@@ -67,7 +67,8 @@ class Watcher:
 
     `lock`, when given, is held while a batch is applied to the library (and so to its catalog):
     an app that also reads or indexes the library in other threads shares it. `armed` is set once
-    changes are being seen (what is written before that may be missed)."""
+    changes are being seen (what is written before that may be missed); `caught_up` once the
+    changes made before that (since the library's last scan) are applied too."""
 
     def __init__(self, library: Library, *, poll: bool = False, extra: Iterable[str] = (),
                  debounce_ms: int = DEBOUNCE_MS, lock: AbstractContextManager[Any] | None = None) -> None:
@@ -82,6 +83,7 @@ class Watcher:
                       + [p for p in extra if os.path.isdir(p)])
         self.stop = WakingEvent()
         self.armed = threading.Event()
+        self.caught_up = threading.Event()
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
 
     def batches(self) -> Iterator[list[SessionEvent]]:
@@ -101,15 +103,18 @@ class Watcher:
             inotify = Inotify.open()
             source = self._inotified(inotify, probe) if inotify is not None else self._notified(probe)
         for paths in source:
-            if not caught_up:
+            first = not caught_up
+            if first:
                 caught_up = True
                 paths |= self._known_and_present()
-            if not paths:
-                continue
-            with self.lock:
-                events = self.tracker.apply(paths)
-            if events or self.tracker.failures:  # (failures: the caller says so, even with no event)
+            events: list[SessionEvent] = []
+            if paths:
+                with self.lock:
+                    events = self.tracker.apply(paths)
+            if paths and (events or self.tracker.failures):  # (failures: said even with no event)
                 yield events
+            if first:  # (after the caller handled that batch: it asks for the next one)
+                self.caught_up.set()
 
     def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change

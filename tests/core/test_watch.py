@@ -239,9 +239,11 @@ def test_changes_before_arming_and_within_a_polled_second_are_seen(setup, source
     (root / "new.jsonl").write_bytes(head("s2"))
     watcher = Watcher(lib, poll=poll)
     got: queue.Queue = queue.Queue()
+    caught_up_when_handed: list[bool] = []
 
     def run() -> None:
         for batch in watcher.batches():
+            caught_up_when_handed.append(watcher.caught_up.is_set())
             got.put(batch)
 
     thread = threading.Thread(target=run, daemon=True)
@@ -253,6 +255,8 @@ def test_changes_before_arming_and_within_a_polled_second_are_seen(setup, source
                 seen.update({s.id: ev for s in ev.sessions})
         assert seen["s1"].kind is Change.GREW and [e.text for e in seen["s1"].entries] == ["before arming"]
         assert seen["s2"].kind is Change.CREATED
+        # caught up once the batch of what came before arming was handled by its caller, not before
+        assert watcher.caught_up.wait(10) and caught_up_when_handed[0] is False
         # Two appends within moments: a poller comparing mtimes to the second may report one.
         with open(p, "ab") as fh:
             fh.write(line("first", 1))
