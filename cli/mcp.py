@@ -217,7 +217,8 @@ class Backend:
                 self.index, _ = open_index(self.args, lib, scan=True)
                 self.lib = lib
                 self.refreshed = time.monotonic()
-                self.index.keep_newest()
+                self.index.keep_warm()
+            settle_garbage()
             self._start_watching()
         except (CliError, CacheError, OSError) as exc:
             self.error = no_history(str(exc))
@@ -252,7 +253,7 @@ class Backend:
                 with self.lock:
                     self.index.update(self.lib, paths=watcher.take_changed())
                     self.refreshed = time.monotonic()
-                    self.index.keep_newest()  # (here, not in the next call)
+                    self.index.keep_warm()  # (here, not in the next call)
                 self.applied.set()
         except Exception as exc:  # noqa: BLE001 - calls refresh themselves instead
             self._not_watching(exc)
@@ -271,7 +272,7 @@ class Backend:
 
             try:
                 self.index.update(self.lib, scan=True)
-                self.index.keep_newest()
+                self.index.keep_warm()
             except CacheError as exc:  # (an index that cannot be written: answered as it is)
                 print(f"sessionscope: warning: {exc}", file=sys.stderr)
             self.refreshed = time.monotonic()
@@ -758,6 +759,29 @@ class PipeWriter:
 
     async def flush(self) -> None:
         await self.writer.drain()
+        collect_young()  # (the answer is on its way: the client reads it meanwhile)
+
+
+def settle_garbage() -> None:
+    """Once the library and index are open: collect, then freeze what is left (modules, the
+    catalog, the vocabulary: all kept as long as the server runs), so later collections pass over
+    it rather than through it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+def collect_young() -> None:
+    """Collect the young generations now, after an answer was written, when they are half way to
+    their threshold, rather than in the middle of the next call: a collection is 0.5-9 ms, and
+    one came every ~17 warm searches (6% of calls: the p95). The client reads the answer on
+    another core meanwhile. Only what a collection would soon do anyway, a little early."""
+    import gc
+
+    (young, middle, _), (limit, middle_limit, _) = gc.get_count(), gc.get_threshold()
+    if limit and young >= limit // 2:
+        gc.collect(1 if middle + 1 >= middle_limit else 0)
 
 
 async def pipe_files() -> tuple[Any, Any]:

@@ -8,6 +8,7 @@ within what its limit and max_chars promise.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -364,6 +365,9 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
     assert backend.live
     kept = backend.index._newest  # the newest documents in order, for common substrings
     assert kept is not None and len(kept[1]) == backend.index._searcher()[1].num_docs
+    assert backend.index._vocab is not None and backend.index._vocab[0] == kept[0]  # (read already)
+    assert gc.get_freeze_count() > 0  # what the open made: frozen, collections pass over it
+    gc.unfreeze()
     backend.applied.clear()
     write_session(home["root"] / "later.jsonl", "later-4", ["a zanzibar migration plan"], project="/p", day=4)
     assert backend.applied.wait(60)
@@ -373,8 +377,48 @@ def test_a_warm_server_is_kept_current_by_the_watcher(home: dict[str, Path], mon
         assert backend.refreshed == refreshed  # answered from memory: no refresh at call time
         # ...kept again for the batch's commit by the watcher, not by the call
         assert backend.index._newest[0] == backend.index._searcher()[0] != kept[0]
+        assert backend.index._vocab[0] == backend.index._newest[0]
     assert [h["session_id"] for h in hits] == ["later-4"]
     backend.watcher.stop.set()
+
+
+def test_young_garbage_is_collected_after_an_answer_is_written() -> None:
+    """`PipeWriter.flush`: once an answer is handed to the pipe, the young generations are
+    collected when they are half way to their threshold (not in the middle of the next call);
+    below that, nothing is collected."""
+    import anyio
+
+    from sessionscope.cli import mcp
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            pass
+
+        async def drain(self) -> None:
+            pass
+
+    out = mcp.PipeWriter(Writer())
+
+    async def flushed() -> tuple[int, int]:  # (young objects before and right after the flush)
+        before = gc.get_count()[0]
+        await out.flush()
+        return before, gc.get_count()[0]
+
+    limit = gc.get_threshold()[0]
+    gc.disable()
+    try:
+        gc.collect()
+        kept = [[] for _ in range(limit // 2 + 10)]  # young objects
+        before, after = anyio.run(flushed)
+        assert before >= limit // 2 and after < 10
+        gc.collect()
+        kept += [[] for _ in range(limit // 4)]
+        before = gc.get_count()[0]
+        mcp.collect_young()
+        assert limit // 4 <= before <= gc.get_count()[0] < limit // 2  # (left to the collector's own time)
+    finally:
+        gc.enable()
+    assert kept
 
 
 def test_a_warm_search_is_answered_on_the_event_loop_and_the_rest_in_a_thread(

@@ -415,6 +415,15 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             batch = min(batch * 2, 4096)
         return self._hits(out, q, max_chars)
 
+    def keep_warm(self) -> None:
+        """For a long-lived process (the MCP server, after opening and after each batch it
+        applies, never at call time): the newest documents kept (`keep_newest`) and the
+        vocabulary of this generation read, so the next substring search pays neither."""
+        self.keep_newest()
+        if self.damaged is None:
+            generation, searcher = self._searcher()
+            self._vocabulary(generation, searcher)
+
     def keep_newest(self) -> None:
         """Keep the addresses of the newest `NEWEST` documents, in order, for the current
         generation (nothing to do when they are kept already). For a long-lived process (the MCP
