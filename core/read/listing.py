@@ -50,9 +50,8 @@ def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
     """Listing metadata of one transcript from its first and last `nbytes` only. Never raises."""
     path = os.fspath(path)
     registry = registry or _registry()
-    suffixes = _suffixes(registry)
-    if not (path.endswith(suffixes) if suffixes is not None
-            else any(a.accepts_name(path) for a in registry.adapters)):
+    plain, others = _suffixes(registry)
+    if not (path.endswith(plain) or any(a.accepts_name(path) for a in others)):
         return QuickMeta(path, error="not a transcript file name any adapter reads")
     try:
         ht = _read_zst(path, nbytes) if path.endswith(".zst") else read_head_tail(path, nbytes)
@@ -101,18 +100,18 @@ def _read_zst(path: str, nbytes: int) -> HeadTail:
 
 
 _REGISTRY: Registry | None = None
-_SUFFIXES: tuple[Registry | None, tuple[str, ...] | None] = (None, None)
+_SUFFIXES: tuple[Registry | None, tuple[str, ...], tuple[Adapter, ...]] = (None, (), ())
 
 
-def _suffixes(registry: Registry) -> tuple[str, ...] | None:
-    """The file name endings the adapters of `registry` accept, for one `endswith`; None when an
-    adapter decides by more than its `suffixes`."""
+def _suffixes(registry: Registry) -> tuple[tuple[str, ...], tuple[Adapter, ...]]:
+    """(the file name endings of the adapters of `registry` that decide by their `suffixes`
+    alone, for one `endswith`; the adapters that decide by more, asked one by one)."""
     global _SUFFIXES
     if _SUFFIXES[0] is not registry:
-        plain = all(type(a).accepts_name is Adapter.accepts_name for a in registry.adapters)
-        _SUFFIXES = (registry, tuple(s for a in registry.adapters for s in a.suffixes) if plain
-                     else None)
-    return _SUFFIXES[1]
+        plain = [a for a in registry.adapters if type(a).accepts_name is Adapter.accepts_name]
+        _SUFFIXES = (registry, tuple(s for a in plain for s in a.suffixes),
+                     tuple(a for a in registry.adapters if a not in plain))
+    return _SUFFIXES[1], _SUFFIXES[2]
 
 
 def _registry() -> Registry:

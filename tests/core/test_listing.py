@@ -349,6 +349,26 @@ def test_lines_are_the_split_of_the_buffer_from_either_end(buf: bytes, bom: bool
     assert top == want and bottom == want[::-1]
 
 
+@given(st.binary(max_size=200).map(lambda b: b.replace(b"\r", b"\n").replace(b"x", b'{"a":1}')),
+       st.booleans(), st.integers(0, 8), st.integers(0, 220))
+def test_a_prefix_shares_the_pieces_and_values_of_its_buffer(buf: bytes, bom: bool, found: int,
+                                                             cut: int) -> None:
+    """`Lines.prefix` (the sniffers' first lines of the listing's head) gives the lines a fresh
+    `Lines` of those bytes gives, however many pieces the whole buffer had found, and values
+    parsed through either are parsed once."""
+    buf = (b"\xef\xbb\xbf" if bom else b"") + buf
+    whole = Lines(buf)
+    for i in range(found):
+        if (piece := whole.piece(i)) is not None:
+            whole.values(piece)
+    head = buf[:cut]
+    prefix, fresh = whole.prefix(head), Lines(head)
+    assert list(prefix.forward()) == list(fresh.forward())
+    assert prefix.objects(8) == fresh.objects(8)
+    for piece in prefix.forward():
+        assert prefix.values(piece) is whole._values.get(piece, prefix.values(piece))
+
+
 @given(st.text(max_size=2000), st.integers(0, 200))
 def test_one_line_titles_are_the_collapsed_text_cut(text: str, limit: int) -> None:
     """`one_line` reads only the start of long texts; the result is the same as collapsing all."""

@@ -493,9 +493,12 @@ class Registry:
         # The format its path names first (a Claude Code projects folder, a Codex rollout name):
         # most files are then sniffed once, not by every sniffer ordered before theirs.
         # Sniffing in order stays the fallback.
-        hinted = next((a for a in self._hinting if a.likely(path)), None)
-        if hinted is not None and not hinted.accepts_name(path):
-            hinted = None
+        hinted = None
+        for adapter in self._hinting:
+            if adapter.likely(path):
+                if adapter.accepts_name(path):
+                    hinted = adapter
+                break
         if hinted is None:
             candidates = [a for a in self.adapters if a.accepts_name(path)]
             if not candidates:

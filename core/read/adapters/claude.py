@@ -55,7 +55,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import FIELDS, Ends, QuickMeta, first_json_lines
+from ..ends import FIELDS, Ends, QuickMeta, basename, first_json_lines
 from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
@@ -1102,7 +1102,8 @@ def _pick_title(candidates: list[tuple[int, str | None]]) -> tuple[int, str] | N
 
 
 def _named_agent_file(path: str, stem: str) -> bool:
-    return stem.startswith("agent-") or os.path.basename(os.path.dirname(path)) == "subagents"
+    return stem.startswith("agent-") or (
+        "subagents" in path and os.path.basename(os.path.dirname(path)) == "subagents")
 
 
 def _main_session_id(stem: str, session_id: str | None, any_session_id: str | None) -> str:
@@ -1282,7 +1283,7 @@ def _ts_key(ts: datetime | None) -> tuple[bool, datetime]:
 
 
 def _stem(path: str) -> str:
-    name = os.path.basename(path)
+    name = basename(path)
     return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
 
 
@@ -1333,11 +1334,17 @@ _NOISE_SHAPE = _Shape()
 _ENTRY_SHAPE = _Shape(entries=True)  # malformed, unknown or summary: an entry without a time
 
 
-def _shapes(values: tuple[Any, ...] | None, seen: set[str] | None) -> list[_Shape]:
+def _shapes(values: tuple[Any, ...] | None, seen: set[str] | None) -> list[_Shape] | tuple[_Shape, ...]:
     """The shapes of one line's values (a line that is not JSON is one malformed entry)."""
     if values is None:
-        return [_ENTRY_SHAPE]
+        return _MALFORMED_LINE
+    if len(values) == 1:  # the usual line: one value
+        return (_shape(values[0], seen),)
     return [_shape(v, seen) for v in values]
+
+
+_MALFORMED_LINE = (_ENTRY_SHAPE,)
+_TEXT_BLOCKS = ("text", "image", "document")
 
 
 def _shape(value: Any, seen: set[str] | None) -> _Shape:
@@ -1345,36 +1352,45 @@ def _shape(value: Any, seen: set[str] | None) -> _Shape:
     makes a repeated uuid noise, as the parser does with resume copies."""
     if not isinstance(value, dict):
         return _ENTRY_SHAPE
-    rtype = value.get("type")
-    uuid = _s(value.get("uuid"))
+    get = value.get
+    rtype = get("type")
     if rtype not in _CONV:
-        if seen is not None and uuid and rtype != "summary":
-            seen.add(uuid)
+        if seen is not None and rtype != "summary":
+            uuid = get("uuid")
+            if uuid and isinstance(uuid, str):
+                seen.add(uuid)
         if rtype in _TITLE_TYPES:
-            return _Shape(entries=rtype == "summary", title=value)
+            return _Shape(False, rtype == "summary", title=value)
         return _ENTRY_SHAPE if rtype not in _NOISE_TYPES else _NOISE_SHAPE
-    if seen is not None and uuid:
-        if uuid in seen:
-            return _NOISE_SHAPE
-        seen.add(uuid)
-    shape = _Shape(conv=True, entries=True, side=value.get("isSidechain") is True, value=value)
+    if seen is not None:
+        uuid = get("uuid")
+        if uuid and isinstance(uuid, str):
+            if uuid in seen:
+                return _NOISE_SHAPE
+            seen.add(uuid)
+    shape = _Shape(True, True, get("isSidechain") is True, value=value)
     if rtype != "system":
-        msg = value.get("message")
-        if isinstance(msg, str):
-            msg = {"content": msg}
-        if not isinstance(msg, dict):
+        msg = get("message")
+        if isinstance(msg, dict):
+            content = msg.get("content")
+        elif isinstance(msg, str):
+            content, msg = msg, {"content": msg}
+        else:
             return shape  # an unknown entry: no time
-        content = msg.get("content")
-        blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
-        if not blocks:
+        if isinstance(content, str):
+            blocks: list[Any] = [content]
+        elif isinstance(content, list) and content:
+            blocks = content
+        else:  # no blocks
             shape.entries = False
             return shape
         if rtype == "assistant":
-            text = [isinstance(b, str) or (isinstance(b, dict)
-                                           and b.get("type") in ("text", "image", "document"))
+            text = [isinstance(b, str) or (isinstance(b, dict) and b.get("type") in _TEXT_BLOCKS)
                     for b in blocks]
-            shape.mid, shape.all_text, shape.last_text = _s(msg.get("id")), all(text), text[-1]
-    shape.ts = parse_timestamp(value.get("timestamp"))
+            mid = msg.get("id")
+            shape.mid, shape.all_text, shape.last_text = (
+                mid if mid and isinstance(mid, str) else None), all(text), text[-1]
+    shape.ts = parse_timestamp(get("timestamp"))
     return shape
 
 
@@ -1564,7 +1580,7 @@ def _quick_title(track: _Track, seen: set[str], head_titles: list[JSON]) -> tupl
     """(title, its rank) by the parser's rules, from the records the head walk read. A guess:
     a rename (custom title) or AI title can be anywhere, and looking at every line of even a
     small file costs more than the rest of its listing."""
-    if not head_titles and track.prompt and track.prompt.strip():
+    if not head_titles and track.prompt:  # (a prompt is never blank: `_is_prompt`)
         return one_line(track.prompt), RANK_PROMPT  # the usual head: no title records in it
     custom = ai = None
     summaries: list[tuple[str, str]] = []

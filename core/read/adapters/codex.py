@@ -151,7 +151,7 @@ class CodexAdapter(ResumingAdapter):
 
     def likely(self, path: str) -> bool:
         """A rollout's name (`rollout-<time>-<uuid>.jsonl`)."""
-        return os.path.basename(path).startswith("rollout-")
+        return "rollout-" in path and os.path.basename(path).startswith("rollout-")
 
     def sniff(self, path: str, head: bytes) -> bool:
         if head.startswith(b"\xef\xbb\xbf"):

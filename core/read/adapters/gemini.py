@@ -76,7 +76,7 @@ class GeminiAdapter(ResumingAdapter):
 
     def likely(self, path: str) -> bool:
         """`chats/session-<time>-<id8>.jsonl` (the legacy `.json` too)."""
-        return os.path.basename(path).startswith("session-") and _CHATS in path
+        return _CHATS in path and os.path.basename(path).startswith("session-")
 
     def sniff(self, path: str, head: bytes) -> bool:
         if path.endswith(".json"):
