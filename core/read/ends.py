@@ -86,15 +86,21 @@ class Ends:
     unterminated last line of the file counts only when it parses (as in a full load of a growing
     file). For a whole file, head and tail are one buffer read from either end."""
 
-    __slots__ = ("path", "size", "mtime", "whole", "head", "tail")
+    __slots__ = ("path", "size", "mtime", "whole", "head", "tail", "narrow", "ran_out")
 
-    def __init__(self, path: str, ht: HeadTail, head: Lines | None = None) -> None:
+    def __init__(self, path: str, ht: HeadTail, head: Lines | None = None,
+                 narrow: bool = False) -> None:
         self.path = path
         self.size = ht.size
         self.mtime = ht.mtime
         self.whole = ht.whole
         self.head = head if head is not None and head.buf is ht.head else Lines(ht.head)
         self.tail = self.head if self.whole else Lines(ht.tail)
+        #: the head is narrower than the listing's window (core/read/listing.py tries it first)
+        self.narrow = narrow
+        #: a reader went past the last complete line of a narrow head: what the full window
+        #: holds beyond it could change the answer, which is then read from that
+        self.ran_out = False
 
     def _last_counts(self, lines: Lines, piece: tuple[int, int]) -> bool:
         """Whether what follows the last newline is a line: not when cut by the head window,
@@ -111,6 +117,8 @@ class Ends:
             if piece[1] < n or self._last_counts(lines, piece):
                 yield piece
             i += 1
+        if self.narrow:
+            self.ran_out = True
 
     def tail_pieces(self) -> Iterator[tuple[int, int]]:
         """The complete lines of the tail, from the end backward (a tail window's first piece

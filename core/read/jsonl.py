@@ -482,10 +482,11 @@ class HeadTail(NamedTuple):
         return self.tail is self.head
 
 
-def read_head_tail(path: str, nbytes: int = 65536) -> HeadTail:
+def read_head_tail(path: str, nbytes: int = 65536, window: int | None = None) -> HeadTail:
     """The first and last `nbytes` of a file, for cheap metadata sniffing: one `os.pread` per end
     on one descriptor (no buffered file object, no seek). A file of at most `2 * nbytes` is read
-    whole in one pread, which is the same bytes.
+    whole in one pread, which is the same bytes. With `window` (less than `nbytes`), the head of a
+    file longer than that is its first `window` bytes instead (the quick listing's first try).
 
     Raises ReaderError for a missing, unreadable or non-regular file (a FIFO is never waited on)."""
     try:
@@ -506,7 +507,8 @@ def read_head_tail(path: str, nbytes: int = 65536) -> HeadTail:
         if size <= 2 * nbytes:
             head = os.pread(fd, size, 0)
             return HeadTail(head, head, size, st.st_mtime)
-        return HeadTail(os.pread(fd, nbytes, 0), os.pread(fd, nbytes, size - nbytes), size,
+        first = window if window is not None and window < nbytes else nbytes
+        return HeadTail(os.pread(fd, first, 0), os.pread(fd, nbytes, size - nbytes), size,
                         st.st_mtime)
     except OSError as exc:
         raise ReaderError(f"cannot read {path}: {exc.strerror}") from exc

@@ -23,6 +23,7 @@ from sessionscope.core.read.ends import FIELDS, Lines, QuickMeta
 from sessionscope.core.read.adapters.claude import one_line
 from sessionscope.core.demo import generate_demo
 from sessionscope.core.read.jsonl import ReaderError, read_head_tail
+from sessionscope.core.read import listing
 from sessionscope.core.read.listing import CLOCK_SKEW, quick_listing, quick_meta
 from sessionscope.core.model import SessionKind, truncate
 
@@ -318,6 +319,74 @@ def test_junk_bytes_never_raise(tmp_path: Path, data: bytes, where: float, seed:
         assert meta.error is None or meta.unsure == set(FIELDS)
         if meta.error is None and REGISTRY.sniff(str(path)) is not None:
             assert_agrees(path, nbytes)
+
+
+# -- a narrow head first ----------------------------------------------------------------------------
+
+
+def full_windows_meta(path: Path) -> QuickMeta:
+    """`quick_meta` with the full head read at once (no narrow head first)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(listing, "NARROW", 1 << 30)
+        return quick_meta(path, REGISTRY)
+
+
+def big_file(tmp_path: Path, codex: bool, sizes: list[int], prompt_at: int) -> Path:
+    """A Claude Code or Codex file of more than two windows whose head holds lines of `sizes`
+    bytes of padding, the first prompt after `prompt_at` of them (past a narrow head or not)."""
+    pad = lambda n: "p" * n  # noqa: E731
+    if codex:
+        sid = "0199a5c3-1b2c-7d3e-8f40-123456789abc"
+        meta = {"timestamp": iso(0), "type": "session_meta",
+                "payload": {"id": sid, "timestamp": iso(0), "cwd": "/home/u/proj",
+                            "originator": "codex_cli_rs", "base_instructions": pad(sizes[0])}}
+        lines = [meta] + [{"timestamp": iso(i), "type": "response_item", "payload": {
+            "type": "reasoning", "summary": [{"type": "summary_text", "text": pad(n)}]}}
+            for i, n in enumerate(sizes[1:], 1)]
+        lines.insert(1 + prompt_at, {"timestamp": iso(30), "type": "event_msg",
+                                     "payload": {"type": "user_message", "message": "fix the cart"}})
+        body = [{"timestamp": iso(40 + i), "type": "event_msg",
+                 "payload": {"type": "agent_message", "message": pad(3000)}} for i in range(60)]
+        path = tmp_path / "sessions" / "2026" / f"rollout-2026-03-01T10-00-00-{sid}.jsonl"
+    else:
+        lines = [{"type": "progress", "uuid": f"p{i}", "sessionId": "s1", "parentUuid": None,
+                  "timestamp": iso(i), "data": pad(n)} for i, n in enumerate(sizes)]
+        lines.insert(prompt_at, claude("user", 0, "fix the cart", minute=30))
+        body = [claude("assistant", i, pad(3000), minute=40 + i) for i in range(1, 60)]
+        path = tmp_path / "projects" / "-home-u-proj" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl"
+    return write_jsonl(path, lines + body)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(codex=st.booleans(), sizes=st.lists(st.integers(0, 24_000), min_size=1, max_size=6),
+       prompt_at=st.integers(0, 6))
+def test_a_narrow_head_lists_what_the_full_window_does(tmp_path: Path, codex: bool,
+                                                       sizes: list[int], prompt_at: int) -> None:
+    """The listing reads a narrow head first (core/read/listing.py): whatever the first lines'
+    lengths (the sniffers' lines or the first prompt past it, a session_meta longer than it),
+    the answer is the full window's."""
+    path = big_file(tmp_path, codex, sizes, min(prompt_at, len(sizes)))
+    assert path.stat().st_size > 2 * listing.HEAD_TAIL
+    assert quick_meta(path, REGISTRY) == full_windows_meta(path)
+
+
+def test_the_sniffers_see_their_lines_whole_when_a_narrow_head_cuts_them(tmp_path: Path) -> None:
+    """The sniffers judge the first three lines: when those do not fit in the narrow head, the
+    full one is read (a Claude Code first line followed by two other-format lines, the first
+    long, is not a Claude Code file, whatever the narrow head alone would say)."""
+    other = {"source_plugin": "x", "session_id": "s", "agent_id": "a", "ts": iso(1)}
+    path = write_jsonl(tmp_path / "projects" / "-p" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl",
+                       [claude("user", 0, "hi", minute=0), {**other, "pad": "p" * (listing.NARROW + 10)},
+                        other, *[claude("assistant", i, "p" * 3000, minute=i) for i in range(1, 60)]])
+    assert path.stat().st_size > 2 * listing.HEAD_TAIL
+    assert quick_meta(path, REGISTRY) == full_windows_meta(path)
+    assert quick_meta(path, REGISTRY).format != "claude-code"
+
+
+def test_real_and_fixture_files_list_alike_with_a_narrow_head_first(demo: list[Path]) -> None:
+    files = [*REAL, *demo, *sorted((ROOT / "tests" / "data").rglob("*.jsonl"))]
+    for path in files:
+        assert quick_meta(path, REGISTRY) == full_windows_meta(path), path.name
 
 
 # -- the pieces it is built on ----------------------------------------------------------------------

@@ -486,6 +486,14 @@ class Registry:
         #: the adapters with an opinion on paths (`Adapter.likely`), asked in this order
         self._hinting = [a for a in self.adapters if type(a).likely is not Adapter.likely]
 
+    def likely(self, path: str) -> Adapter | None:
+        """The adapter whose format the path names (`Adapter.likely`) and that reads such a
+        name; None when none has an opinion (the first that has one is asked only)."""
+        for adapter in self._hinting:
+            if adapter.likely(path):
+                return adapter if adapter.accepts_name(path) else None
+        return None
+
     def sniff(self, path: str, head: bytes | None = None) -> Adapter | None:
         """The adapter that reads `path`, None when no adapter recognises it; an `Unreadable`
         stand-in when its name is one an adapter reads but its content cannot be read to tell
@@ -493,12 +501,7 @@ class Registry:
         # The format its path names first (a Claude Code projects folder, a Codex rollout name):
         # most files are then sniffed once, not by every sniffer ordered before theirs.
         # Sniffing in order stays the fallback.
-        hinted = None
-        for adapter in self._hinting:
-            if adapter.likely(path):
-                if adapter.accepts_name(path):
-                    hinted = adapter
-                break
+        hinted = self.likely(path)
         if hinted is None:
             candidates = [a for a in self.adapters if a.accepts_name(path)]
             if not candidates:
