@@ -52,7 +52,13 @@ class QueryCompiler:
         vocab = stamp = None
         if self.directory is not None:
             stamp = opstamp(self.directory)  # (read after the searcher: never older than it)
-            vocab = load(self.directory, stamp)
+            known = self._vocab_file  # (the one this process stored or read for that commit)
+            if known is not None and stamp is not None and known[0] == stamp:
+                vocab = known[1]
+            else:
+                vocab = load(self.directory, stamp)
+                if vocab is not None:
+                    self._vocab_file = (stamp, vocab)
         if vocab is None:
             vocab = listed(searcher)
             if self._writer is not None and self.directory is not None and stamp is not None:

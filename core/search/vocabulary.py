@@ -26,9 +26,14 @@ VOCABULARY_FILE = "vocabulary"
 _MAGIC = b"sessionscope-vocabulary 1"
 
 
+#: the length of the pieces of terms `Vocabulary.index_grams` files them under
+GRAM = 3
+
+
 class Vocabulary:
     """The terms, to find those holding a piece of a substring: anywhere (one scan of all terms
-    joined by newlines), at the start (bisect in the sorted terms) or at the end (bisect in the
+    joined by newlines, or the terms filed under the piece's rarest trigram once `index_grams`
+    made that index), at the start (bisect in the sorted terms) or at the end (bisect in the
     sorted reversed terms). The sorted lists are made from the joined text when first asked for."""
 
     def __init__(self, terms: Iterable[str] = (), *, blob: str | None = None, reversed_blob: str | None = None) -> None:
@@ -38,6 +43,7 @@ class Vocabulary:
         self._sorted: list[str] | None = None
         self._reversed_blob = reversed_blob
         self._reversed: list[str] | None = None
+        self._grams: dict[str, list[str]] | None = None
 
     @property
     def sorted(self) -> list[str]:
@@ -69,9 +75,43 @@ class Vocabulary:
         out = Vocabulary(blob="\n" + "\n".join(merged) + "\n")
         out._sorted = merged
         out._reversed = sorted(self.reversed + [t[::-1] for t in new])
+        grams = self._grams
+        if grams is not None:  # (the new terms filed in a copy: this vocabulary stays as it was)
+            grams = dict(grams)
+            added: dict[str, list[str]] = {}
+            for term in new:
+                for g in _grams_of(term):
+                    added.setdefault(g, []).append(term)
+            for g, terms in added.items():
+                grams[g] = sorted(grams.get(g, []) + terms)
+            out._grams = grams
         return out
 
+    def index_grams(self) -> None:
+        """File every term under each of its trigrams (for a long-lived process: ~0.5 s and ~10 MB
+        at 1 GB, 83k terms), so `containing` reads the few terms of a piece's rarest trigram
+        instead of scanning all of them (0.3-0.6 ms per query at 1 GB). Kept by `with_terms`."""
+        if self._grams is not None:
+            return
+        grams: dict[str, list[str]] = {}
+        for term in self.sorted:  # (in order: each list is sorted, as the scan's answer is)
+            for g in _grams_of(term):
+                have = grams.get(g)
+                if have is None:
+                    grams[g] = [term]
+                else:
+                    have.append(term)
+        self._grams = grams
+
+    @property
+    def has_grams(self) -> bool:
+        return self._grams is not None
+
     def containing(self, run: str) -> list[str]:
+        grams = self._grams
+        if grams is not None and len(run) >= GRAM:
+            fewest = min((grams.get(run[i : i + GRAM], ()) for i in range(len(run) - GRAM + 1)), key=len)
+            return [t for t in fewest if run in t]
         out: list[str] = []
         blob = self.blob
         find, rfind = blob.find, blob.rfind
@@ -88,6 +128,10 @@ class Vocabulary:
 
     def ending_with(self, run: str) -> list[str]:
         return [t[::-1] for t in _with_prefix(self.reversed, run[::-1])]
+
+
+def _grams_of(term: str) -> set[str]:
+    return {term[i : i + GRAM] for i in range(len(term) - GRAM + 1)}
 
 
 def _holds(terms: list[str], term: str) -> bool:

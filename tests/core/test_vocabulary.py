@@ -6,6 +6,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sessionscope.core.search import compile as compile_module
 from sessionscope.core.search import vocabulary
@@ -87,3 +89,46 @@ def test_a_stale_or_damaged_vocabulary_file_is_not_used(world: World, monkeypatc
         calls = _listings(monkeypatch)
         assert len(SearchIndex(d.parent).search("mholve").hits) == 1
         assert calls == [1]  # listed from the index instead
+
+
+_TERM = st.text(alphabet="abcdeé1_ž", min_size=1, max_size=9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TERM, max_size=40), st.lists(_TERM, max_size=10), st.lists(_TERM, min_size=1, max_size=8))
+def test_the_trigram_index_finds_what_the_scan_finds(terms: list[str], added: list[str], runs: list[str]) -> None:
+    """`index_grams` (a long-lived process'): `containing` answers from the trigram index as the
+    scan of every term does (the same terms, in the same order), for runs shorter than a
+    trigram too; and a vocabulary made by `with_terms` from an indexed one is indexed as if made
+    whole, while the one it came from stays as it was."""
+    plain = vocabulary.Vocabulary(terms)
+    filed = vocabulary.Vocabulary(terms)
+    filed.index_grams()
+    for run in runs:
+        assert filed.containing(run) == plain.containing(run)
+    grown, grown_plain = filed.with_terms(added), plain.with_terms(added)
+    assert grown.has_grams or grown is filed
+    for run in runs + added:
+        assert grown.containing(run) == grown_plain.containing(run)
+        assert filed.containing(run) == plain.containing(run)
+
+
+def test_a_process_keeps_the_vocabulary_it_read_for_the_next_commit(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vocabulary read for a commit is the one the next commit's is made from (not read again
+    from the file), so what `index_vocabulary` filed carries on to the next generation."""
+    p = write_session(world.root / "a.jsonl", "s-a", ["alpha kemholvert"])
+    world.update()
+    world.index.close()
+    index = SearchIndex(world.index_dir)
+    assert len(index.search("mholve").hits) == 1
+    index.index_vocabulary()
+    loads: list[int] = []
+    real = vocabulary.load
+    monkeypatch.setattr(compile_module, "load", lambda *a: loads.append(1) or real(*a))
+    with open(p, "ab") as fh:
+        fh.write(orjson.dumps(entry("quuxfrobnicate", 3)) + b"\n")
+    world.lib.scan()
+    index.update(world.lib)
+    assert len(index.search("xfrob").hits) == 1 and len(index.search("mholve").hits) == 1
+    kept = index._vocab
+    assert kept is not None and kept[1].has_grams and loads == []
