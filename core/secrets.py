@@ -646,8 +646,8 @@ def _bounds(text: str, lo: int, hi: int, margin: int, before: int) -> tuple[int,
         if begin >= 0 and text.find(_KEY_END, begin, a) < 0:
             a = begin
     if b < len(text):
-        m = _LAST_SPACE.search(text, hi, b)
-        b = m.start() if m else len(text)
+        b = _last_space(text, hi, b)
+        b = b if b >= 0 else len(text)
         begin = text.rfind(_KEY_BEGIN, a, b)
         if begin >= 0 and text.find(_KEY_END, begin, b) < 0:
             end = text.find(_KEY_END, b)
@@ -658,6 +658,18 @@ def _bounds(text: str, lo: int, hi: int, margin: int, before: int) -> tuple[int,
         if line < a and _COMMANDS.search(text, line, a):
             a = line
     return a, b
+
+
+_USUAL_SPACES = (" ", "\n", "\t", "\r")
+
+
+def _last_space(text: str, lo: int, hi: int) -> int:
+    """Where the last whitespace in text[lo:hi] is (-1: none). The usual four found by `rfind`
+    first; the regex then only looks at what follows the last of them (a rarer space, e.g. a
+    no-break space): trying `\\s\\S*\\Z` at each space of the margin was most of a window's cost."""
+    at = max(text.rfind(c, lo, hi) for c in _USUAL_SPACES)
+    m = _LAST_SPACE.search(text, at + 1 if at >= 0 else lo, hi)
+    return m.start() if m else at
 
 
 def emails_in(text: str) -> list[str]:

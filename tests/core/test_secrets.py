@@ -3,7 +3,7 @@ omitted, and a masked text never showing the secret again."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.secrets import EMAIL_MARK, find_secrets, mask, mask_text
@@ -130,3 +130,14 @@ def test_case_insensitive_rules_run_on_the_lowered_text_find_the_same(text: str)
 def test_case_insensitive_rules_lowered_agree_on_each_kind(kind: str, text: str, secret: str) -> None:
     for variant in (text, text.upper(), text.swapcase(), "İ " + text):
         assert find_secrets(variant) == _spans_without_lowered(variant)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab -\n\t\r\x0b\x0c\x1c\x85\xa0\u2003\u3000", max_size=60), st.integers(0, 70), st.integers(0, 70))
+def test_the_last_space_of_a_margin_is_the_one_the_regex_finds(text: str, lo: int, hi: int) -> None:
+    """`_last_space` (rfind of the usual spaces, then the regex on what follows) finds the last
+    whitespace of text[lo:hi] as `\\s\\S*\\Z` searched there does, for every kind of space."""
+    from sessionscope.core.secrets import _LAST_SPACE, _last_space
+
+    m = _LAST_SPACE.search(text, lo, hi)
+    assert _last_space(text, lo, hi) == (m.start() if m else -1)
