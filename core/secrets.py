@@ -225,6 +225,34 @@ _HINTED, _FOLD_HINTED = _by_hint(False), _by_hint(True)
 _HINTS, _FOLD_HINTS = tuple(_HINTED), tuple(_FOLD_HINTED)
 _UNHINTED = tuple(i for i, rule in enumerate(RULES) if not rule.hints)
 
+
+def _trie(words: Iterable[str]) -> str:
+    """A regex matching any of `words`, the longest where one starts another (a trie: one
+    branch per next character, so each place costs a step or two, not a try of every word)."""
+    root: dict[str, Any] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    def branch(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + branch(node[ch]) for ch in sorted(node) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 and "" not in node else "(?:" + "|".join(alts) + ")"
+        return body + ("?" if "" in node else "")
+    return branch(root)
+
+
+# The hints starting with a character ordinary prose has few of (a capital, `-`, `_`, `:`, `/`)
+# are found with one scan of a trie regex (which stops only at those characters) rather than one
+# `find` each; a match also stands for the hints it starts with (`--user` holds `-u`'s place).
+_RARE_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ-_:/.=")
+_RARE_HINTS = re.compile(_trie(h for h in _HINTS if h[0] in _RARE_FIRST))
+_RARE_RULES = {h: tuple(sorted({i for p in _HINTS if h.startswith(p) for i in _HINTED[p]}))
+               for h in _HINTS if h[0] in _RARE_FIRST}
+_COMMON_HINTED = {h: rules for h, rules in _HINTED.items() if h[0] not in _RARE_FIRST}
+
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b")
 _NOT_PERSONAL = {"git", "noreply", "no-reply"}
 _PLACEHOLDER = re.compile(r"^(?:\$\{?[\w.-]*\}?|<[^>]*>|\*+|x+|X+|\.+|%[\w(]*\)?s?|\{\{.*\}\}|\{[\w.]*\})$")
@@ -334,9 +362,13 @@ def _rules_for(text: str, lower: str) -> set[int]:
     (each hint looked for once, not once per rule: the loop over every rule was most of masking's
     cost)."""
     run = set(_UNHINTED)
-    for h in _HINTS:
+    for h, rules in _COMMON_HINTED.items():
         if h in text:
-            run.update(_HINTED[h])
+            run.update(rules)
+    m = _RARE_HINTS.search(text)
+    while m is not None:
+        run.update(_RARE_RULES[m.group()])
+        m = _RARE_HINTS.search(text, m.start() + 1)
     for h in _FOLD_HINTS:
         if h in lower:
             run.update(_FOLD_HINTED[h])
@@ -452,6 +484,8 @@ def mask(text: str, *, keep_emails: Iterable[str] = (), _run: set[int] | None = 
     if not text:
         return Masked(text, ())
     spans = find_secrets(text, _run, _lower)
+    if not spans and "@" not in text:  # (most texts: nothing to take away)
+        return Masked(text, ())
     parts: list[str] = []
     pos = 0
     for start, end, kind in spans:
@@ -486,7 +520,7 @@ def mask_many(texts: list[str]) -> list[str]:
         return [mask_text(t) for t in texts]
     lowered = [t.lower() for t in texts]
     runs = [set(_UNHINTED) for _ in texts]
-    for hay, parts, table in (("\0".join(texts), texts, _HINTED), ("\0".join(lowered), lowered, _FOLD_HINTED)):
+    for hay, parts, table in (("\0".join(texts), texts, _COMMON_HINTED), ("\0".join(lowered), lowered, _FOLD_HINTED)):
         starts, at = [], 0
         for part in parts:  # (no hint holds a NUL, so none is found across two texts)
             starts.append(at)
@@ -497,6 +531,11 @@ def mask_many(texts: list[str]) -> list[str]:
                 i = bisect_right(starts, pos) - 1
                 runs[i].update(rules)
                 pos = hay.find(h, starts[i + 1]) if i + 1 < len(starts) else -1
+        if table is _COMMON_HINTED:
+            m = _RARE_HINTS.search(hay)
+            while m is not None:
+                runs[bisect_right(starts, m.start()) - 1].update(_RARE_RULES[m.group()])
+                m = _RARE_HINTS.search(hay, m.start() + 1)
     return [mask(t, _run=run, _lower=low).text for t, run, low in zip(texts, runs, lowered)]
 
 

@@ -141,3 +141,51 @@ def test_the_last_space_of_a_margin_is_the_one_the_regex_finds(text: str, lo: in
 
     m = _LAST_SPACE.search(text, lo, hi)
     assert _last_space(text, lo, hi) == (m.start() if m else -1)
+
+
+def _rules_by_find(text: str) -> set[int]:
+    """The rules each hint calls for, found the plain way (one `in` per hint)."""
+    from sessionscope.core import secrets as s
+
+    run = set(s._UNHINTED)
+    for h in s._HINTS:
+        if h in text:
+            run.update(s._HINTED[h])
+    for h in s._FOLD_HINTS:
+        if h in text.lower():
+            run.update(s._FOLD_HINTED[h])
+    return run
+
+
+def _hinted_text() -> st.SearchStrategy[str]:
+    from sessionscope.core import secrets as s
+
+    pieces = st.sampled_from([*s._HINTS, *s._FOLD_HINTS, "-", "--", "A", "S", "_", ":", "x", " ", "é", "\0"])
+    return st.lists(pieces, max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_hinted_text(), min_size=1, max_size=5))
+def test_the_hints_found_by_the_trie_scan_call_for_the_rules_plain_finds_do(texts: list[str]) -> None:
+    """The hints whose first character is rare are found by one trie-regex scan (a match standing
+    for the hints it starts with): the same rules run, per text, as when each hint is looked for
+    on its own, for texts made of hints run together, overlapping and nested."""
+    from sessionscope.core import secrets as s
+
+    texts = [t.replace("\0", "") for t in texts]
+    for t in texts:
+        assert s._rules_for(t, t.lower()) == _rules_by_find(t)
+    seen: list[set[int]] = []
+    real = s.mask
+
+    def spy(text: str, **kw):  # noqa: ANN003, ANN202
+        seen.append(set(kw.get("_run") or ()))
+        return real(text, **kw)
+
+    s.mask = spy  # type: ignore[assignment]
+    try:
+        s.mask_many(texts)
+    finally:
+        s.mask = real  # type: ignore[assignment]
+    if len(texts) >= 2:
+        assert seen == [_rules_by_find(t) for t in texts]
