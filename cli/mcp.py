@@ -181,7 +181,6 @@ class Backend:
         self._started = threading.Lock()
         self.watcher: Any = None  # the live watcher, once its watches are in place
         self.applied = threading.Event()  # set each time the watcher has applied a batch
-        self.settled = threading.Event()  # set once the open's after-work is done (index_vocabulary)
 
     @property
     def live(self) -> bool:
@@ -219,6 +218,10 @@ class Backend:
                 self.lib = lib
                 self.refreshed = time.monotonic()
                 self.index.keep_warm()
+            # Before the first call is answered, not beside it: ~0.5 s at 1 GB that would hold
+            # the interpreter for up to a switch interval (5 ms) at a time while calls wait.
+            self.index.index_vocabulary()
+            settle_garbage()
             self._start_watching()
         except (CliError, CacheError, OSError) as exc:
             self.error = no_history(str(exc))
@@ -226,12 +229,6 @@ class Backend:
             self.error = f"session history could not be opened ({type(exc).__name__}: {exc})"
         finally:
             self.ready.set()
-        try:  # (after ready: calls meanwhile scan the vocabulary whole, as a command does)
-            if self.error is None and self.index is not None:
-                self.index.index_vocabulary()
-        finally:
-            settle_garbage()
-            self.settled.set()
 
     def _start_watching(self) -> None:
         """Apply each batch of changes under the roots to the library and the index as it comes
