@@ -57,7 +57,7 @@ from .query import Query, Term, parse
 from .scan import scan_entries
 from .schema import INDEX_VERSION, IndexSchema, ts_ms
 from .terms import ALNUM, SEARCHABLE, searchable_text
-from .vocabulary import Vocabulary
+from .vocabulary import GRAM_TERMS_MAX, Vocabulary
 
 WAIT_STEP = 0.1  # seconds between attempts to take a busy writer, with `update(wait=…)`
 #: documents a long-lived process keeps in newest-first order (`keep_newest`)
@@ -430,7 +430,7 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
         commit's vocabulary then inherits. Again if a commit replaced the vocabulary meanwhile."""
         for _ in range(8):
             kept = self._vocab
-            if kept is None or kept[1].has_grams:
+            if kept is None or kept[1].has_grams or len(kept[1]) > GRAM_TERMS_MAX:
                 return
             kept[1].index_grams()
 

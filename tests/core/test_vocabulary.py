@@ -132,3 +132,14 @@ def test_a_process_keeps_the_vocabulary_it_read_for_the_next_commit(world: World
     assert len(index.search("xfrob").hits) == 1 and len(index.search("mholve").hits) == 1
     kept = index._vocab
     assert kept is not None and kept[1].has_grams and loads == []
+
+
+def test_a_vocabulary_over_the_bound_keeps_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`index_grams` files nothing past GRAM_TERMS_MAX terms (memory and time follow the terms):
+    `containing` scans, with the same answer."""
+    monkeypatch.setattr(vocabulary, "GRAM_TERMS_MAX", 3)
+    small, large = vocabulary.Vocabulary(["alpha", "beta", "gamma"]), vocabulary.Vocabulary(["alpha", "beta", "gamma", "delta"])
+    small.index_grams()
+    large.index_grams()
+    assert small.has_grams and not large.has_grams
+    assert large.containing("lph") == ["alpha"] and small.containing("amm") == ["gamma"]
