@@ -218,22 +218,25 @@ class Lines:
         found = self._objects
         if len(found) < n:
             piece_at, values_of, i = self.piece, self.values, self._next
-            while len(found) < n and (piece := piece_at(i)) is not None:
+            while (piece := piece_at(i)) is not None:
                 i += 1
                 values = values_of(piece)
                 if values and type(values[0]) is dict:  # orjson and json give plain dicts
                     found.append(values[0])
+                    if len(found) == n:
+                        break
             self._next = i
         return found[:n]
 
     def piece(self, i: int) -> tuple[int, int] | None:
         """The `i`-th piece from the top (0-based), None past the end."""
         found = self._fwd
-        if i < len(found):
+        k = len(found)
+        if i < k:
             return found[i]
         buf, pos = self.buf, self._fpos
         n, find = len(buf), buf.find
-        while len(found) <= i:
+        while k <= i:
             if pos > n:
                 self._fpos = pos
                 return None
@@ -242,22 +245,25 @@ class Lines:
                 nl = n
             found.append((pos, nl))
             pos = nl + 1
+            k += 1
         self._fpos = pos
         return found[i]
 
     def back(self, j: int) -> tuple[int, int] | None:
         """The `j`-th piece from the end (0: what follows the last newline), None past the top."""
         found = self._bwd
-        if j < len(found):
+        k = len(found)
+        if j < k:
             return found[j]
         first, end, rfind = self.first, self._bpos, self.buf.rfind
-        while len(found) <= j:
+        while k <= j:
             if end < first:
                 self._bpos = end
                 return None
             start = rfind(b"\n", first, end) + 1 or first
             found.append((start, end))
             end = start - 1
+            k += 1
         self._bpos = end
         return found[j]
 

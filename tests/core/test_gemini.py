@@ -262,8 +262,8 @@ def test_quick_listing_of_a_whole_jsonl_parses_only_lines_that_may_patch_it(
     lines.append(json.dumps({"$set": {"lastUpdated": "2026-04-01T11:00:00.000Z"}}))
     path.write_text("\n".join(lines) + "\n")
     parsed = []
-    real = ends.loads_values
-    monkeypatch.setattr(ends, "loads_values", lambda line: parsed.append(line) or real(line))
+    real = ends._loads  # what `Lines.values` parses a line with
+    monkeypatch.setattr(ends, "_loads", lambda line: parsed.append(line) or real(line))
     meta = quick_meta(str(path), REG)
     listed = len(parsed)
     s = load(path).session
@@ -290,3 +290,32 @@ def test_quick_listing_of_a_small_legacy_chat_builds_no_entries(monkeypatch: pyt
         assert (meta.session_id, meta.kind, meta.project, meta.title) == (s.id, s.kind, s.project, s.title)
         assert s.first_timestamp <= meta.first_timestamp <= s.first_timestamp + CLOCK_SKEW
         assert s.last_timestamp - CLOCK_SKEW <= meta.last_timestamp <= s.last_timestamp
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["reply", "plain", "escaped", "both", "broken", "blank"]), max_size=25),
+       st.booleans())
+def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
+        tmp_path: Path, kinds: list[str], unterminated: bool) -> None:
+    """The lines after the head that may patch a whole chat (a `$set`, plain or spelled with
+    escapes, several on a line, a broken line, an unterminated last one) are found by searching
+    the bytes: the listing says what the full parse says."""
+    path = tmp_path / "tmp" / "9f2c0d1e" / "chats" / "session-2026-04-01T10-00-3c9a77e1.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = JSONL.read_text().splitlines()[:2]
+    for i, kind in enumerate(kinds):
+        t = f"2026-04-01T10:{i:02d}:05.000Z"
+        lines.append({
+            "reply": json.dumps({"id": f"g{i}", "timestamp": t, "type": "gemini", "content": f"step {i}"}),
+            "plain": json.dumps({"$set": {"summary": f"summary {i}", "lastUpdated": t}}),
+            "escaped": '{"\\u0024set": {"summary": "escaped %d"}}' % i,
+            "both": '{"$set": {"summary": "both %d"}, "\\u0024set": {"lastUpdated": "%s"}}' % (i, t),
+            "broken": '{"$set": {"summary": "never',
+            "blank": "",
+        }[kind])
+    path.write_text("\n".join(lines) + ("" if unterminated else "\n"))
+    meta = quick_meta(str(path), REG)
+    s = load(path).session
+    assert meta.whole and not meta.unsure
+    assert (meta.session_id, meta.title, meta.first_timestamp, meta.last_timestamp) == (
+        s.id, s.title, s.first_timestamp, s.last_timestamp)

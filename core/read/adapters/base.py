@@ -485,14 +485,21 @@ class Registry:
         self.adapters = list(adapters)
         #: the adapters with an opinion on paths (`Adapter.likely`), asked in this order
         self._hinting = [a for a in self.adapters if type(a).likely is not Adapter.likely]
+        self._likely: tuple[str | None, Adapter | None] = (None, None)  # the last path's
 
     def likely(self, path: str) -> Adapter | None:
         """The adapter whose format the path names (`Adapter.likely`) and that reads such a
         name; None when none has an opinion (the first that has one is asked only)."""
+        memo = self._likely  # (read once: another thread may set it between two reads)
+        if path is memo[0]:  # the listing asks before reading, sniffing after
+            return memo[1]
+        hinted = None
         for adapter in self._hinting:
             if adapter.likely(path):
-                return adapter if adapter.accepts_name(path) else None
-        return None
+                hinted = adapter if adapter.accepts_name(path) else None
+                break
+        self._likely = (path, hinted)
+        return hinted
 
     def sniff(self, path: str, head: bytes | None = None) -> Adapter | None:
         """The adapter that reads `path`, None when no adapter recognises it; an `Unreadable`

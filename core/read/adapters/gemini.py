@@ -43,13 +43,13 @@ import re
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 
 from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
+from ..ends import FIELDS, Ends, Lines, QuickMeta, first_json_lines, last_stamp
 from .base import Extension, LoadedSession, RecordParser, ResumingAdapter, UsagePart, load_json_document
 from .collect import carried_title, count
 from .base import json_text as _dumps
@@ -122,8 +122,8 @@ class GeminiAdapter(ResumingAdapter):
             return ends.meta(self, [f for f in FIELDS if f != "session_id" or not sid], session_id=sid)
         parser = self.parser(ends.path)
         title_seen = False
-        pieces = ends.head_pieces()
-        for piece in pieces:
+        rest = -1  # where the lines not read yet start (-1: none left)
+        for piece in ends.head_pieces():
             values = ends.head.values(piece)
             if values is None:
                 continue
@@ -132,15 +132,15 @@ class GeminiAdapter(ResumingAdapter):
             if parser.meta is not None and parser.first_prompt is not None:
                 title_seen = True
                 if not ends.whole or parser.first_ts is not None:
+                    rest = piece[1] + 1
                     break
-        if ends.whole and title_seen:
+        if ends.whole and title_seen and rest >= 0:
             # The rest of a whole file can change the listing only by a `$set` patch (a summary
-            # titles it): only lines that may hold one are parsed.
-            buf = ends.head.buf
-            for piece in pieces:
-                if buf.find(b"$set", *piece) >= 0 or buf.find(b"\\u", *piece) >= 0:
-                    for value in ends.head.values(piece) or ():
-                        parser.observe(value)
+            # titles it): only the lines that may hold one (the key, or any escape that could
+            # spell it) are parsed, found by searching the bytes, not line by line.
+            for values in _patch_lines(ends.head, rest):
+                for value in values:
+                    parser.observe(value)
         last = last_stamp(ends, _stamp)
         meta = parser.meta or {}
         unsure: set[str] = set()
@@ -183,6 +183,33 @@ def _quick_document(adapter: GeminiAdapter, ends: Ends) -> QuickMeta | None:
     ident = parser.identity()
     return ends.meta(adapter, (), session_id=ident["id"], kind=ident["kind"], project=ident["project"],
                      title=parser.title(), first_timestamp=first, last_timestamp=last)
+
+
+def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
+    """The values of each line from `pos` on (the rest of a whole file) holding `$set` or a
+    `\\u` escape, in order, each line once: what a walk over those lines finds, without the
+    walk (a line that does not parse gives nothing; an unterminated last one counts only when
+    it parses, as `Ends.head_pieces` has it). Each needle's next place is searched for again
+    only once passed, so the bytes are read once per needle."""
+    buf = lines.buf
+    find, n = buf.find, len(buf)
+    nxt = [find(b"$set", pos), find(b"\\u", pos)]
+    while True:
+        hit = min(h for h in nxt) if nxt[0] >= 0 and nxt[1] >= 0 else max(nxt)
+        if hit < 0:
+            return
+        start = buf.rfind(b"\n", pos, hit) + 1 or pos
+        end = find(b"\n", hit)
+        if end < 0:
+            end = n
+        values = lines.values((start, end))
+        if values:
+            yield values
+        pos = end + 1
+        if 0 <= nxt[0] < pos:
+            nxt[0] = find(b"$set", pos)
+        if 0 <= nxt[1] < pos:
+            nxt[1] = find(b"\\u", pos)
 
 
 def _stamp(value: Any) -> datetime | None:
