@@ -5,7 +5,9 @@ parse gigabytes. The head of a file holds its session id, project, first prompt 
 timestamp, its tail the last timestamp. This module reads both ends with one `os.pread` each, lets
 the registry sniff the format from the first lines, and asks that format's adapter
 (`Adapter.quick`, one small hook each) what those bytes settle. Only the lines needed are parsed:
-typically the first three and the last one.
+typically the first three and the last one. A Claude Code or Codex file (a format whose hook
+reads the ends line by line, `Adapter.narrow_ends`) is read with a 16 KB head first, and again
+with the full one only when that head does not hold what the hook looked for: the same answer.
 
 The contract, tested on real transcripts and the project's fixtures: a field not in
 `QuickMeta.unsure` has the value the full parse of the file gives (`adapter.load(path)[0].session`,

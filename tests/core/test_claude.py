@@ -253,6 +253,8 @@ def test_subagent_files_link_to_their_parent(corpus_dir: Path, tmp_path: Path) -
     assert explore.session.parent_id == compact.session.parent_id == SPOTTER_PARENT
     assert explore.session.kind is SessionKind.SUBAGENT and compact.session.kind is SessionKind.COMPACTION
     assert explore.session.title.startswith("Explore: Very thorough exploration")
+    from sessionscope.core.read.listing import quick_meta  # the listing names the agent type too
+    assert quick_meta(sub / "agent-a2898e3.jsonl").title == explore.session.title
     adapter.link(list(sessions.values()))  # linking twice changes nothing
     assert len(parent.session.child_ids) == 2
 

@@ -1564,8 +1564,8 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
         if every.prompt is None and not whole:
             unsure.add("kind")
         kind = _agent_kind(aid, every.prompt is not None and every.prompt.strip() == "Warmup")
-        agent_type = _agent_type(path)
-        if agent_type and title and rank <= RANK_PROMPT:
+        agent_type = _agent_type(path) if title and rank <= RANK_PROMPT else None
+        if agent_type:
             title = f"{agent_type}: {title}"
     else:
         if need_sid and not tail.session_id and not whole:

@@ -870,8 +870,8 @@ def _may_title(buf: bytes, piece: tuple[int, int]) -> bool:
     start, end = piece
     if not buf.startswith(_WRAPPED_LINE, start):
         return True
-    head = buf[start:min(end, start + 160)]
-    return any(t in head for t in _TITLE_EVENTS)
+    end = min(end, start + 160)
+    return buf.find(_TITLE_EVENTS[0], start, end) >= 0 or buf.find(_TITLE_EVENTS[1], start, end) >= 0
 
 
 def _feed(parser: CodexParser, lines: Lines, piece: tuple[int, int]) -> None:
