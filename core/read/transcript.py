@@ -13,12 +13,16 @@ from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from .diffs import _patch_text, patch_files
 from .subagents import SubagentCalls
 from ..model import Entry, EntryKind
 from ..text import one_line
+
+if TYPE_CHECKING:
+    from .adapters.base import Adapter
 
 
 class Display(str, Enum):
@@ -199,11 +203,46 @@ class Transcript:
         """Whether any item lies on an abandoned branch."""
         return self._off_branch > 0
 
-    def visible(self, index: int, show_thinking: bool, all_branches: bool = False) -> bool:
+    # -- what the view asks of every item (a streamed transcript answers from compact arrays) --
+    def display(self, index: int) -> Display:
+        return self.items[index].display
+
+    def collapsible(self, index: int) -> bool:
+        return self.display(index) in COLLAPSIBLE
+
+    def off_branch(self, index: int) -> bool:
+        return self.items[index].off_branch
+
+    def is_user_turn(self, index: int) -> bool:
+        return self.items[index].is_user_turn
+
+    def day(self, index: int) -> int:
+        """The local day of the item's time as a proleptic ordinal (0: no time)."""
+        return day_ordinal(self.items[index].entry.timestamp)
+
+    def shape(self, index: int) -> Shape:
+        """What guessing the item's height needs (see `Shape`)."""
+        return shape_of(self.items[index])
+
+    def read_full(self, index: int, adapter: Adapter) -> tuple[Entry | None, Entry | None]:
+        """The item's entry and result read again in full, where they were cut in memory (None
+        where nothing was cut or the read failed); to swap in with `update`. Safe off the UI
+        thread."""
+        from .loading import reread
+
         item = self.items[index]
-        if item.off_branch and not all_branches:
+        entry = reread(adapter, item.entry) if item.cut else None
+        result = reread(adapter, item.result) if item.result_cut and item.result else None
+        return entry, result
+
+    def hits(self, query: str, cancelled: Callable[[], bool] = lambda: False) -> list[int]:
+        """Indices of every item whose text contains `query`, case-insensitively (visible or not)."""
+        return self.matches(query)
+
+    def visible(self, index: int, show_thinking: bool, all_branches: bool = False) -> bool:
+        if self.off_branch(index) and not all_branches:
             return False
-        return show_thinking or item.display is not Display.THINKING
+        return show_thinking or self.display(index) is not Display.THINKING
 
     def mark_off_branch(self, entry_ids: Iterable[str]) -> list[int]:
         """Mark the items of these entries as off the active branch (a streamed file learns its
@@ -246,6 +285,28 @@ class Transcript:
             held.entry, held.cut, held.result, held.result_cut = e, cut, r, rcut
             back.append(old)
         return back
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """An item's texts measured for a height guess: the length and newlines of its main text
+    (a tool call's input as shown), and of its result (-1: none)."""
+
+    chars: int
+    newlines: int
+    result_chars: int = -1
+    result_newlines: int = 0
+
+
+def shape_of(item: Item) -> Shape:
+    text = tool_input_text(item.entry) if item.display is Display.TOOL else item.entry.text
+    r = item.result if item.display is Display.TOOL else None
+    return Shape(len(text), text.count("\n"),
+                 -1 if r is None else len(r.text), 0 if r is None else r.text.count("\n"))
+
+
+def day_ordinal(ts: datetime | None) -> int:
+    return ts.astimezone().date().toordinal() if ts is not None else 0
 
 
 # -- tool calls ----------------------------------------------------------------------------------

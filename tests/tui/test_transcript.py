@@ -693,8 +693,7 @@ async def test_a_streamed_file_holds_a_bounded_number_of_entries_read_again(
         view = await loaded(pilot)
         rows = [r for r, item in enumerate(view.rows) if item.display is Display.TOOL and item.result_cut]
         assert len(rows) >= 2
-        days = [d for d in view._dates if d is not None]
-        assert days and len({id(d) for d in days}) == len(set(days))  # (one object per day)
+        assert set(view._dates) - {0} == {T0.date().toordinal()}  # (days kept as ordinals; 0: no time)
         first, second = (view.rows[r] for r in rows[:2])
         for r in rows[:2]:
             await goto_row(pilot, view, r)
@@ -710,6 +709,99 @@ async def test_a_streamed_file_holds_a_bounded_number_of_entries_read_again(
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert not first.result_cut and second.result_cut and len(view.model._read_again) == 1
+
+
+async def _walk(library: Library) -> tuple[list[Any], type]:
+    """What the reader shows over a walk through the fixture: the screen after each step (ends,
+    pages, a find and its next match, everything expanded, thinking shown), and the find's count."""
+    seen: list[Any] = []
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+
+        async def step(*keys: str) -> None:
+            for key in keys:
+                await pilot.press(key)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            seen.append((view.cursor_row, round(view.scroll_y), screen_text(view)))
+
+        await step()
+        await step("G")
+        await step("pageup", "pageup")
+        await step("g", "j", "j")
+        view.find("NEEDLE")
+        await step()
+        seen.append((view.query, len(view._matches)))
+        await step("n")
+        await step("N", "N")
+        view.find("exported 12 rows")  # (inside folded tool output: opened where it is found)
+        await step()
+        seen.append(len(view._matches))
+        view.clear_find()
+        await step("e")
+        await step("G", "pageup")
+        await step("t", "g")
+        await step("E", "G")
+        return seen, type(view.model)
+
+
+async def test_a_streamed_transcript_shows_what_a_loaded_one_shows(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same walk over the same file, loaded whole and streamed (its items kept compact and read
+    again from the file, at most 4 held: a spy checks the bound), gives the same screens."""
+    import sessionscope.core.read.compact as compact
+    import sessionscope.core.read.loading as core
+
+    loaded_walk, kind = await _walk(library)
+    assert kind is not compact.CompactTranscript
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
+    monkeypatch.setattr(compact, "ITEMS_HELD", 4)
+    sizes: list[int] = []
+    hold = compact.CompactTranscript._hold
+
+    def spy(self: Any, index: int, item: Any) -> None:
+        hold(self, index, item)
+        sizes.append(len(self._held) - len(self._read_again))
+
+    monkeypatch.setattr(compact.CompactTranscript, "_hold", spy)
+    streamed_walk, kind = await _walk(library)
+    assert kind is compact.CompactTranscript
+    assert streamed_walk == loaded_walk
+    assert sizes and max(sizes) <= 4
+
+
+async def test_reading_the_whole_of_a_reply_split_over_lines_reads_every_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply written over several lines (one content block a line) is one item; in a streamed
+    file whose lines were cut in memory, "read the whole message" reads all of its lines, and
+    the item then says what the whole read of the file says."""
+    import sessionscope.core.read.loading as core
+
+    w = _Writer()
+    w.user("Explain the reconcile fix.")
+    parts = [f"Part {k}: " + " ".join(f"word{k}x{n}" for n in range(30)) for k in range(3)]
+    for part in parts:
+        w.say(part, "msg_split")
+    w.user("Thanks.")
+    w.write(tmp_path / "claude" / "projects" / "-p" / f"{SESSION}.jsonl")
+    library = make_library(tmp_path / "claude")
+    whole = "\n\n".join(parts)
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
+    monkeypatch.setattr(core, "TEXT_CAP", 40)
+    async with harness(library).run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        row = row_of(view, lambda item: item.display is Display.MESSAGE and item.entry.role == "assistant")
+        item = view.rows[row]
+        assert item.cut and item.entry.text != whole
+        await goto_row(pilot, view, row)
+        view.action_activate()  # enter: read the whole message
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        item = view.rows[row]
+        assert not item.cut and item.entry.text == whole
+        assert view.full_item().entry.text == whole
+        await pilot.press("y")
+        assert pilot.app.clipboard == whole
 
 
 # -- snapshots ---------------------------------------------------------------------------------------------

@@ -124,7 +124,7 @@ class TranscriptCursor:
         row = self.cursor_row if self.cursor_row >= 0 else 0
         rows = range(row + 1, len(self._rows)) if direction > 0 else range(row - 1, -1, -1)
         for r in rows:
-            if self.model.items[self._rows[r]].is_user_turn:
+            if self.model.is_user_turn(self._rows[r]):
                 self._move(self._rows[r], align="top")
                 return
         self.notify("no later user turn" if direction > 0 else "no earlier user turn", timeout=2)
@@ -139,5 +139,5 @@ class TranscriptCursor:
         index = self._rows[row]
         header = vy - self._heights.top(row) - self._gap(row) == 0
         self._move(index)
-        if header and self.model.items[index].collapsible:
+        if header and self.model.collapsible(index):
             self._toggle(index)

@@ -2,6 +2,8 @@
 and abandoned branches shown or hidden, the layout kept around the cursor."""
 from __future__ import annotations
 
+from array import array
+
 from sessionscope.core.read.transcript import HeightIndex
 
 
@@ -21,7 +23,7 @@ class TranscriptExpand:
             self.action_toggle()
 
     def action_toggle(self) -> None:
-        if self._cursor >= 0 and self.model.items[self._cursor].collapsible:
+        if self._cursor >= 0 and self.model.collapsible(self._cursor):
             self._toggle(self._cursor)
 
     def _toggle(self, index: int) -> None:
@@ -42,7 +44,7 @@ class TranscriptExpand:
         anchor = self._cursor_anchor()
         self._expand_default = value
         self._toggled.clear()
-        self._body = [-1] * len(self.model.items)
+        self._body = array("l", [-1]) * len(self.model)
         self._strips.clear()
         self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
         self._sync_size()
@@ -82,7 +84,7 @@ class TranscriptExpand:
             self._cursor = next((i for i in range(self._cursor, len(self._row_of)) if self._row_of[i] >= 0),
                                 self._rows[-1] if self._rows else -1)
         if self._query:
-            self._matches = self.model.matches(self._query, self._rows)
+            self._matches = self._visible_hits()
         self._sync_size()
         self._restore(anchor)
 

@@ -2,26 +2,74 @@
 (a folded tool call opened where the match is inside it)."""
 from __future__ import annotations
 
-from textual.strip import Strip
+from dataclasses import dataclass
 
+from textual import work
+from textual.message import Message
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from sessionscope.core.read.compact import CompactTranscript
 from sessionscope.core.text import printable
+
+
+@dataclass
+class _Searched(Message):
+    """A streamed file searched for `query`: the items it is in."""
+
+    query: str
+    hits: list[int]
+    jump: bool
+    generation: int
 
 
 class TranscriptFind:
     """Mixed into TranscriptView (the state it uses is set up in TranscriptView.__init__)."""
 
     def find(self, query: str, *, jump: bool = True) -> None:
-        """Highlight `query` everywhere and move to its first match at or after the cursor."""
+        """Highlight `query` everywhere and move to its first match at or after the cursor. In a
+        streamed file the file is searched (off the UI thread): the hits come when it is done."""
         self._query = query
-        self._matches = self.model.matches(query, self._rows) if query else []
+        if self._finder is not None:
+            self._finder.cancel()
+            self._finder = None
+        self._hits, self._matches = [], []
         self.refresh()
         self.refresh_bindings()  # n/N show in the footer only while there is a query
+        if query and isinstance(self.model, CompactTranscript):
+            self._post_find()
+            self._finder = self._search_file(self.model, query, jump, self._generation)
+            return
+        self._hits = self.model.hits(query) if query else []
+        self._found(jump)
+
+    def _found(self, jump: bool) -> None:
+        self._matches = self._visible_hits()
         if jump and self._matches:
             start = self._cursor if self._cursor >= 0 else 0
             after = [i for i in self._matches if self._row_of[i] >= self._row_of[start]]
             self._goto_match(after[0] if after else self._matches[0])
         else:
             self._post_find()
+
+    @work(thread=True, exclusive=True, group="transcript-find", exit_on_error=False)
+    def _search_file(self, model: CompactTranscript, query: str, jump: bool, generation: int) -> None:
+        worker = get_current_worker()
+        hits = model.hits(query, lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(_Searched(query, hits, jump, generation))
+
+    def _searched(self, message: _Searched) -> None:
+        if message.generation != self._generation or message.query != self._query:
+            return  # (a later query, or a reload, came since)
+        found = set(message.hits) | set(self._hits)  # (and those of batches read since)
+        self._hits = sorted(found)
+        self._finder = None
+        self._found(message.jump)
+
+    def _visible_hits(self) -> list[int]:
+        row_of = self._row_of
+        return [i for i in self._hits if row_of[i] >= 0]
 
     def clear_find(self) -> None:
         self.find("", jump=False)

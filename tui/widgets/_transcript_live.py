@@ -3,6 +3,7 @@ after a rewrite, a deleted file."""
 from __future__ import annotations
 
 import threading
+from array import array
 from typing import Sequence
 
 from sessionscope.core.model import Entry, Session, SessionKind
@@ -90,12 +91,16 @@ class TranscriptLive:
         else:
             self._reopen = (None, 0, 0)
         self._reopen_expanded = {self.model.items[i].entry.id for i in self._toggled
-                                 if i < len(self.model.items)}
+                                 if i < len(self.model)}
         self._generation += 1
         self._painted = threading.Event()
         self.model = Transcript(self.session.project)
-        self._matches, self._rows, self._row_of, self._body = [], [], [], []
-        self._dates, self._day_mark, self._last_day = [], [], None
+        if self._finder is not None:
+            self._finder.cancel()
+            self._finder = None
+        self._matches, self._hits = [], []
+        self._rows, self._row_of, self._body = array("l"), array("l"), array("l")
+        self._dates, self._day_mark, self._last_day = array("l"), array("l"), 0
         self._heights = HeightIndex()
         self._toggled = set()
         self._rereading = set()

@@ -22,8 +22,11 @@ from sessionscope.core.secrets import mask_data, mask_text
 from sessionscope.core.text import one_line, printable
 from sessionscope.core.read.diffs import DiffLine, diff_counts, diff_of
 from sessionscope.core.read.transcript import (
+    COLLAPSIBLE,
     Display,
     Item,
+    Shape,
+    shape_of,
     tool_input_text,
     tool_summary,
 )
@@ -80,24 +83,27 @@ def clock(ts: datetime | None) -> str:
 
 def estimate(item: Item, width: int, expanded: bool) -> int:
     """Lines an item will take, without rendering it (refined once it is rendered)."""
+    return estimate_shape(item.display, shape_of(item), width, expanded)
+
+
+def estimate_shape(d: Display, shape: Shape, width: int, expanded: bool) -> int:
+    """`estimate` from an item's measured texts (what a compact transcript keeps of it)."""
     w = max(10, width - GUTTER - 1)
-    d = item.display
-    if d is Display.DIVIDER or (item.collapsible and not expanded):
+    if d is Display.DIVIDER or (d in COLLAPSIBLE and not expanded):
         return 1
+    main = _line_count(shape.chars, shape.newlines, w)
     if d in (Display.MESSAGE, Display.THINKING):
-        return 1 + _lines(item.entry.text, w)
-    if d is Display.TOOL:
-        n = 1 + min(BODY_LINES, _lines(tool_input_text(item.entry), w))
-        if item.result is not None:
-            n += 1 + min(BODY_LINES, _lines(item.result.text, w))
-        return n
-    return 1 + min(BODY_LINES, _lines(item.entry.text, w))
+        return 1 + main
+    n = 1 + min(BODY_LINES, main)
+    if d is Display.TOOL and shape.result_chars >= 0:
+        n += 1 + min(BODY_LINES, _line_count(shape.result_chars, shape.result_newlines, w))
+    return n
 
 
-def _lines(text: str, w: int) -> int:
+def _line_count(chars: int, newlines: int, w: int) -> int:
     # Each source line wraps to about len/w rows plus half a row (measured on generated
     # transcripts: within 20% in total, where newlines + len/w overshot by 40%).
-    return max(1, round(len(text) / w + 0.5 * (text.count("\n") + 1)))
+    return max(1, round(chars / w + 0.5 * (newlines + 1)))
 
 
 @dataclass

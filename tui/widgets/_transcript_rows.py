@@ -3,14 +3,14 @@ it is rendered) in a Fenwick tree, settling the scroll offset when a height abov
 changes."""
 from __future__ import annotations
 
-from datetime import date
+from array import array
 
 from textual import events
 from textual.geometry import Size
 from textual.strip import Strip
 
 from sessionscope.core.read.transcript import HeightIndex
-from sessionscope.tui.widgets._transcript_render import estimate
+from sessionscope.tui.widgets._transcript_render import estimate_shape
 
 
 class TranscriptRows:
@@ -18,33 +18,33 @@ class TranscriptRows:
 
     # -- rows and heights -------------------------------------------------------------------------
     def _expanded(self, index: int) -> bool:
-        item = self.model.items[index]
-        return item.collapsible and (self._expand_default != (index in self._toggled))
+        return self.model.collapsible(index) and (self._expand_default != (index in self._toggled))
 
     def _is_block(self, index: int) -> bool:
-        item = self.model.items[index]
-        return not item.collapsible or self._expanded(index)
+        return not self.model.collapsible(index) or self._expanded(index)
 
     def _gap(self, row: int) -> int:
         """Lines above a row: a blank one around blocks, and the divider of a new day."""
         if row <= 0:
             return 1
         blank = 1 if self._is_block(self._rows[row - 1]) or self._is_block(self._rows[row]) else 0
-        return blank + (1 if self._day_mark[row] is not None else 0)
+        return blank + (1 if self._day_mark[row] else 0)
 
-    def _day_of_row(self, index: int) -> date | None:
-        """The day a row showing item `index` starts, if it is not that of the rows above it."""
+    def _day_of_row(self, index: int) -> int:
+        """The day (an ordinal) a row showing item `index` starts, if it is not that of the rows
+        above it; else 0."""
         day = self._dates[index]
-        if day is None:
-            return None
+        if not day:
+            return 0
         last, self._last_day = self._last_day, day
-        return day if last is not None and day != last else None
+        return day if last and day != last else 0
 
     def _body_height(self, index: int) -> int:
         h = self._body[index]
         if h >= 0:
             return h
-        return estimate(self.model.items[index], self._width, self._expanded(index))
+        return estimate_shape(self.model.display(index), self.model.shape(index), self._width,
+                              self._expanded(index))
 
     def _row_height(self, row: int) -> int:
         return self._gap(row) + self._body_height(self._rows[row])
@@ -60,11 +60,12 @@ class TranscriptRows:
         if self._unseen_from is not None:  # row numbers change: count again from what is shown
             self._unseen_from = None
             self.call_later(self._post_live)
-        self._rows = [i for i in range(len(self.model.items))
-                      if self.model.visible(i, self.show_thinking, self.show_branches)]
-        self._row_of = [-1] * len(self.model.items)
-        self._last_day = None
-        self._day_mark = []
+        visible = self.model.visible
+        self._rows = array("l", (i for i in range(len(self.model))
+                                 if visible(i, self.show_thinking, self.show_branches)))
+        self._row_of = array("l", [-1]) * len(self.model)
+        self._last_day = 0
+        self._day_mark = array("l")
         for row, i in enumerate(self._rows):
             self._row_of[i] = row
             self._day_mark.append(self._day_of_row(i))
@@ -161,7 +162,7 @@ class TranscriptRows:
             return
         anchor = self._cursor_anchor()
         self._width = width
-        self._body = [-1] * len(self.model.items)
+        self._body = array("l", [-1]) * len(self.model)
         self._strips.clear()
         self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
         self._sync_size()

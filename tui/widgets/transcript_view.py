@@ -17,9 +17,10 @@ and drawn by `_transcript_render`.
 from __future__ import annotations
 
 import threading
+from array import array
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import ClassVar
+from datetime import date
+from typing import ClassVar, Sequence
 
 from rich.style import Style
 from textual import on, work
@@ -33,10 +34,11 @@ from sessionscope.core.bookmarks.anchor import marks
 from sessionscope.core.bookmarks.store import Bookmark
 from sessionscope.core.format import day_label
 from sessionscope.core.catalog.library import Library
-from sessionscope.core.model import Entry, EntryKind, Session
+from sessionscope.core.model import Entry, EntryKind, Session, SessionKind
 from sessionscope.core.secrets import mask_text
 from sessionscope.core.text import clipboard_text, printable
-from sessionscope.core.read.loading import Batch, last_offset, load_batches, reread
+from sessionscope.core.read.compact import CompactTranscript
+from sessionscope.core.read.loading import Batch, last_offset, load_batches
 from sessionscope.core.read.transcript import (
     Display,
     HeightIndex,
@@ -48,7 +50,7 @@ from sessionscope.core.read.subagents import match_subagent, subagent_children
 from sessionscope.tui.widgets._strip_cache import StripCache
 from sessionscope.tui.widgets._transcript_cursor import TranscriptCursor
 from sessionscope.tui.widgets._transcript_expand import TranscriptExpand
-from sessionscope.tui.widgets._transcript_find import TranscriptFind
+from sessionscope.tui.widgets._transcript_find import TranscriptFind, _Searched
 from sessionscope.tui.widgets._transcript_live import TranscriptLive
 from sessionscope.tui.widgets._transcript_render import (
     CODE_THEME, COMPONENTS, GUTTER, LIGHT_CODE_THEME, Painter, Palette, highlight,
@@ -225,14 +227,16 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self.error: str | None = None
         self._target = entry_id
         self._query = highlight or ""
-        self._matches: list[int] = []  # item indices
-        self._rows: list[int] = []  # item index of each visible row
-        self._row_of: list[int] = []  # row of each item, -1 when hidden
-        self._body: list[int] = []  # rendered height of each item at self._width, -1 if unknown
-        self._dates: list[date | None] = []  # the local day of each item (None without a time)
-        self._days: dict[date, date] = {}
-        self._day_mark: list[date | None] = []  # each row: the day it starts, if not the row before's
-        self._last_day: date | None = None  # the day of the last row with a time
+        self._matches: list[int] = []  # item indices of the hits on visible rows
+        self._hits: list[int] = []  # item indices of every item the query is in
+        self._finder: Worker[None] | None = None  # a streamed file's find, searching the file
+        # (per item and per row: compact arrays, a big transcript has ~200k items)
+        self._rows = array("l")  # item index of each visible row
+        self._row_of = array("l")  # row of each item, -1 when hidden
+        self._body = array("l")  # rendered height of each item at self._width, -1 if unknown
+        self._dates = array("l")  # the local day of each item (a date ordinal; 0 without a time)
+        self._day_mark = array("l")  # each row: the day it starts, if not the row before's (else 0)
+        self._last_day = 0  # the day of the last row with a time
         self._heights = HeightIndex()
         self._expand_default = False
         self._toggled: set[int] = set()  # items whose expansion differs from the default
@@ -289,9 +293,9 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         return self._query
 
     @property
-    def rows(self) -> list[Item]:
-        """The visible items, in order."""
-        return [self.model.items[i] for i in self._rows]
+    def rows(self) -> Sequence[Item]:
+        """The visible items, in order (each read when asked for, in a streamed file)."""
+        return _Rows(self.model.items, self._rows)
 
     @property
     def cursor_row(self) -> int:
@@ -308,14 +312,17 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
             return None
         item = self.model.items[index]
         if item.cut or item.result_cut:
-            adapter = self.library.registry.by_name(self.session.source_format)
+            adapter = self._adapter()
             if adapter is not None:
-                entry = reread(adapter, item.entry) if item.cut else None
-                result = reread(adapter, item.result) if item.result_cut and item.result else None
+                entry, result = self.model.read_full(index, adapter)
                 for back in self.model.update(index, entry, result):
                     self._invalidate(back)
                 self._invalidate(index)
-        return item
+        return self.model.items[index]
+
+    def _adapter(self):  # noqa: ANN202 - an Adapter
+        registry = self.library.registry
+        return registry.by_name(self.session.source_format) or registry.sniff(self.session.path)
 
     def read_rest(self, index: int) -> None:
         """Read a slimmed item again in full off the UI thread (a result can be 20 MB: the
@@ -324,16 +331,15 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         if not (item.cut or item.result_cut) or index in self._rereading:
             return
         self._rereading.add(index)
-        self._reread(index, item, self._generation)
+        self._reread(index, self.model, self._generation)
 
     @work(thread=True, group="transcript-reread", exit_on_error=False)
-    def _reread(self, index: int, item: Item, generation: int) -> None:
+    def _reread(self, index: int, model: Transcript, generation: int) -> None:
         entry = result = None
         try:
-            adapter = self.library.registry.by_name(self.session.source_format)
+            adapter = self._adapter()
             if adapter is not None:
-                entry = reread(adapter, item.entry) if item.cut else None
-                result = reread(adapter, item.result) if item.result_cut and item.result else None
+                entry, result = model.read_full(index, adapter)
         finally:
             self.post_message(self._Reread(index, entry, result, generation))
 
@@ -353,9 +359,15 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._invalidate(message.index)
         self._sync_size()
         self._restore(anchor)
-        if self._query:
-            self._matches = self.model.matches(self._query, self._rows)
+        if self._query and not isinstance(self.model, CompactTranscript):  # (its hits: the whole texts)
+            self._hits = self.model.hits(self._query)
+            self._matches = self._visible_hits()
             self._post_find()
+
+    @on(_Searched)
+    def _file_searched(self, message: _Searched) -> None:
+        message.stop()
+        self._searched(message)
 
     def copy_highlighted(self) -> tuple[str, int] | None:
         """Put the highlighted entry's text on the clipboard (OSC 52); returns what was copied and
@@ -427,28 +439,31 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
 
     def _add_batch(self, batch: Batch) -> None:
         """Add read entries to the model and their rows to the view (no scrolling)."""
+        if batch.streamed and not len(self.model) and not isinstance(self.model, CompactTranscript):
+            adapter = self._adapter()
+            if adapter is not None:  # a streamed file: items kept compact, read from the file when needed
+                self.model = CompactTranscript(self.session.project, self.session.path, adapter,
+                                               skip_sidechains=self.session.kind is SessionKind.MAIN)
         model = self.model
-        start = len(model.items)
+        start = len(model)
         changed = model.add(batch.entries, batch.cut)
         self.entry_count += sum(1 for e in batch.entries if e.on_active_branch or e.kind is EntryKind.MALFORMED)
         self.entry_count -= len(batch.off_branch)  # (read as on the branch before the stream ended)
         self.streamed = self.streamed or batch.streamed
-        new = range(start, len(model.items))
-        self._body.extend([-1] * len(new))
-        days = self._days
-        self._dates.extend(days.setdefault(d, d) if (d := _local_day(model.items[i].entry.timestamp)) else d
-                           for i in new)  # (one object per day: a big transcript has ~200k items)
-        self._row_of.extend([-1] * len(new))
+        new = range(start, len(model))
+        self._body.extend(array("l", [-1]) * len(new))
+        self._dates.extend(model.day(i) for i in new)
+        self._row_of.extend(array("l", [-1]) * len(new))
         for i in new:
             if model.visible(i, self.show_thinking, self.show_branches):
                 self._append_row(i)
         for i in changed:
             self._invalidate(i)
         if self._query:
-            self._matches += model.matches(self._query, [i for i in new if self._row_of[i] >= 0])
-            for i in changed:
-                if i not in self._matches and model.matches(self._query, [i]):
-                    self._matches = sorted({*self._matches, i})
+            found = set(model.matches(self._query, [*new, *changed]))
+            if found:
+                self._hits = sorted({*self._hits, *found})
+                self._matches = self._visible_hits()
         if batch.off_branch:
             self._branches_found(model.mark_off_branch(batch.off_branch))
         self._sync_size()
@@ -468,7 +483,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         if not self.model.visible(index, self.show_thinking, self.show_branches):
             self._set_thinking(True)
         if self._query:
-            self._matches = self.model.matches(self._query, self._rows)
+            self._matches = self._visible_hits()
         self._goto_match(index) if self._query else self._move(index, align="top")
         return True
 
@@ -479,7 +494,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._painter = None
         self._strips.clear()
         if self._width:
-            self._body = [-1] * len(self.model.items)
+            self._body = array("l", [-1]) * len(self.model)
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
@@ -518,8 +533,8 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         k = vy - self._heights.top(row) - self._gap(row)
         if k < 0:
             day = self._day_mark[row]
-            if k == -1 and day is not None:  # the line just above the row: a new day begins
-                divider = self._get_painter().day_divider(day_label(day), width - GUTTER)
+            if k == -1 and day:  # the line just above the row: a new day begins
+                divider = self._get_painter().day_divider(day_label(date.fromordinal(day)), width - GUTTER)
                 return Strip.join([Strip.blank(GUTTER), divider]).adjust_cell_length(width).apply_style(base)
             return Strip.blank(width, base)
         index = self._rows[row]
@@ -587,8 +602,19 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         return True
 
 
-def _local_day(ts: datetime | None) -> date | None:
-    return ts.astimezone().date() if ts is not None else None
+class _Rows(Sequence[Item]):
+    """The visible items (`TranscriptView.rows`), each read when asked for."""
+
+    def __init__(self, items: Sequence[Item], rows: Sequence[int]) -> None:
+        self._items, self._rows = items, rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, row):  # type: ignore[override]  # noqa: ANN001, ANN204
+        if isinstance(row, slice):
+            return [self._items[i] for i in self._rows[row]]
+        return self._items[self._rows[row]]
 
 
 def _segment(text: str, style: Style):  # noqa: ANN202 - a rich Segment
