@@ -31,6 +31,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from .jsonl import ReaderError, RecordFile, parse_line
+from .loading import slim
 from .subagents import SubagentCalls
 from .transcript import (
     COLLAPSIBLE,
@@ -312,8 +313,6 @@ class CompactTranscript(Transcript):
             break
 
     def _read_item(self, index: int, *, full: bool) -> Item:
-        from .loading import _slim
-
         numbers = [self._entry[index], *self._parts.get(index, ())]
         r = self._result[index]
         read = self._read_entries(numbers + ([r] if r >= 0 else []))
@@ -324,7 +323,7 @@ class CompactTranscript(Transcript):
         for k in numbers:
             e = read.get(k) or self._unreadable(k, display)
             if not full:
-                e, c = _slim(e)
+                e, c = slim(e)
                 cut = cut or c
             parts.append(e)
         entry = parts[0]
@@ -334,7 +333,7 @@ class CompactTranscript(Transcript):
         if r >= 0:
             result = read.get(r) or self._unreadable(r, Display.RESULT)
             if not full:
-                result, item.result_cut = _slim(result)
+                result, item.result_cut = slim(result)
             item.result = _named_result(result, entry)
         return item
 

@@ -160,8 +160,8 @@ def stream_batches(
         for e in parser.feed(parsed):
             if skip_sidechains and e.is_sidechain:
                 continue
-            slim, was_cut = _slim(e)
-            pending.append(slim)
+            small, was_cut = slim(e)
+            pending.append(small)
             if was_cut:
                 cut.add(e.id)
         parser.forget()  # (a stream never finishes: the full texts would stay in memory)
@@ -205,7 +205,7 @@ def live_batch(entries: Iterable[Entry], path: str, *, after: int, streamed: boo
         if skip_sidechains and e.is_sidechain:
             continue
         if streamed:
-            e, was_cut = _slim(e)
+            e, was_cut = slim(e)
             if was_cut:
                 cut.add(e.id)
         out.append(e)
@@ -237,7 +237,9 @@ def _parsed_lines(path: str, chunk: int = 1 << 20) -> Iterator[tuple[ParsedLine,
                 yield parsed, base + len(carry)
 
 
-def _slim(e: Entry) -> tuple[Entry, bool]:
+def slim(e: Entry) -> tuple[Entry, bool]:
+    """The entry with its long texts and tool input cut to what a streamed file keeps in memory,
+    and whether anything was cut."""
     cap = TEXT_CAP if e.kind in (EntryKind.TEXT, EntryKind.THINKING, EntryKind.COMPACTION) else OTHER_CAP
     text, cut = e.text, False
     if len(text) > cap:

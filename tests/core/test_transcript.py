@@ -279,9 +279,9 @@ def test_height_index_matches_a_plain_list() -> None:
 
 def test_slimming_keeps_small_entries_untouched() -> None:
     small = call("c", "Bash", {"command": "ls"})
-    assert core._slim(small) == (small, False)
+    assert core.slim(small) == (small, False)
     big = replace(small, tool_input={"command": "x" * 5000, "n": [1, 2]})
-    slim, cut = core._slim(big)
+    slim, cut = core.slim(big)
     assert cut and len(slim.tool_input["command"]) == core.INPUT_CAP and slim.tool_input["n"] == [1, 2]
 
 
