@@ -5,7 +5,8 @@ each imports only the layers below it, and modules side by side in a layer never
 other (pyproject.toml's import-linter contracts say the same; tests/core/test_layering.py runs
 them):
 
-    model, text, config, format, secrets   foundation: data types, text hygiene, settings
+    model, text, config, format, secrets, records   foundation: data types, text hygiene, settings,
+                                                    `record` (a dataclass cheaper to define)
     read/      reading transcripts: JSONL reader, adapters, quick listing, transcript model
     catalog/   the catalog of sessions across roots (SQLite store + the Library object)
     memory/      beside catalog/: memory notes and each agent's own memory files

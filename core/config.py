@@ -22,8 +22,10 @@ watch_archive = false               # `sessionscope watch` archives what changes
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from .records import record
 
 #: the install hint that ends the error of a `.zst` file read without zstandard (core/read/jsonl.py);
 #: the catalog and the CLI recognise such errors by it
@@ -32,7 +34,7 @@ ZSTD_HINT = "pip install 'sessionscope[zstd]'"
 APP_NAME = "sessionscope"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     roots: tuple[str, ...] = ()
     default_roots: bool = True

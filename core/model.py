@@ -5,10 +5,12 @@ cached, compared in tests and sent across threads without locks.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
+
+from .records import record
 
 
 class EntryKind(str, Enum):
@@ -39,7 +41,7 @@ class SessionKind(str, Enum):
     WARMUP = "warmup"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Locator:
     """Where a record lives on disk: enough to open the exact entry again.
 
@@ -54,7 +56,7 @@ class Locator:
         return f"{self.path}:{self.line}@{self.offset}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TokenUsage:
     input: int = 0
     output: int = 0
@@ -83,7 +85,7 @@ class TokenUsage:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Entry:
     """One displayable unit of a transcript: a text block, a tool call, a tool result, ...
 
@@ -132,7 +134,7 @@ class Entry:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Session:
     """Metadata of one session (one transcript file, or a subagent run inside one)."""
 

@@ -77,16 +77,16 @@ import re
 from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
+from .records import record
 from .text import one_line
 
 MARK = "[secret masked: {kind}]"
 EMAIL_MARK = "[email omitted]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Rule:
     kind: str
     source: str  # the pattern, compiled when the rule is first used (not by every command's import)
@@ -333,7 +333,7 @@ _CHECKS: dict[str, Callable[[re.Match[str], str], bool]] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Masked:
     text: str
     kinds: tuple[str, ...]  # the kinds masked, in order of appearance (repeats kept)

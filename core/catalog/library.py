@@ -14,12 +14,13 @@ from __future__ import annotations
 import gc
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
 
 import orjson
 
+from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
@@ -50,7 +51,7 @@ class LookupFailed(Exception):
     """An unknown or ambiguous session id (the message says which)."""
 
 
-@dataclass
+@record
 class ScanReport:
     roots: list[Root] = field(default_factory=list)
     files: int = 0
@@ -81,7 +82,7 @@ class Interim(NamedTuple):
 InterimFn = Callable[[Interim], None]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ListedSession(Session):
     """A session as the quick listing saw its file's two ends, in the session map until the scan
     has parsed the file: no entry count, tokens, models or parent link, and the fields named in

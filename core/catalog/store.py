@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 import orjson
 
+from ..records import record
 from ..config import ZSTD_HINT, CacheError
 from ..model import Session, SessionKind, TokenUsage
 from .activity import ActivityRow
@@ -180,7 +180,7 @@ def _create(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fingerprint:
     dev: int
     ino: int
@@ -209,7 +209,7 @@ class Fingerprint:
         )
 
 
-@dataclass
+@record
 class FileRow:
     path: str
     fingerprint: Fingerprint
@@ -232,7 +232,7 @@ class FileRow:
     carry: bytes | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TailMark:
     """A file's session's last `verified` conversation entries (of `total`) are those read from
     `offset` (line `line`) to the end, for the file under fingerprint `key`
@@ -264,7 +264,7 @@ class LightRow(NamedTuple):
         return self
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IndexState:
     path: str
     key: str

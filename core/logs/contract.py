@@ -17,9 +17,9 @@ then cut to `max_chars`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from ..records import record
 from ..config import AGENT_SESSION_VARS
 from ..model import Entry, Session, truncate
 
@@ -37,7 +37,7 @@ class LogsError(ValueError):
     """Bad input to a session-logs call; the message says what is wrong, in one line."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Bounds:
     lo: int
     hi: int

@@ -7,10 +7,11 @@ adapter by sniffing their content (names only pre-filter), so a `--root` may hol
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from ..records import record
 from .walk import MAX_DIRS
 
 if TYPE_CHECKING:  # (the adapters come with the first scan: resolving roots needs none)
@@ -23,7 +24,7 @@ DEFAULT_SUFFIXES = ('.aider.chat.history.md', '.chat.history.md', '.db', '.json'
 DEFAULT_PROJECT_FILES = ('.aider.chat.history.md',)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Root:
     path: str
     origin: str  # "claude-code", "codex", "copilot-cli", "pi", "opencode", "--root", "config", "demo"

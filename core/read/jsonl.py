@@ -21,11 +21,11 @@ import mmap
 import os
 import stat
 from array import array
-from dataclasses import dataclass
 from typing import Any, Iterator, NamedTuple
 
 import orjson
 
+from ..records import record
 from ..config import ZSTD_HINT
 
 _BOM = b"\xef\xbb\xbf"
@@ -78,7 +78,7 @@ def reader_error(path: str, exc: OSError) -> ReaderError:
     return ReaderError(f"cannot read {path}: {exc.strerror}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RawLine:
     """One line of a file: `line` is 1-based; `terminated` is False for a last line without `\\n`."""
 
@@ -88,7 +88,7 @@ class RawLine:
     terminated: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParsedLine:
     """The JSON values on one line (usually one), or the reason it could not be parsed."""
 

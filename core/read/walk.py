@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from typing import Any, Callable, Iterator
+from ..records import record
 
 #: folders one walk of one root goes through at most (a Claude projects root holds a few per
 #: session, a Codex sessions root one per day); config `max_folders` changes it. 20,000 folders
@@ -40,7 +41,7 @@ PSEUDO_FS = frozenset({
 ALWAYS_SKIPPED = ("/proc", "/sys", "/dev")
 
 
-@dataclass
+@record
 class WalkReport:
     """What a walk left out, for the user: each list holds at most a few examples, counted."""
 

@@ -7,18 +7,18 @@ Both engines make their hits here: the index (core/search/index.py) and the scan
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
+from ..records import record
 from ..model import Locator, iso
 from ..secrets import WINDOW_MARGIN, masked_windows, masking_on
 from .query import Query, Term
 from .terms import ALNUM, stem
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     session_id: str
     entry_id: str
@@ -56,7 +56,7 @@ class Hit:
         return d
 
 
-@dataclass
+@record
 class SearchResult:
     hits: list[Hit]
     mode: str  # "ranked", "recent", "substring"

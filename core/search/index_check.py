@@ -18,11 +18,12 @@ from __future__ import annotations
 import mmap
 import os
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import orjson
+from ..records import record
 
 try:
     import fcntl
@@ -36,7 +37,7 @@ WRITER_LOCK = ".tantivy-writer.lock"
 _CHUNK = 16 << 20
 
 
-@dataclass
+@record
 class Check:
     problems: list[str] = field(default_factory=list)
     segments: int = 0

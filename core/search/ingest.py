@@ -16,11 +16,12 @@ import hashlib
 import mmap
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Iterable
 
 import orjson
 
+from ..records import record
 from ..catalog.library import Library
 from ..catalog.store import FileRow, Fingerprint, IndexState
 from ..config import CacheError
@@ -48,7 +49,7 @@ ProgressFn = Callable[["Progress"], None]
 _dumps = orjson.dumps
 
 
-@dataclass
+@record
 class Progress:
     files_done: int = 0
     files_total: int = 0
@@ -57,7 +58,7 @@ class Progress:
     docs: int = 0
 
 
-@dataclass
+@record
 class IndexReport:
     files_indexed: int = 0
     files_appended: int = 0

@@ -16,9 +16,10 @@ Errors are `QueryError` with the 1-based column where the problem starts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta, timezone
 
+from ..records import record
 from ..model import EntryKind, Role
 
 FILTERS = ("agent", "project", "role", "kind", "tool", "session", "branch", "since", "until")
@@ -37,7 +38,7 @@ class QueryError(ValueError):
         self.reason = message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Term:
     """A word, prefix, phrase or substring to look for in the text."""
 
@@ -48,7 +49,7 @@ class Term:
         return re.findall(r"\w+", self.text.lower())
 
 
-@dataclass
+@record
 class Query:
     """Clauses are ANDed; each clause is a list of alternatives (ORed)."""
 

@@ -16,9 +16,10 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
+from ...records import record
 from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, TokenUsage, parse_timestamp
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from ..walk import WalkReport
 
 
-@dataclass
+@record
 class LineAccount:
     """How the lines of a file were used. `lines == conversation + noise + malformed`."""
 
@@ -43,7 +44,7 @@ class LineAccount:
         return self.lines == self.conversation + self.noise + self.malformed
 
 
-@dataclass
+@record
 class LoadedSession:
     """A session with its entries in file order. Noise records are kept as locators, so their raw
     JSON can be shown on demand without holding it in memory."""

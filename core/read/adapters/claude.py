@@ -34,16 +34,16 @@ Rules chosen:
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
+from ...records import record
 from ..jsonl import ParsedLine
 from ...model import (
     Entry,
@@ -59,7 +59,12 @@ from ..ends import FIELDS, Ends, QuickMeta, basename, first_json_lines
 from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
-log = logging.getLogger(__name__)
+def _log() -> Any:
+    """This module's logger; logging is imported on the first failure logged (not with the module:
+    it and what it imports were ~15% of a whole `read ID`)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 JSON = dict[str, Any]  # one decoded record or content block
 
@@ -86,7 +91,7 @@ _TITLE_CHARS = 120
 RANK_NONE, RANK_COMMAND, RANK_PROMPT, RANK_SUMMARY, RANK_AI, RANK_CUSTOM = range(6)
 
 
-@dataclass
+@record
 class ClaudeLoadedSession(LoadedSession):
     """A LoadedSession plus what `link()` needs from its file."""
 
@@ -114,7 +119,7 @@ class ClaudeLoadedSession(LoadedSession):
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Rec:
     """What threading, grouping and titles need of one user/assistant/system record."""
 
@@ -135,7 +140,7 @@ class _Rec:
     group: str = ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Spec:
     index: int
     kind: EntryKind
@@ -170,7 +175,7 @@ class ClaudeAdapter(Adapter):
         try:
             return _extend(tail, size, carried)
         except Exception:  # noqa: BLE001 - any doubt about the carried state: read whole
-            log.debug("claude: cannot read %s on", tail.path, exc_info=True)
+            _log().debug("claude: cannot read %s on", tail.path, exc_info=True)
             return None
 
     def sniff(self, path: str, head: bytes) -> bool:
@@ -281,7 +286,7 @@ class ClaudeParser(RecordParser):
             try:
                 out.extend(self._record(value, parsed, k))
             except Exception:  # noqa: BLE001 - an odd record must never stop a load
-                log.debug("claude: cannot convert %s:%d", self.path, parsed.raw.line, exc_info=True)
+                _log().debug("claude: cannot convert %s:%d", self.path, parsed.raw.line, exc_info=True)
                 out.append(self._unknown(parsed, k, "unreadable"))
         if not out:
             self._noise.append(self.locator(parsed))
@@ -567,7 +572,7 @@ class ClaudeParser(RecordParser):
         try:
             return self._finish()
         except Exception:  # noqa: BLE001 - a load never raises; fall back to the flat file
-            log.exception("claude: cannot settle %s", self.path)
+            _log().exception("claude: cannot settle %s", self.path)
             session = Session(id=_stem(self.path), agent=self.agent, source_format=self.name,
                               paths=(self.path,), entry_count=len(self._entries),
                               line_count=self.account.lines, malformed_count=self.account.malformed,
@@ -863,7 +868,7 @@ def _odd_uuid(uuid: str) -> bool:
     return uuid.startswith("L") or "." in uuid or "~" in uuid
 
 
-@dataclass
+@record
 class _Carry:
     """What a whole read of a one-session file settles that its appended lines can still change,
     and no more (titles cut to one line, record uuids and older usage keys as 8-byte hashes):
@@ -1312,7 +1317,7 @@ _CONV = ("user", "assistant", "system")
 _TITLE_TYPES = ("custom-title", "ai-title", "summary")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Shape:
     """What one record gives its session, as far as a listing needs: `conv` for a registered
     user/assistant/system record, `entries` whether it yields any entry, and what `_merge_text`

@@ -1,0 +1,138 @@
+"""`record` (core/records.py) behaves as `dataclass` does: the same repr, equality, hash,
+immutability, copies and introspection, for each kind of class the package defines."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import pickle
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import Any, Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sessionscope.core.records import record
+
+
+def _kinds(deco: Callable[..., Any]) -> dict[str, type]:
+    """The same classes made by `deco` (dataclass or record); module-level names for pickling."""
+
+    @deco
+    class Plain:
+        a: int
+        b: Any = None
+        c: list[int] = field(default_factory=list)
+
+    @deco(frozen=True)
+    class Frozen:
+        a: int
+        b: Any = None
+
+    @deco(frozen=True, slots=True)
+    class FrozenSlots:
+        a: int
+        b: Any = "x"
+        hidden: Any = field(default=0, repr=False)
+        ignored: Any = field(default=0, compare=False)
+        unhashed: Any = field(default=0, hash=False)
+
+    @deco(slots=True)
+    class Slots:
+        a: int
+        b: Any = None
+
+    @deco(frozen=True)
+    class One:
+        a: Any
+
+    @deco(frozen=True)
+    class Empty:
+        pass
+
+    @deco
+    class Own:
+        a: int
+
+        def __repr__(self) -> str:
+            return "own"
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    @deco(frozen=True)
+    class Child(Frozen):
+        d: int = 4
+
+    @deco(kw_only=True)
+    class Keywords:
+        a: int = 1
+        b: Any = None
+
+    return {c.__name__: c for c in (Plain, Frozen, FrozenSlots, Slots, One, Empty, Own, Child, Keywords)}
+
+
+DATA, RECORD = _kinds(dataclass), _kinds(record)
+for _name, _cls in RECORD.items():  # (picklable by name)
+    _cls.__qualname__ = _name
+    globals()[_name] = _cls
+
+
+def _args(name: str, a: Any, b: Any) -> dict[str, Any]:
+    return {"Empty": {}, "One": {"a": a}, "Own": {"a": a}}.get(name, {"a": a, "b": b})
+
+
+def _outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        return ("ok", fn())
+    except Exception as exc:  # noqa: BLE001 - the same error is part of the same behaviour
+        return ("raised", type(exc).__name__, str(exc))
+
+
+values = st.one_of(st.integers(), st.floats(allow_nan=True), st.text(max_size=5), st.none(),
+                   st.lists(st.integers(), max_size=3), st.tuples(st.integers()))
+
+
+@pytest.mark.parametrize("name", sorted(DATA))
+@given(a=values, b=values, a2=values, b2=values)
+def test_a_record_behaves_as_the_dataclass(name: str, a: Any, b: Any, a2: Any, b2: Any) -> None:
+    got = {}
+    for kind, classes in (("dataclass", DATA), ("record", RECORD)):
+        cls = classes[name]
+        x, y, z, w = (cls(**_args(name, *ab)) for ab in ((a, b), (a2, b2), (a, b), (a, b)))
+        got[kind] = [
+            repr(x).replace(cls.__qualname__, name), x == y, x != y, x == z, x == x, x == 1, x != None,  # noqa: E711
+            _outcome(lambda: cls.__hash__ is object.__hash__ or hash(x)), _outcome(lambda: hash(x) == hash(z)), _outcome(lambda: hash(x) == hash(y)),
+            _outcome(lambda: setattr(w, "a", 5)), _outcome(lambda: delattr(w, "a")),
+            _outcome(lambda: repr(dataclasses.replace(y)).replace(cls.__qualname__, name)),
+            [f.name for f in dataclasses.fields(cls)], getattr(cls, "__match_args__", None),
+            dataclasses.asdict(x), "__slots__" in cls.__dict__, cls.__hash__ is None,
+            repr(copy.deepcopy(x)).replace(cls.__qualname__, name),
+        ]
+    assert got["record"] == got["dataclass"]
+
+
+@pytest.mark.parametrize("name", sorted(RECORD))
+def test_a_record_pickles_and_has_a_docstring(name: str) -> None:
+    cls = RECORD[name]
+    x = cls(**_args(name, 1, (2,)))
+    assert pickle.loads(pickle.dumps(x)) == x and cls.__doc__
+
+
+def test_a_record_repr_of_itself_says_dots_and_nan_equals_itself_as_in_a_tuple() -> None:
+    for classes in (DATA, RECORD):
+        x = classes["Plain"](1)
+        x.b = x
+        assert repr(x).endswith("(a=1, b=..., c=[])")
+        nan = classes["One"](math.nan)
+        assert nan == nan and nan == classes["One"](nan.a) and hash(nan) == hash(classes["One"](nan.a))
+
+
+def test_record_refuses_the_options_it_does_not_make() -> None:
+    with pytest.raises(TypeError, match="not options"):
+        record(eq=False)
+    with pytest.raises(FrozenInstanceError):
+        RECORD["Frozen"](1).a = 2
