@@ -13,6 +13,7 @@ sequences are dropped, since a visible stand-in would corrupt the text being cop
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Callable, TextIO
 
 # C0 controls except tab and newline, DEL, and C1 controls (U+0080-U+009F: 8-bit CSI, OSC, ...).
@@ -31,8 +32,20 @@ _INVISIBLE_ASTRAL = ("\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001
 _EMOJI = ("\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
           "\u2b05-\u2b55\u3030\u303d\u3297\u3299\ufe0f\U0001f000-\U0001faff")
 _UNSAFE = re.compile(f"[{_C0_C1}{_INVISIBLE}]")
-_UNSAFE_ASTRAL = re.compile(f"[{_INVISIBLE_ASTRAL}]")
-_IS_EMOJI = re.compile(f"[{_EMOJI}]")
+# (the patterns below are compiled on first use: every command imports this module, and most
+# never meet a character above U+FFFF, a zero-width joiner or the clipboard)
+
+
+@cache
+def _unsafe_astral() -> re.Pattern[str]:
+    return re.compile(f"[{_INVISIBLE_ASTRAL}]")
+
+
+@cache
+def _is_emoji() -> re.Pattern[str]:
+    return re.compile(f"[{_EMOJI}]")
+
+
 _NAMES = {"\x1b": "␛", "\r": "␍", "\x07": "␇", "\x08": "␈", "\x00": "␀"}
 
 
@@ -40,7 +53,7 @@ def _joins_emoji(m: re.Match[str]) -> bool:
     """A zero-width joiner with an emoji on either side."""
     text, at = m.string, m.start()
     return (m.group(0) == "\u200d" and 0 < at < len(text) - 1
-            and bool(_IS_EMOJI.match(text, at - 1)) and bool(_IS_EMOJI.match(text, at + 1)))
+            and bool(_is_emoji().match(text, at - 1)) and bool(_is_emoji().match(text, at + 1)))
 
 
 def _visible(m: re.Match[str]) -> str:
@@ -64,7 +77,7 @@ def _cleaned(text: str, replace: Callable[[re.Match[str]], str]) -> str:
     out = _UNSAFE.sub(replace, text)
     # (a text with a character above U+FFFF is longer in UTF-16 code units than in characters)
     if not text.isascii() and len(text.encode("utf-16-le", "surrogatepass")) > 2 * len(text):
-        out = _UNSAFE_ASTRAL.sub(replace, out)
+        out = _unsafe_astral().sub(replace, out)
     return out
 
 
@@ -81,21 +94,22 @@ def one_line(text: str, limit: int | None = None) -> str:
 # PM and APC (ESC ] P X ^ _ ... up to BEL or the string terminator ESC \ or U+009C, or to the end
 # of the line when unterminated), and the two-byte escapes (ESC 7, ESC c, ...); also their
 # 8-bit forms (U+009B CSI, U+009D OSC, U+0090 DCS, ...).
-_SEQUENCE = re.compile(
-    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
-)
-_CONTROL = re.compile(f"[{_C0_C1}]")
+@cache
+def _sequence() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+        r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+        r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+    )
 
 
 def clipboard_text(text: str) -> tuple[str, int]:
     """`text` fit for the clipboard, and how many control sequences and characters were dropped:
     ESC-initiated sequences go as a whole, then every other C0 or C1 control except newline and
     tab (a CRLF becomes a newline). Pasted into a terminal, the raw text would run them."""
-    kept, sequences = _SEQUENCE.subn("", text)
+    kept, sequences = _sequence().subn("", text)
     kept = kept.replace("\r\n", "\n")
-    kept, controls = _CONTROL.subn("", kept)
+    kept, controls = re.subn(f"[{_C0_C1}]", "", kept)
     return kept, sequences + controls
 
 
