@@ -303,15 +303,10 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
     TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8).
     A top-level ID is the shortest prefix (8 or more characters) that no other id of `known`
     (the sessions the listing is from) starts with: what is printed pastes into `read`."""
-    from rich.cells import cell_len
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
     from sessionscope.core.format import short_ids
     from sessionscope.core.text import one_line, unwrapped
 
-    prefixes = short_ids([*known, *(s.id for _, s in rows)])
+    prefixes = short_ids([*known, *(s.id for _, s in rows)], only=[s.id for _, s in rows])
     cells: list[tuple[str, ...]] = []
     for depth, s in rows:
         indent = "  " * depth + ("└ " if depth else "")
@@ -325,11 +320,27 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
                       relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
                       human_tokens(s.usage.total) if counts else "-", title))
     heads = ("ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS", "TITLE")
-    fits = [max([cell_len(h)] + [cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
     tty = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    if not tty and PLAIN_TABLE:  # piped (a script, an agent): laid out here as rich would, without importing it
+        fits = [max([_cell_len(h)] + [_cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
+        widths = _session_widths(fits, _PIPED_WIDTH)
+        if sum(widths) + 2 * (len(widths) - 1) <= _PIPED_WIDTH:  # (else rich squeezes it further)
+            out = unwrapped(sys.stdout)  # (past the sanitiser: the cells went through one_line)
+            for row in (heads, *cells):
+                out.write("  ".join(_cell(text, width, right=i in (4, 5))
+                                    for i, (text, width) in enumerate(zip(row, widths))) + "\n")
+            if not rows:
+                out.write("no sessions\n")
+            return
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    fits = [max([cell_len(h)] + [cell_len(row[i]) for row in cells]) for i, h in enumerate(heads)]
     # Past the sanitiser (the cells went through one_line): the header's bold is rich's own.
     console = Console(file=unwrapped(sys.stdout), markup=False, highlight=False, emoji=False,
-                      width=None if tty else 160)
+                      width=None if tty else _PIPED_WIDTH)
     widths = _session_widths(fits, console.width)
     table = Table(box=None, pad_edge=False, header_style="bold")
     for head, width in zip(heads, widths):
@@ -340,6 +351,39 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
     console.print(table)
     if not rows:
         console.print("no sessions")
+
+
+_PIPED_WIDTH = 160  # the table's width when stdout is no terminal
+#: piped output laid out without rich (importing rich's console and table was ~40% of a whole
+#: `sessions` at 20,000 files); on a terminal rich draws it (its width, the bold header). A test
+#: switches this off to hold the two equal.
+PLAIN_TABLE = True
+_ONE_CELL = str.maketrans("", "", "…└")  # (one_line's and the table's own marks: one cell each)
+
+
+def _cell_len(text: str) -> int:
+    """The terminal cells `text` takes, as rich counts them (rich imported only for text that is
+    not ASCII: an ASCII character of printable text takes one cell)."""
+    if text.isascii() or text.translate(_ONE_CELL).isascii():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _cell(text: str, width: int, right: bool = False) -> str:
+    """One cell of the sessions table, as rich draws a no-wrap, ellipsis-overflow cell of this
+    width: cut to `width - 1` cells and "…" when longer, padded with spaces on the right (on the
+    left when right-justified)."""
+    if _cell_len(text) > width:
+        if text.isascii() or text.translate(_ONE_CELL).isascii():
+            text = text[: max(0, width - 1)] + "…"
+        else:
+            from rich.cells import set_cell_size
+
+            text = set_cell_size(text, width - 1) + "…"
+    pad = " " * (width - _cell_len(text))
+    return pad + text if right else text + pad
 
 
 def _session_widths(fits: list[int], total: int) -> list[int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from datetime import date, datetime, timezone
 from typing import Iterable
 
@@ -68,27 +69,34 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
-def short_ids(ids: Iterable[str], floor: int = 8) -> dict[str, str]:
+def short_ids(ids: Iterable[str], floor: int = 8, only: Iterable[str] | None = None) -> dict[str, str]:
     """Each session id as the text output prints it: the shortest prefix, of at least `floor`
     characters, that no other of `ids` starts with (a child as `PREFIX/its-own-part`), so what is
     printed names that session alone wherever an id is read back (`read`, a search hit's
-    `ID#ENTRY`, `context --exclude-session`).
+    `ID#ENTRY`, `context --exclude-session`). With `only` (some of `ids`): those alone, each as
+    the whole call gives it (a table of 20 rows out of 20,000 sessions measures 20 prefixes,
+    not 20,000: ~60 ms of a whole `search` or `sessions` command).
 
     Why not always 8 characters: ids made from a clock (Codex's UUIDv7 change their first 8 hex
     digits once a minute) or by hand (`aaaaaaaa-...`) share them; 8 would then be ambiguous."""
     ids = list(ids)
     heads = sorted({i.partition("/")[0] for i in ids})
-    # What each head shares with its neighbour in sorted order (the most it shares with any
+    # What each head shares with its neighbours in sorted order (the most it shares with any
     # other), measured only when their first `floor` characters are the same: otherwise `floor`
     # characters tell it apart whatever the rest (20,000 ids: a listing's table paid ~0.2 s).
-    shared = [0] * len(heads)
-    for n in range(1, len(heads)):
-        a, b = heads[n - 1], heads[n]
-        if a[:floor] == b[:floor]:
-            common = len(os.path.commonprefix([a, b]))
-            shared[n - 1] = max(shared[n - 1], common)
-            shared[n] = common
-    short = {head: head[: max(floor, s + 1)] for head, s in zip(heads, shared)}
+    if only is not None:
+        ids = list(only)
+        wanted = {i.partition("/")[0] for i in ids}
+        at = {head: bisect_left(heads, head) for head in wanted}
+    else:
+        at = {head: n for n, head in enumerate(heads)}
+    short = {}
+    for head, n in at.items():
+        shared = 0
+        for other in (n - 1, n + 1):
+            if 0 <= other < len(heads) and heads[other][:floor] == head[:floor]:
+                shared = max(shared, len(os.path.commonprefix([heads[other], head])))
+        short[head] = head[: max(floor, shared + 1)]
     out = {}
     for i in ids:
         if "/" in i:

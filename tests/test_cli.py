@@ -572,3 +572,42 @@ def test_a_command_builds_only_its_own_parser(tmp_path: Path, capsys: pytest.Cap
     assert list(whole.choices) == list(cli.PARSERS)
     code_, out, err = run(capsys, "serch", "x")  # an unknown command is told the choices, as before
     assert code_ == 2 and "mcp" in err and "search" in err
+
+
+_TEXT = ["plain words", "中文の題名" * 30, "🎉x" * 60, "emoji 👩‍💻 and 🎉", "e\u0301 combining", "zero\u200bwidth",
+         "tab\tand\x1b[31m escape", "a" * 300, "└ drawn", "ends with…", ""]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_piped_sessions_table_is_laid_out_as_rich_lays_it_out(
+    seed: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (piped output skips importing rich; every cell width, cut and justification must stay rich's)
+    import random
+
+    from sessionscope.cli import sessions as cli_sessions
+    from sessionscope.core.model import Session, SessionKind, TokenUsage
+
+    rng = random.Random(seed)
+
+    def text() -> str:
+        return "".join(rng.choice(_TEXT)[: rng.randint(0, 80)] for _ in range(rng.randint(0, 4)))
+
+    rows = []
+    for n in range(rng.randint(0, 12)):
+        depth = rng.choice([0, 0, 1, 2])
+        sid = f"{rng.choice(['aaaaaaaa', 'abcdef12', '0193f'])}{n:04d}-{text()[:10]}" + ("/agent-x" if depth else "")
+        rows.append((depth, Session(
+            id=sid, agent=rng.choice(["claude-code", "codex", text() or "x"]), source_format="claude-code",
+            paths=(f"/p/{n}.jsonl",), kind=rng.choice(list(SessionKind)), project=rng.choice([None, f"/h/{text()}"]),
+            title=rng.choice([None, text()]), entry_count=rng.randint(0, 10**7),
+            usage=TokenUsage(input=rng.randint(0, 10**9)),
+            last_timestamp=rng.choice([None, datetime(2026, 1, 1, tzinfo=timezone.utc)]))))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    shown, counts = [], rng.random() < 0.8
+    for plain in (True, False):
+        monkeypatch.setattr(cli_sessions, "PLAIN_TABLE", plain)
+        cli_sessions._print_sessions(rows, counts=counts, orphans={s.id for _, s in rows[:2]},
+                                     known=[s.id for _, s in rows])
+        shown.append(capsys.readouterr().out)
+    assert shown[0] == shown[1]

@@ -111,3 +111,6 @@ def test_short_ids_match_the_shortest_prefix_over_every_pair(seed: int) -> None:
                 head, sep, tail = i.partition("/")
                 shared = max((len(os.path.commonprefix([head, o])) for o in heads if o != head), default=0)
                 assert got[i] == head[: max(floor, shared + 1)] + sep + tail, (ids, floor, i)
+            # the ids a table shows, asked for alone: each as the whole call gives it
+            some = rng.sample(ids, rng.randint(0, len(ids)))
+            assert short_ids(ids, floor, only=some) == {i: got[i] for i in some}, (ids, floor, some)
