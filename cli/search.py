@@ -64,7 +64,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     lib, warnings = open_library(args, scan=False)
     warn(warnings, args)
     index, _ = open_index(args, lib, scan=True)
-    from sessionscope.core.secrets import masked_line, masking
+    from sessionscope.core.text import masking
 
     with masking(args.mask_secrets):  # previews and snippets cut from the masked text
         result = index.search(query, limit=args.limit, sort=args.sort, max_chars=args.max_chars)
@@ -97,7 +97,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.group and h.session_id != last:
             s = lib.get(h.session_id)
             title = (s.title if s else None) or ""
-            shown = masked_line(title, 80) if args.mask_secrets else one_line(title, 80)
+            if args.mask_secrets:
+                from sessionscope.core.secrets import masked_line
+
+                shown = masked_line(title, 80)
+            else:
+                shown = one_line(title, 80)
             print(f"== {short[h.session_id]}  {shown}")
             last = h.session_id
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"

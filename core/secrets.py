@@ -75,12 +75,10 @@ import binascii
 import functools
 import re
 from bisect import bisect_right
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Iterator
 
 from .records import record
-from .text import one_line
+from .text import masking, masking_on, one_line  # noqa: F401 - (masking: imported from here too)
 
 MARK = "[secret masked: {kind}]"
 EMAIL_MARK = "[email omitted]"
@@ -600,29 +598,9 @@ def mask_marked(text: str, open_mark: str = "«", close_mark: str = "»") -> str
     return masked if masked.count(open_mark) == masked.count(close_mark) else masked.replace(open_mark, "").replace(close_mark, "")
 
 
-# Masking of what a local reader is shown (`read`/`search --mask-secrets`, the app's screen-sharing
-# toggle): off by default, on inside `masking(True)`. A context variable, so a search run in one
-# worker thread masks its previews and snippets (core/search/hits.py masks the window of an entry's
-# text a preview is cut from, `masked_window`) without another caller's being affected.
-_MASKING: ContextVar[bool] = ContextVar("sessionscope_masking", default=False)
-
-
-@contextmanager
-def masking(on: bool = True) -> Iterator[None]:
-    token = _MASKING.set(on)
-    try:
-        yield
-    finally:
-        _MASKING.reset(token)
-
-
 def mask_if_on(text: str) -> str:
     """`text` masked when inside `masking(True)`, else as it is."""
-    return mask_text(text) if _MASKING.get() and text else text
-
-
-def masking_on() -> bool:
-    return _MASKING.get()
+    return mask_text(text) if masking_on() and text else text
 
 
 #: masking a part of a text that is shown: this much of the text either side of it is masked with

@@ -13,8 +13,10 @@ sequences are dropped, since a visible stand-in would corrupt the text being cop
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterator, TextIO
 
 # C0 controls except tab and newline, DEL, and C1 controls (U+0080-U+009F: 8-bit CSI, OSC, ...).
 _C0_C1 = "\x00-\x08\x0b-\x1f\x7f-\x9f"
@@ -159,3 +161,26 @@ class SafeStream:
 def unwrapped(stream: TextIO) -> TextIO:
     """The stream a `SafeStream` wraps (any other stream as it is)."""
     return stream.inner if isinstance(stream, SafeStream) else stream
+
+
+# -- masking what is shown -----------------------------------------------------------------------
+# Masking of what a local reader is shown (`read`/`search --mask-secrets`, the app's screen-sharing
+# toggle): off by default, on inside `masking(True)`. A context variable, so a search run in one
+# worker thread masks its previews and snippets (core/search/hits.py masks the window of an entry's
+# text a preview is cut from, core/secrets.py's `masked_window`) without another caller's being
+# affected. Here, not in core/secrets.py: a search asks whether masking is on every time, and
+# imports the masking rules (~140 patterns, base64) only when it is.
+_MASKING: ContextVar[bool] = ContextVar("sessionscope_masking", default=False)
+
+
+@contextmanager
+def masking(on: bool = True) -> Iterator[None]:
+    token = _MASKING.set(on)
+    try:
+        yield
+    finally:
+        _MASKING.reset(token)
+
+
+def masking_on() -> bool:
+    return _MASKING.get()

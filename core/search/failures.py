@@ -4,7 +4,6 @@ searches (core/search/index.py) turn its failures into these.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from ..config import CacheError
@@ -34,6 +33,8 @@ def nearly_full(directory: Path | None) -> bool:
     says "An index writer was killed"."""
     if directory is None:
         return False
+    import shutil  # (with zlib, bz2 and lzma: only once a write failed)
+
     try:
         return shutil.disk_usage(directory).free < (4 << 20)
     except OSError:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..records import record
 from ..model import Locator, iso
-from ..secrets import WINDOW_MARGIN, masked_windows, masking_on
+from ..text import masking_on
 from .query import Query, Term
 from .terms import ALNUM, stem
 
@@ -134,6 +134,8 @@ def hits_of(found: list[tuple[str, HitFields]], q: Query, max_chars: int) -> lis
     plain = _plain_substring(q)
     texts = [text for text, _ in found]
     if masking_on():
+        from ..secrets import WINDOW_MARGIN, masked_windows
+
         # (the preview shows at most a third of its room before the match: `window`)
         firsts = [_first(text, pattern, plain) for text in texts]
         texts = masked_windows([(text, start, start + length, WINDOW_MARGIN + max_chars,

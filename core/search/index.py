@@ -35,7 +35,6 @@ confirmed against the stored text, so every hit contains the substring and none 
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -54,7 +53,6 @@ from .hits import Hit, SearchResult, hit_of, hits_of
 from .ingest import IndexIngest, unchanged
 from .matching import alternative_check, entry_match
 from .query import Query, Term, parse
-from .scan import scan_entries
 from .schema import INDEX_VERSION, IndexSchema, ts_ms
 from .terms import ALNUM, SEARCHABLE, searchable_text
 from .vocabulary import GRAM_TERMS_MAX, Vocabulary
@@ -130,6 +128,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
             parent = self.directory.parent
             for stale in parent.glob("tantivy-v*") if parent.is_dir() else []:
                 if stale != self.directory:
+                    import shutil  # (here, as below: a search that rebuilds nothing never needs it)
+
                     shutil.rmtree(stale, ignore_errors=True)
                     self.messages.append(f"index format changed: rebuilding in {self.directory}")
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -158,6 +158,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
     def _emptied(self) -> Any:
         """A new, empty index in place of what the directory held."""
         assert self.directory is not None
+        import shutil
+
         shutil.rmtree(self.directory, ignore_errors=True)
         self.directory.mkdir(parents=True, exist_ok=True)
         return self._t.Index(self.schema, path=str(self.directory), reuse=False)
@@ -339,6 +341,8 @@ class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):
                 return None
             return hit_of(text, q, max_chars, s.id, e.id, s.agent.lower(), s.source_format, e.role.lower(),
                            e.kind.value, e.locator, s.project, ts_ms(e.timestamp), 0, None)
+
+        from .scan import scan_entries  # (a search the index answers never reads the sessions)
 
         hits = scan_entries(library, keep, limit=limit)
         if unseen:

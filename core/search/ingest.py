@@ -12,7 +12,6 @@ use the index's writer, schema and state.
 """
 from __future__ import annotations
 
-import hashlib
 import mmap
 import os
 import time
@@ -85,7 +84,13 @@ def _scan_progress(progress: ProgressFn | None) -> Callable[[int, int, int, int]
 
 def _head_hash(path: str, n: int) -> str:
     with open(path, "rb") as fh:
-        return hashlib.sha1(fh.read(n)).hexdigest()
+        return _sha1(fh.read(n))
+
+
+def _sha1(data: bytes | memoryview | Any) -> str:
+    import hashlib  # (here: OpenSSL's load, ~5 ms, is for a search that indexes something)
+
+    return hashlib.sha1(data).hexdigest()
 
 
 def _key(row: FileRow, head_len: int, head_hash: str) -> str:
@@ -418,7 +423,7 @@ class IndexIngest:
             return None
         end, end_line = _resume_point(rf, 0, 1)
         head_len = min(4096, end)
-        key = _key(row, head_len, hashlib.sha1(rf.buffer[:head_len]).hexdigest())
+        key = _key(row, head_len, _sha1(rf.buffer[:head_len]))
         buf = rf.buffer
         if isinstance(buf, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
             buf.madvise(mmap.MADV_DONTNEED)  # its pages are parsed: out of our RSS
@@ -512,7 +517,7 @@ class IndexIngest:
         with RecordFile(row.path) as rf:
             end, end_line = _resume_point(rf, offset, line)
             head_len = min(4096, end)
-            key = _key(row, head_len, hashlib.sha1(rf.buffer[:head_len]).hexdigest())
+            key = _key(row, head_len, _sha1(rf.buffer[:head_len]))
             if (offset == 0 and rf.size <= STREAM_OVER) or not adapter.grows(row.path):
                 loaded = adapter.load(row.path, rf)
                 for ls in loaded:

@@ -10,7 +10,7 @@ from typing import Callable
 
 from ..catalog.library import Library, recency
 from ..model import Entry, Session
-from ..secrets import WINDOW_MARGIN, masked_window, masking_on
+from ..text import masking_on
 from .hits import Hit, window
 from .terms import SEARCHABLE, searchable_text
 
@@ -34,6 +34,8 @@ def scan_search(
         text = searchable_text(e)
         pos = text.lower().find(needle)
         if pos >= 0 and masking_on():  # (mask first, cut after: the window the preview is cut from)
+            from ..secrets import WINDOW_MARGIN, masked_window
+
             text = masked_window(text, pos, pos + len(query), WINDOW_MARGIN + max_chars)
             pos = text.lower().find(needle)
         return None if pos < 0 else _hit(session, e, window(text, pos, len(query), max_chars))

@@ -6,14 +6,19 @@ use the index's tantivy module (`_t`), `cap` and `directory`.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from datetime import datetime
 from typing import Any
 
 import orjson
 
-from .terms import COMMON_WORDS, stemming_analyzer
+from .terms import stemming_analyzer
+
+#: terms.py's COMMON_WORDS' digest as the index's settings hold it (sha1 of the words sorted and
+#: joined by spaces, 12 hex digits): written out, so a search never loads OpenSSL (hashlib) to
+#: compare its settings (tests/core/test_search_schema.py holds it equal to the words')
+COMMON_WORDS_DIGEST = "91498bc4eaea"
+
 
 INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
@@ -64,8 +69,7 @@ class IndexSchema:
     def _settings(self) -> dict[str, Any]:
         """What shapes the documents besides the format (INDEX_VERSION, the schema): an index built
         under other settings is rebuilt."""
-        words = hashlib.sha1(" ".join(sorted(COMMON_WORDS)).encode()).hexdigest()[:12]
-        return {"tool_result_cap": self.cap, "common_words": words}
+        return {"tool_result_cap": self.cap, "common_words": COMMON_WORDS_DIGEST}
 
     def _settings_change(self) -> tuple[bool, str | None]:
         """Whether the settings must be written now, and why the documents must be rebuilt
