@@ -189,3 +189,36 @@ def test_the_hints_found_by_the_trie_scan_call_for_the_rules_plain_finds_do(text
         s.mask = real  # type: ignore[assignment]
     if len(texts) >= 2:
         assert seen == [_rules_by_find(t) for t in texts]
+
+
+def _spans_with_lookbehind(text: str) -> list[tuple[int, int, str]]:
+    """find_secrets with each token-start rule's boundary as the lookbehind leading its pattern."""
+    import dataclasses
+
+    from sessionscope.core import secrets
+
+    plain = tuple(dataclasses.replace(r, source=secrets._B + r.source, token_start=False) if r.token_start else r
+                  for r in secrets.RULES)
+    fast, secrets.RULES = secrets.RULES, plain
+    try:
+        return secrets.find_secrets(text)
+    finally:
+        secrets.RULES = fast
+
+
+_TOKENISH = st.sampled_from(["ghp_", "gho_", "github_pat_", "glpat-", "sk-", "sk-ant-", "xoxb-", "AKIA", "ASIA",
+                             "eyJ", ".eyJ", "AIza", "npm_", "hf_", "SG.", "SK", "key-", "AGE-SECRET-KEY-1", "dapi",
+                             "x", "_", "-", "9", "A1b2C3d4E5", "0123456789abcdef" * 2, "ABCDEFGHIJKLMNOP", " ", "\n",
+                             "=", ":", "é"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_TOKENISH, max_size=20).map("".join))
+def test_token_start_rules_find_what_their_lookbehind_found(text: str) -> None:
+    """`_Rule.token_start`: the boundary checked on the character before each match gives the
+    spans the lookbehind leading the pattern gave, for tokens run together, glued to words and
+    to each other."""
+    from sessionscope.core import secrets
+
+    assert any(r.token_start for r in secrets.RULES)
+    assert secrets.find_secrets(text) == _spans_with_lookbehind(text)
