@@ -94,10 +94,11 @@ class _Rule:
     hints: tuple[str, ...] = ()  # the rule runs only on a text holding one of these
     fold: bool = False  # hints are looked for in the lower-cased text
     lowering: bool = True  # a case-insensitive pattern runs as `lowered` where it can
-    #: the match starts a token (`_B`), checked on the character before each match found rather than
-    #: by a lookbehind leading the pattern: that kept re from skipping to where its first
-    #: characters are (it tried every place of the text; 5x slower on kilobytes of prose)
-    token_start: bool = False
+    #: the match starts a token (`_B`: "token") or a word (`\\b` before a letter: "word"), checked on
+    #: the character before each match found rather than by an assertion leading the pattern: that
+    #: kept re from skipping to where its first characters are (it tried every place of the text;
+    #: 5-12x slower on kilobytes of prose)
+    start: str | None = None
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -114,9 +115,15 @@ class _Rule:
 
 def _r(kind: str, pattern: str, group: int | tuple[int, ...] = 0, check: str | None = None, flags: int = 0,
        hints: Iterable[str] = (), fold: bool = False) -> _Rule:
-    if pattern.startswith(_B):  # (see `_Rule.token_start`)
-        return _Rule(kind, pattern[len(_B):], flags, group, check, tuple(hints), fold, token_start=True)
+    for lead, start in ((_B, "token"), (r"\b", "word")):  # (see `_Rule.start`)
+        if pattern.startswith(lead) and (start == "token" or _LETTER_FIRST.match(pattern, len(lead))):
+            return _Rule(kind, pattern[len(lead):], flags, group, check, tuple(hints), fold, start=start)
     return _Rule(kind, pattern, flags, group, check, tuple(hints), fold)
+
+
+#: a pattern whose every match starts with a letter (after `\b`, which then means: no word
+#: character before it)
+_LETTER_FIRST = re.compile(r"\[[A-Za-z]+\]|[A-Za-z]|\(\?:[a-z]+(?:\|[a-z]+)*\)")
 
 
 def _lowered(pattern: str) -> str:
@@ -133,6 +140,11 @@ def _lowered(pattern: str) -> str:
 
 _B = r"(?<![A-Za-z0-9_])"  # a token boundary that treats '_' and '-' as part of no word
 _B_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # what `_B` refuses before
+
+
+def _is_word(ch: str) -> bool:
+    """A word character as re's `\\b` sees one in a str pattern."""
+    return ch.isalnum() or ch == "_"
 _E = r"(?![A-Za-z0-9_])"
 _AWS = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")
 
@@ -353,11 +365,12 @@ def _matches(rule: _Rule, pattern: re.Pattern[str], text: str) -> Iterator[re.Ma
     """The rule's matches in `text`. A `password` match resumes right after its key, not after its
     value: in `aws_secret: aws_secret_access_key = VALUE` the first value is the name of the key
     that holds the secret, and VALUE must still be found."""
-    if rule.token_start:  # (finditer's matches with `_B` leading the pattern, in the same order)
+    if rule.start is not None:  # (finditer's matches with `_B` or `\b` leading the pattern, in order)
+        word = rule.start == "word"
         pos = 0
         while (m := pattern.search(text, pos)) is not None:
             at = m.start()
-            if at and text[at - 1] in _B_CHARS:
+            if at and (_is_word(text[at - 1]) if word else text[at - 1] in _B_CHARS):
                 pos = at + 1
                 continue
             yield m

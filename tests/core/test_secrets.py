@@ -3,7 +3,7 @@ omitted, and a masked text never showing the secret again."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.secrets import EMAIL_MARK, find_secrets, mask, mask_text
@@ -197,7 +197,8 @@ def _spans_with_lookbehind(text: str) -> list[tuple[int, int, str]]:
 
     from sessionscope.core import secrets
 
-    plain = tuple(dataclasses.replace(r, source=secrets._B + r.source, token_start=False) if r.token_start else r
+    lead = {"token": secrets._B, "word": r"\b"}
+    plain = tuple(dataclasses.replace(r, source=lead[r.start] + r.source, start=None) if r.start else r
                   for r in secrets.RULES)
     fast, secrets.RULES = secrets.RULES, plain
     try:
@@ -209,16 +210,21 @@ def _spans_with_lookbehind(text: str) -> list[tuple[int, int, str]]:
 _TOKENISH = st.sampled_from(["ghp_", "gho_", "github_pat_", "glpat-", "sk-", "sk-ant-", "xoxb-", "AKIA", "ASIA",
                              "eyJ", ".eyJ", "AIza", "npm_", "hf_", "SG.", "SK", "key-", "AGE-SECRET-KEY-1", "dapi",
                              "x", "_", "-", "9", "A1b2C3d4E5", "0123456789abcdef" * 2, "ABCDEFGHIJKLMNOP", " ", "\n",
-                             "=", ":", "é"])
+                             "=", ":", "é", "Bearer ", "bearer", "Basic ", "basic", "curl ", "wget", "https ", "xh",
+                             "mysql", "mysqldump ", " -u ", "--user ", " -p", "user:", "pw9Xk2", "Ⅷ", "٣", "ß"])
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_TOKENISH, max_size=20).map("".join))
-def test_token_start_rules_find_what_their_lookbehind_found(text: str) -> None:
-    """`_Rule.token_start`: the boundary checked on the character before each match gives the
-    spans the lookbehind leading the pattern gave, for tokens run together, glued to words and
-    to each other."""
+@example("éBearer A1b2C3d4E5A1b2C3d4E5 and Bearer A1b2C3d4E5A1b2C3d4E5")
+@example("٣basic dXNlcjpwYXNzd29yZA== _basic dXNlcjpwYXNzd29yZA== basic dXNlcjpwYXNzd29yZA==")
+@example("Ⅷcurl -u user:pw9Xk2 x; curl -u user:pw9Xk2 x; ßmysql -ppw9Xk2 x; mysql -ppw9Xk2")
+@example("xghp_" + "A1b2C3d4E5" * 4 + " ghp_" + "A1b2C3d4E5" * 4)
+def test_token_and_word_start_rules_find_what_their_assertion_found(text: str) -> None:
+    """`_Rule.start`: the boundary checked on the character before each match gives the spans the
+    lookbehind (`_B`) or `\\b` leading the pattern gave, for tokens and commands run together, glued
+    to words (ASCII or not: Ⅷ and ٣ are word characters to re), to '_' and to each other."""
     from sessionscope.core import secrets
 
-    assert any(r.token_start for r in secrets.RULES)
+    assert {r.start for r in secrets.RULES} == {None, "token", "word"}
     assert secrets.find_secrets(text) == _spans_with_lookbehind(text)
