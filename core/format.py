@@ -30,12 +30,15 @@ def relative_time(ts: datetime | None, now: datetime | None = None) -> str:
 
 
 def human_tokens(n: int) -> str:
-    """A token count in at most six characters: 950, 12.3k, 4.1M."""
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}M"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(n)
+    """A token count in at most six characters: 950, 12.3k, 4.1M, 44.6B (a long history's cache
+    reads run to billions); the next unit when rounding reaches 1000 of one (999,960 is 1.0M)."""
+    if n < 1000:
+        return str(n)
+    for size, unit in ((1_000, "k"), (1_000_000, "M"), (1_000_000_000, "B")):
+        shown = f"{n / size:.1f}"
+        if float(shown) < 1000:
+            return shown + unit
+    return f"{n / 1_000_000_000_000:.1f}T"
 
 
 def short_time(ts: datetime | None, now: datetime) -> str:

@@ -25,6 +25,10 @@ def test_human_tokens() -> None:
     assert human_tokens(999) == "999"
     assert human_tokens(12_345) == "12.3k"
     assert human_tokens(4_100_000) == "4.1M"
+    assert human_tokens(44_562_900_000) == "44.6B"  # (was "44562.9M")
+    assert human_tokens(999_960) == "1.0M" and human_tokens(999_940) == "999.9k"
+    assert human_tokens(3_200_000_000_000) == "3.2T"
+    assert all(len(human_tokens(10 ** e + d)) <= 6 for e in range(15) for d in (-1, 0, 1))
 
 
 def test_short_time_shrinks_with_distance_and_uses_nows_zone() -> None:
