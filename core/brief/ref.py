@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..text import LazyPattern
+
 
 class SourceRef(NamedTuple):
     """A `Source:` of a brief, parsed: `agent` is None when the text named no agent, `entry_id`
@@ -17,9 +19,9 @@ class SourceRef(NamedTuple):
 
 
 # what may precede the ref and follow it when a whole `Source:` line is pasted
-_REF_LEAD = re.compile(r"^\s*(?:Source:\s*)?", re.IGNORECASE)
-_REF_TAIL = re.compile(r"\s*(?:;\s*(?:\d{4}-\d{2}-\d{2}|undated)\s*)?\.?\s*$")
-_REF_AGENT = re.compile(r"^([A-Za-z][\w.-]*):(?!//)")
+_REF_LEAD = LazyPattern(r"^\s*(?:Source:\s*)?", re.IGNORECASE)
+_REF_TAIL = LazyPattern(r"\s*(?:;\s*(?:\d{4}-\d{2}-\d{2}|undated)\s*)?\.?\s*$")
+_REF_AGENT = LazyPattern(r"^([A-Za-z][\w.-]*):(?!//)")
 
 
 def parse_ref(text: str) -> SourceRef:

@@ -85,3 +85,24 @@ def test_safe_stream_sanitises_what_is_written_and_keeps_the_stream() -> None:
     as_json = io.StringIO()
     SafeStream(as_json, json=True).write(json.dumps({"t": HOSTILE}, ensure_ascii=False))
     assert json.loads(as_json.getvalue()) == {"t": HOSTILE} and not unsafe(as_json.getvalue())
+
+
+@given(st.sampled_from([r"a(b+)", r"^\s*(?:x|y)\d*$", r"(?P<w>\w+)@", r"[^\W_]+", rb"\{\s*\"k\""]),
+       st.sampled_from([0, re.IGNORECASE, re.S]), st.text(max_size=30))
+def test_a_lazy_pattern_answers_as_the_compiled_one(source: str | bytes, flags: int, text: str) -> None:
+    from sessionscope.core.text import LazyPattern
+
+    data = text.encode() if isinstance(source, bytes) else text
+    lazy, compiled = LazyPattern(source, flags), re.compile(source, flags)
+    assert "match" not in vars(lazy)  # (nothing compiled before its first use)
+    pos = (len(data) // 2,)
+    for name, args in (("match", (data,)), ("search", (data, *pos)), ("fullmatch", (data,)), ("findall", (data,)),
+                       ("split", (data,)), ("sub", ("x" if isinstance(data, str) else b"x", data)), ("subn", ("-" if isinstance(data, str) else b"-", data, 1))):
+        got, want = getattr(lazy, name)(*args), getattr(compiled, name)(*args)
+        if isinstance(want, re.Match):
+            assert got is not None and (got.span(), got.groups()) == (want.span(), want.groups())
+        else:
+            assert got == want
+    assert [m.span() for m in lazy.finditer(data)] == [m.span() for m in compiled.finditer(data)]
+    assert (lazy.pattern, lazy.flags, lazy.groups, lazy.groupindex) == (compiled.pattern, compiled.flags,
+                                                                        compiled.groups, compiled.groupindex)

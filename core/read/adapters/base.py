@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import field, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
+from ...text import LazyPattern
 from ...records import record
 from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, TokenUsage, parse_timestamp
@@ -201,7 +202,7 @@ def thin_entry(e: Entry) -> Entry:
     return replace(e, text=text, tool_input=None)
 
 
-_NON_BLANK = re.compile(r"\S")
+_NON_BLANK = LazyPattern(r"\S")
 
 
 def _type_of(value: object) -> str:
@@ -585,7 +586,7 @@ def read_head(path: str, nbytes: int = 65536) -> bytes:
     return head
 
 
-_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
+_JSON_TOKEN = LazyPattern(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
 
 
 def array_spans(buf: bytes, key: bytes) -> list[tuple[int, int]] | None:

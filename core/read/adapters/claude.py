@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import orjson
 
+from ...text import LazyPattern
 from ...records import record
 from ..jsonl import ParsedLine
 from ...model import (
@@ -76,14 +77,14 @@ _NOISE_TYPES = frozenset({
 _CLAUDE_TYPES = _NOISE_TYPES | {"user", "assistant", "system", "summary"}
 _CLAUDE_KEYS = frozenset(("uuid", "sessionId", "parentUuid", "leafUuid", "messageId", "message",
                           "snapshot", "operation", "customTitle", "aiTitle", "agentName", "lastPrompt"))
-_MARKUP = re.compile(
+_MARKUP = LazyPattern(
     r"\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr"
     r"|local-command-caveat|bash-input|bash-stdout|bash-stderr|system-reminder"
     r"|user-prompt-submit-hook|task-notification)>|Caveat: The messages below were generated)"
 )
-_CMD_NAME = re.compile(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
-_CMD_ARGS = re.compile(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_CMD_NAME = LazyPattern(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
+_CMD_ARGS = LazyPattern(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _INTERRUPTED = "[Request interrupted by user"
 _SYNTHETIC = "<synthetic>"
 _TITLE_CHARS = 120

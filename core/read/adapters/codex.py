@@ -56,6 +56,7 @@ from typing import Any, Callable, Iterator
 
 import orjson
 
+from ...text import LazyPattern
 from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient
 from ...model import (
     Entry,
@@ -74,17 +75,17 @@ from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
 from .base import json_text as _dumps
 
 _WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
-_WRAPPED_HEAD = re.compile(
+_WRAPPED_HEAD = LazyPattern(
     rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?'
     rb'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"'
 )
-_BARE_HEADER_HEAD = re.compile(
+_BARE_HEADER_HEAD = LazyPattern(
     rb'^\s*\{\s*"id"\s*:\s*"[^"]*"\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"instructions"\s*:'
 )
-_TS_HEAD = re.compile(rb'^\s*\{\s*"session"\s*:\s*\{')
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
-_CWD_TAG = re.compile(r"<cwd>\s*([^<]+?)\s*</cwd>")
+_TS_HEAD = LazyPattern(rb'^\s*\{\s*"session"\s*:\s*\{')
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_EXIT = LazyPattern(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_CWD_TAG = LazyPattern(r"<cwd>\s*([^<]+?)\s*</cwd>")
 _INJECTED_PREFIXES = (
     "<environment_context>",
     "<user_instructions>",
@@ -97,7 +98,7 @@ _INJECTED_PREFIXES = (
     "<permissions instructions>",
 )
 # A message that is exactly one `<tag ...>...</tag>` block is harness-injected context.
-_ONE_BLOCK = re.compile(r"^<([A-Za-z_][\w\- ]*?)(?:\s[^>]*)?>.*</\1>$", re.S)
+_ONE_BLOCK = LazyPattern(r"^<([A-Za-z_][\w\- ]*?)(?:\s[^>]*)?>.*</\1>$", re.S)
 _IDE_REQUEST = "## My request for Codex:"
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd", "cmd.exe"})
 _NOISE_EVENTS = frozenset(
@@ -852,7 +853,7 @@ class _Twins:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-_CUT_META = re.compile(
+_CUT_META = LazyPattern(
     rb'^\{"timestamp":"([^"]*)","type":"session_meta","payload":\{"id":"([^"]*)",'
     rb'"timestamp":"([^"]*)","cwd":"((?:[^"\\]|\\.)*)"(?:,"originator":"([^"\\]*)")?'
 )
