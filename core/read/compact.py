@@ -264,14 +264,22 @@ class CompactTranscript(Transcript):
 
     def mark_off_branch(self, entry_ids: Iterable[str]) -> list[int]:
         wanted = {_id_bytes(e) for e in entry_ids}
-        if not wanted:
-            return []
-        changed = []
         ids, starts = self._ids, self._id_start
+
+        def own_id(k: int) -> bytes:
+            return bytes(ids[starts[k]:ids.index(_SEP, starts[k])])
+
+        return self._mark(lambda k: own_id(k) in wanted) if wanted else []
+
+    def mark_off_branch_lines(self, lines: Iterable[int]) -> list[int]:
+        lines = set(lines)
+        return self._mark(lambda k: self._e_line[k] in lines) if lines else []
+
+    def _mark(self, off: Callable[[int], bool]) -> list[int]:
+        """Mark off the active branch the items whose own entry (its number) is `off`."""
+        changed = []
         for i in range(len(self._disp)):
-            k = self._entry[i]
-            start = starts[k]
-            if self._flags[i] & _OFF or bytes(ids[start:ids.index(_SEP, start)]) not in wanted:
+            if self._flags[i] & _OFF or not off(self._entry[i]):
                 continue
             self._flags[i] |= _OFF
             self._off_branch += 1

@@ -106,6 +106,10 @@ class Batch:
     #: ids of entries read earlier (in this batch or before) that lie on an abandoned branch:
     #: a stream learns the branches once the whole file is read, so only its last batch has them
     off_branch: frozenset[str] = frozenset()
+    #: the same from a parser keeping its thread compact (Claude's, `track_branches`): the lines
+    #: of the records on an abandoned branch, and how many entries they gave
+    off_branch_lines: frozenset[int] = frozenset()
+    off_branch_count: int = 0
 
 
 def is_big(session: Session, threshold: int | None = None) -> bool:
@@ -150,6 +154,9 @@ def stream_batches(
     first as soon as it holds `first_batch` entries, then one every `interval` seconds."""
     parser = adapter.parser(path)
     parser.settles = False  # (a stream never finishes: only the thread is kept, for branch marks)
+    compact = getattr(parser, "track_branches", None)
+    if compact is not None:  # (the thread as int arrays, not a record object for each line)
+        compact()
     size = _size(path)
     pending: list[Entry] = []
     cut: set[str] = set()
@@ -169,7 +176,11 @@ def stream_batches(
         if pending and ((first and len(pending) >= first_batch) or (not first and now - last >= interval)):
             yield Batch(pending, False, consumed / size if size else 1.0, frozenset(cut), True)
             pending, cut, first, last = [], set(), False, now
-    yield Batch(pending, True, 1.0, frozenset(cut), True, off_branch_ids(parser, skip_sidechains))
+    if compact is not None:
+        lines, count = off_branch_lines(parser, skip_sidechains)
+        yield Batch(pending, True, 1.0, frozenset(cut), True, frozenset(), lines, count)
+    else:
+        yield Batch(pending, True, 1.0, frozenset(cut), True, off_branch_ids(parser, skip_sidechains))
 
 
 def off_branch_ids(parser: RecordParser, skip_sidechains: bool) -> frozenset[str]:
@@ -182,6 +193,15 @@ def off_branch_ids(parser: RecordParser, skip_sidechains: bool) -> frozenset[str
         return frozenset(find(sidechains=not skip_sidechains))
     except Exception:  # noqa: BLE001 - a branch pass must never lose the transcript
         return frozenset()
+
+
+def off_branch_lines(parser: RecordParser, skip_sidechains: bool) -> tuple[frozenset[int], int]:
+    """`off_branch_ids` of a parser keeping its thread compact: the lines of the records on an
+    abandoned branch and how many entries they gave. Bad input gives none, never an error."""
+    try:
+        return parser.off_branch_lines(sidechains=not skip_sidechains)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - a branch pass must never lose the transcript
+        return frozenset(), 0
 
 
 def last_offset(entries: list[Entry], path: str) -> int:

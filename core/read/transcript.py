@@ -256,6 +256,18 @@ class Transcript:
                 changed.append(i)
         return sorted(changed)
 
+    def mark_off_branch_lines(self, lines: Iterable[int]) -> list[int]:
+        """`mark_off_branch` by the lines of the records on an abandoned branch (a parser keeping
+        its thread compact): items whose own entry comes from one of them."""
+        lines = set(lines)
+        changed = []
+        for i, item in enumerate(self.items):
+            if not item.off_branch and item.entry.locator.line in lines:
+                item.off_branch = True
+                self._off_branch += 1
+                changed.append(i)
+        return changed
+
     def matches(self, query: str, indices: list[int] | None = None) -> list[int]:
         """Item indices (in order) whose text contains `query`, case-insensitively."""
         if not query:

@@ -333,7 +333,8 @@ def test_entries_read_again_are_held_for_a_bounded_number_of_items(monkeypatch: 
 def test_the_reader_stream_keeps_the_thread_and_not_what_settles_a_session(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader's stream never finishes a session: its Claude parser keeps the records'
-    links (branch marks) but no tokens by reply and no title candidates."""
+    links (branch marks) as int arrays, no record objects, no tokens by reply and no title
+    candidates."""
     from sessionscope.core.read.adapters import claude
 
     lines, parent = [], None
@@ -353,7 +354,8 @@ def test_the_reader_stream_keeps_the_thread_and_not_what_settles_a_session(tmp_p
     batches = list(stream_batches(ClaudeAdapter(), str(path), first_batch=5, interval=0))
     whole = ClaudeAdapter().load(str(path))[0]
     stream_parser, whole_parser = parsers
-    assert isinstance(stream_parser, claude.ClaudeParser) and len(stream_parser._recs) == 20
-    assert not stream_parser._usage and all(r.prompt is None for r in stream_parser._recs)
+    assert isinstance(stream_parser, claude.ClaudeParser) and stream_parser._recs == []
+    assert len(stream_parser._branches.line) == 20 and not stream_parser._owner
+    assert not stream_parser._usage and not stream_parser._titles
     assert whole_parser._usage and whole.session.title == "question 0"
     assert [e.id for b in batches for e in b.entries] == [e.id for e in whole.entries]

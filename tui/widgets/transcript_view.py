@@ -448,7 +448,8 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         start = len(model)
         changed = model.add(batch.entries, batch.cut)
         self.entry_count += sum(1 for e in batch.entries if e.on_active_branch or e.kind is EntryKind.MALFORMED)
-        self.entry_count -= len(batch.off_branch)  # (read as on the branch before the stream ended)
+        # (read as on the branch before the stream ended)
+        self.entry_count -= len(batch.off_branch) + batch.off_branch_count
         self.streamed = self.streamed or batch.streamed
         new = range(start, len(model))
         self._body.extend(array("l", [-1]) * len(new))
@@ -466,6 +467,8 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
                 self._matches = self._visible_hits()
         if batch.off_branch:
             self._branches_found(model.mark_off_branch(batch.off_branch))
+        if batch.off_branch_lines:
+            self._branches_found(model.mark_off_branch_lines(batch.off_branch_lines))
         self._sync_size()
 
     def _open_target(self, *, final: bool) -> bool:

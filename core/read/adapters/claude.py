@@ -33,6 +33,8 @@ Rules chosen:
 """
 from __future__ import annotations
 
+from array import array
+
 import json
 import os
 import re
@@ -139,6 +141,7 @@ class _Rec:
     cwd: str | None = None
     branch: str | None = None
     group: str = ""
+    number: int = -1  # its place in a compact thread (`_Branches`), when one is kept
 
 
 @record(slots=True)
@@ -268,6 +271,14 @@ class ClaudeParser(RecordParser):
         self._main_records = 0
         self._duplicates = 0
         self._strings: dict[str, str] = {}
+        self._branches: _Branches | None = None
+
+    def track_branches(self) -> None:
+        """Keep the thread as int arrays (`_Branches`) rather than records, for branch marks
+        (`off_branch_lines`) of a reading that never finishes (the reader's stream): ~25 bytes a
+        record instead of a record object and a map of every entry id to it."""
+        self.threads = False
+        self._branches = _Branches()
 
     # -- lines -------------------------------------------------------------------------
     def feed(self, parsed: ParsedLine) -> list[Entry]:
@@ -303,9 +314,10 @@ class ClaudeParser(RecordParser):
             rec = self._register(value, rtype, parsed)
             if rec is None:
                 return []
-            if rtype == "system":
-                return self._system(value, rec, parsed, k)
-            return self._message(value, rec, parsed, k)
+            out = self._system(value, rec, parsed, k) if rtype == "system" else self._message(value, rec, parsed, k)
+            if self._branches is not None and rec.number >= 0:
+                self._branches.fill(rec)
+            return out
         if rtype == "summary":
             return self._summary(value, parsed, k)
         self._note_metadata(value, rtype)
@@ -331,6 +343,8 @@ class ClaudeParser(RecordParser):
             self._recs.append(rec)
         if uuid:
             self._nodes[uuid] = rec if self.threads else None  # (None: seen, for dedupe and _resolve)
+            if self._branches is not None:
+                self._nodes[uuid] = rec.number = self._branches.add(rec, self)
         sid = _s(value.get("sessionId"))
         self._any_session_id = self._any_session_id or sid
         if rec.sidechain:
@@ -344,7 +358,7 @@ class ClaudeParser(RecordParser):
         """A link to a record read before as that record's own uuid object: a parent link then
         holds no copy of the string (the thread of a 1 GB transcript links ~300k records)."""
         node = self._nodes.get(uuid) if uuid is not None else None
-        return node.uuid if node is not None else uuid
+        return node.uuid if isinstance(node, _Rec) else uuid
 
     def _same(self, text: str | None) -> str | None:
         """One string object for each repeated value (a type, a folder, a branch, a model, a tool
@@ -479,6 +493,8 @@ class ClaudeParser(RecordParser):
             if self.threads:
                 self._owner[eid] = rec
             out.append(entry)
+        if self._branches is not None and rec.number >= 0:
+            self._branches.entries[rec.number] += len(out)
         return out
 
     def _unknown(self, parsed: ParsedLine, k: int, raw_type: str = "") -> Entry:
@@ -563,6 +579,14 @@ class ClaudeParser(RecordParser):
             return set()
         return {eid for eid, o in self._owner.items()
                 if self._off_branch(o, active) and (sidechains or not o.sidechain)}
+
+    def off_branch_lines(self, *, sidechains: bool = False) -> tuple[frozenset[int], int]:
+        """With a compact thread (`track_branches`): the lines of the records produced so far
+        that lie on an abandoned branch, by the same rule as `off_branch_ids`, and how many
+        entries they gave."""
+        if self._branches is None:
+            return frozenset(), 0
+        return self._branches.off_branch(self, sidechains)
 
     def _off_branch(self, o: _Rec, active: set[str]) -> bool:
         """Whether a record (the one kept for its uuid) lies outside the active branch."""
@@ -1242,6 +1266,121 @@ def _command(text: str) -> str | None:
 def _is_warmup(recs: list[_Rec]) -> bool:
     prompt = next((r.prompt for r in recs if r.prompt), None)
     return prompt is not None and prompt.strip() == "Warmup"
+
+
+class _Branches:
+    """A stream's thread as int arrays, for branch marks: each record with a uuid gets a number
+    (the parser's uuid map holds it); its parent and logical parent are kept as numbers (-1: none;
+    a uuid not seen yet when the record was read is kept aside and looked up at the end), its
+    reply's id and its tool ids as string hashes. `off_branch` follows `_active_uuids` step by
+    step over these (a 64-bit hash of a reply or tool id standing for the id)."""
+
+    CONVERSATION, SYSTEM, META, SIDECHAIN = 1, 2, 4, 8
+
+    def __init__(self) -> None:
+        self.line = array("i")
+        self.parent = array("i")
+        self.logical = array("i")
+        self.flags = bytearray()
+        self.mid = array("q")
+        self.entries = array("i")  # entries each record gave
+        self.uses: list[array] = [array("i"), array("q")]  # (record, tool id hash) of each tool call
+        self.results: list[array] = [array("i"), array("q")]  # and of each tool result
+        self.pending: dict[int, tuple[str | None, str | None]] = {}
+
+    def add(self, rec: _Rec, parser: ClaudeParser) -> int:
+        n = len(self.line)
+        self.line.append(rec.line)
+        parent, logical = self._link(rec.parent, parser), self._link(rec.logical_parent, parser)
+        if parent == -2 or logical == -2:
+            self.pending[n] = (rec.parent if parent == -2 else None, rec.logical_parent if logical == -2 else None)
+        self.parent.append(parent)
+        self.logical.append(logical)
+        self.flags.append((self.CONVERSATION if rec.type in ("user", "assistant") else 0)
+                          | (self.SYSTEM if rec.type == "system" else 0) | (self.META if rec.meta else 0)
+                          | (self.SIDECHAIN if rec.sidechain else 0))
+        self.mid.append(0)
+        self.entries.append(0)
+        return n
+
+    @staticmethod
+    def _link(uuid: str | None, parser: ClaudeParser) -> int:
+        """A link as a record number: -1 for none, -2 for a uuid not seen yet (looked up at the end)."""
+        if uuid is None:
+            return -1
+        found = parser._resolve(uuid)
+        if found is None:
+            return -1
+        number = parser._nodes.get(found)
+        return number if isinstance(number, int) else -2
+
+    def fill(self, rec: _Rec) -> None:
+        """What a record's message says once read: its reply and tool ids."""
+        n = rec.number
+        if rec.message_id:
+            self.mid[n] = hash(rec.message_id) or 1
+        for t in rec.tool_uses:
+            self.uses[0].append(n)
+            self.uses[1].append(hash(t))
+        for t in rec.tool_results:
+            self.results[0].append(n)
+            self.results[1].append(hash(t))
+
+    def off_branch(self, parser: ClaudeParser, sidechains: bool) -> tuple[frozenset[int], int]:
+        n = len(self.line)
+        for i, (p, lp) in self.pending.items():  # (links to records read after them)
+            if p is not None:
+                self.parent[i] = max(-1, self._link(p, parser))
+            if lp is not None:
+                self.logical[i] = max(-1, self._link(lp, parser))
+        self.pending.clear()
+        flags, parents, logicals = self.flags, self.parent, self.logical
+        side = self.SIDECHAIN
+        sel = bytearray(1 if sidechains or not f & side else 0 for f in flags)
+
+        def parent(i: int) -> int:
+            p = parents[i]
+            if p >= 0 and sel[p]:
+                return p
+            lp = logicals[i]
+            return lp if lp >= 0 and sel[lp] else -1
+
+        cur = next((i for i in range(n - 1, -1, -1) if sel[i] and flags[i] & self.CONVERSATION), -1)
+        if cur < 0:
+            return frozenset(), 0
+        active = bytearray(n)
+        while cur >= 0:
+            u = root = cur
+            while u >= 0 and not active[u]:
+                active[u] = 1
+                root = u
+                u = parent(root)
+            if u >= 0:  # joined the active chain: nothing older is left to reach
+                break
+            cur = next((i for i in range(root - 1, -1, -1) if sel[i] and not active[i]), -1)
+        mid = self.mid
+        use_rec, use_id = self.uses
+        res_rec, res_id = self.results
+        changed = True
+        while changed:
+            changed = False
+            mids = {mid[i] for i in range(n) if active[i] and mid[i]}
+            calls = {use_id[j] for j in range(len(use_rec)) if active[use_rec[j]]}
+            joined = {res_rec[j] for j in range(len(res_rec)) if res_id[j] in calls}
+            for i in range(n):
+                if sel[i] and not active[i] and ((mid[i] and mid[i] in mids) or i in joined):
+                    active[i] = 1
+                    changed = True
+        for i in range(n):
+            if sel[i] and not active[i] and flags[i] & (self.SYSTEM | self.META) and parent(i) >= 0 \
+                    and active[parent(i)]:
+                active[i] = 1
+        lines, count = set(), 0
+        for i in range(n):
+            if sel[i] and not active[i] and self.entries[i]:
+                lines.add(self.line[i])
+                count += self.entries[i]
+        return frozenset(lines), count
 
 
 def _position(seq: list[_Rec], rec: _Rec) -> int:
