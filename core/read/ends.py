@@ -112,8 +112,8 @@ class Ends:
     def head_pieces(self) -> Iterator[tuple[int, int]]:
         """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`."""
         lines = self.head
-        piece_at, n, i = lines.piece, len(lines.buf), 0
-        while (piece := piece_at(i)) is not None:
+        found, piece_at, n, i = lines._fwd, lines.piece, len(lines.buf), 0
+        while (piece := found[i] if i < len(found) else piece_at(i)) is not None:
             if piece[1] < n or self._last_counts(lines, piece):
                 yield piece
             i += 1

@@ -1574,9 +1574,6 @@ class _Track:
             self.prompt = self.prompt or shape.texts[0]
             self.command = self.command or shape.texts[1]
 
-    def known(self) -> bool:
-        return self.cwd is not None and self.first is not None and self.prompt is not None
-
 
 def _user_texts(value: JSON) -> tuple[str | None, str | None]:
     """(prompt, command) of a user record, as `ClaudeParser._user_block` finds them."""
@@ -1667,7 +1664,8 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
                 if shape.title is not None:
                     titles.append(shape.title)
             elif shape.conv:
-                any_sid = any_sid or _s(value.get("sessionId"))
+                if any_sid is None:
+                    any_sid = _s(value.get("sessionId"))
                 if shape.side:
                     agent_id = _s(value.get("agentId")) or agent_id
                 else:
@@ -1678,7 +1676,8 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
                 main.add(shape)
         if track is None and (named or main_records):
             track = every if named else main
-        if track is not None and any_sid and track.known():
+        if (track is not None and any_sid and track.cwd is not None and track.first is not None
+                and track.prompt is not None):  # the grouping knows its cwd, first time, prompt
             break
     # An agent file holds sidechain records only; a head without main-thread records leaves it
     # to the tail (and, in the unseen middle, possibly to the full parse).
