@@ -92,3 +92,28 @@ def test_a_piped_sessions_table_imports_no_rich_console(warm: tuple[list[str], d
     loaded, out = _loaded({k: v for k, v in env.items() if k != "COLUMNS"}, NOT_FOR_PIPED_TABLE, "sessions", *roots)
     assert loaded == [] and out.splitlines()[0].split() == ["ID", "AGENT", "PROJECT", "ACTIVE", "ENTRIES", "TOKENS",
                                                            "TITLE"]
+
+
+def test_a_command_run_as_the_program_freezes_its_imports_and_one_called_with_arguments_does_not(
+    warm: tuple[list[str], dict[str, str]]
+) -> None:
+    # (gc.freeze: what the command imported is left out of later collections; a caller's own
+    # objects, e.g. a test process calling main(argv), are never frozen)
+    roots, env = warm
+    code = """if True:
+        import gc, sys
+        from sessionscope.cli import search
+        from sessionscope.cli.main import main
+        seen = []
+        real = search.cmd_search
+        search.cmd_search = lambda args: seen.append(gc.get_freeze_count()) or real(args)
+        argv = sys.argv[1:]
+        main(argv)
+        sys.argv[1:] = argv
+        main()
+        print(seen[0] == 0, seen[1] > 0)
+    """
+    done = subprocess.run([sys.executable, "-c", code, "search", "--json", "config", *roots], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "True True"
