@@ -67,7 +67,13 @@ def window(text: str, start: int, length: int, max_chars: int) -> str:
     """About `max_chars` of `text` around [start, start+length), on one line."""
     match = " ".join(text[start : start + length].split()) or text[start : start + length]
     room = max(0, max_chars - len(match))
-    before = flat_tail(text, start, 40, room // 3)[-(room // 3) :] if room // 3 else ""
+    before = ""
+    if room // 3:
+        tail = flat_tail(text, start, 40, room // 3)
+        before = tail[-(room // 3) :]
+        if len(tail) > len(before) and tail[-len(before) - 1] != " ":  # (a word cut in two)
+            # `eated successfully at:` shows from its next word; one long token, marked as cut
+            before = before[before.index(" ") + 1 :] if " " in before else "…" + before[1:]
     need = max(0, room - len(before) - 2)
     after = flat_head(text, start + length, 80, need)[:need]
     out = (before + (" " if before and text[start - 1 : start].isspace() else "") + match

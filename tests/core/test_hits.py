@@ -29,3 +29,18 @@ def test_the_shortcut_is_taken_only_for_one_ascii_substring() -> None:
     # Unicode text goes to the regex: IGNORECASE matches 'ſ' for 's', lower-casing does not.
     q = Query(must=[[Term("sx", "substring")]], source="sx")
     assert _first("ſx sx", _patterns(q), _plain_substring(q)) == (0, 2)
+
+
+def test_a_preview_starts_at_a_whole_word() -> None:
+    """The context before a match is cut to its room from the end: a word cut in two there is
+    dropped (`eated successfully at:` showed half a word), and one long token cut is marked `…`."""
+    from sessionscope.core.search.hits import window
+
+    text = "The File created successfully at: /home/dev/projects/payments-api/payments/webhooks/policy.py and more"
+    at = text.index("webhooks")
+    for room in range(40, 120):
+        preview = window(text, at, 8, room)
+        head = preview.split("webhooks")[0]
+        assert head == "" or head[0] == "…" or text.find(" " + head.split(" ")[0]) >= 0 or text.startswith(head), (room, preview)
+    assert window(text, at, 8, 80).startswith("…/")
+    assert window(text, at, 8, 200).startswith("successfully at: ")
