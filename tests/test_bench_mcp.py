@@ -26,3 +26,5 @@ def test_the_bench_reports_ready_and_searches_beside_its_baselines(tmp_path: Pat
     assert set(result["search"]) == {"common word", "mid word", "fragment"}
     for s in result["search"].values():
         assert s["p95_ms"] >= s["p50_ms"] > 0 and s["baseline_cli_ms"] > 0
+        assert s["client_cpu_ms"] > 0  # (the server's too, where /proc tells: 10 ms ticks, 3 calls may read 0)
+        assert s["server_cpu_ms"] is None or s["server_cpu_ms"] >= 0
