@@ -57,6 +57,7 @@ ITEMS_HELD = 256
 _DISPLAYS = list(Display)
 _CODE = {d: k for k, d in enumerate(_DISPLAYS)}
 _SEP = b"\xff"  # between entry ids in the blob (never in UTF-8)
+_MAX = (1 << 31) - 1  # (text lengths kept in 32 bits: a height guess needs no more)
 
 # flags of an item
 _USER, _ASSISTANT, _OFF, _CUT, _RCUT, _RERR, _ERR = 1, 2, 4, 8, 16, 32, 64
@@ -69,6 +70,8 @@ _FOLDING = re.compile(b"|".join(
     [re.escape(c.encode()) for c in FOLDS_TO_ASCII]
     + [rb"\\u" + b"".join(b"[" + ch.lower().encode() + ch.upper().encode() + b"]" for ch in f"{ord(c):04x}")
        for c in FOLDS_TO_ASCII]))
+_FOLD_RAW = [c.encode() for c in FOLDS_TO_ASCII]
+_ASCII = bytes(range(128))
 _WORD = re.compile(r"[a-z0-9_]+")
 _CHUNK = 1 << 20
 
@@ -108,9 +111,9 @@ class CompactTranscript(Transcript):
         self.items = _Items(self)  # type: ignore[assignment]
         # per entry an item shows (a call, its result, each line of a split reply)
         self._e_off = array("q")
-        self._e_line = array("q")
-        self._e_pos = array("l")  # its place among the entries its line gives
-        self._e_item = array("l")
+        self._e_line = array("i")
+        self._e_pos = array("i")  # its place among the entries its line gives
+        self._e_item = array("i")
         self._e_model = array("H")  # its model, by number in `_models` (one the line may not say)
         self._models: dict[str | None, int] = {None: 0}
         self._ids = bytearray(_SEP)
@@ -118,13 +121,13 @@ class CompactTranscript(Transcript):
         # per item
         self._disp = bytearray()
         self._flags = bytearray()
-        self._entry = array("l")  # its first entry
-        self._result = array("l")  # its result's entry, -1 for none
-        self._day = array("l")
-        self._chars = array("q")
-        self._nl = array("q")
-        self._rchars = array("q")
-        self._rnl = array("q")
+        self._entry = array("i")  # its first entry
+        self._result = array("i")  # its result's entry, -1 for none
+        self._day = array("i")
+        self._chars = array("i")
+        self._nl = array("i")
+        self._rchars = array("i")
+        self._rnl = array("i")
         self._parts: dict[int, list[int]] = {}  # a split reply: its entries after the first
         self._last_message: tuple[str, str] | None = None  # (message id, role) of the last item
         self._names: list[str | None] = [None]  # `_models` by number
@@ -189,8 +192,8 @@ class CompactTranscript(Transcript):
         self._day.append(day_ordinal(e.timestamp))
         item = Item(e, display, cut=was_cut, off_branch=off_branch)
         shape = shape_of(item)
-        self._chars.append(shape.chars)
-        self._nl.append(shape.newlines)
+        self._chars.append(min(shape.chars, _MAX))
+        self._nl.append(min(shape.newlines, _MAX))
         self._rchars.append(-1)
         self._rnl.append(0)
         self._off_branch += off_branch
@@ -209,8 +212,8 @@ class CompactTranscript(Transcript):
         self._e_item[k] = i
         self._result[i] = k
         self._flags[i] |= (_RCUT if was_cut else 0) | (_RERR if e.is_error else 0)
-        self._rchars[i] = len(e.text)
-        self._rnl[i] = e.text.count("\n")
+        self._rchars[i] = min(len(e.text), _MAX)
+        self._rnl[i] = min(e.text.count("\n"), _MAX)
         call = self._pinned.get(i) or self._held.get(i)
         if call is not None:
             call.result, call.result_cut = _named_result(e, call.entry), was_cut
@@ -220,8 +223,8 @@ class CompactTranscript(Transcript):
     def _grow_reply(self, i: int, k: int, e: Entry, was_cut: bool) -> None:
         self._e_item[k] = i
         self._parts.setdefault(i, []).append(k)
-        self._chars[i] += 2 + len(e.text)
-        self._nl[i] += 2 + e.text.count("\n")
+        self._chars[i] = min(_MAX, self._chars[i] + 2 + len(e.text))
+        self._nl[i] = min(_MAX, self._nl[i] + 2 + e.text.count("\n"))
         if was_cut:
             self._flags[i] |= _CUT
         self._read_again.pop(i, None)  # (it keeps what it holds now)
@@ -476,7 +479,8 @@ class CompactTranscript(Transcript):
                 lines = buf[:cut]
                 low = lines.lower()
                 spots = _find_all(low, probe)
-                spots += [m.start() for m in _FOLDING.finditer(lines)]
+                if _may_fold(lines):
+                    spots += [m.start() for m in _FOLDING.finditer(lines)]
                 for at in spots:
                     start = base + lines.rfind(b"\n", 0, at) + 1
                     k = bisect_left(offs, start)
@@ -497,6 +501,16 @@ def _find_all(data: bytes, probe: bytes) -> list[int]:
             break
         at = data.find(probe, nl)
     return out
+
+
+def _may_fold(data: bytes) -> bool:
+    """Whether `data` may hold a character folding to ASCII letters: a JSON escape, or one of
+    them among its non-ASCII bytes (UTF-8 keeps each character's bytes together when the ASCII
+    ones are taken out), checked at C speed before a regex walks the chunk."""
+    if b"\\u" in data:
+        return True
+    rest = data.translate(None, _ASCII)
+    return bool(rest) and any(f in rest for f in _FOLD_RAW)
 
 
 def _id_bytes(entry_id: str) -> bytes:

@@ -173,7 +173,6 @@ def test_find_in_a_streamed_file_finds_every_item_the_whole_texts_hold(path: Pat
 def test_find_in_a_streamed_file_finds_characters_that_fold_to_ascii(tmp_path: Path) -> None:
     """The Kelvin sign and the long s fold to k and s: a query in ASCII finds them, written raw or
     as JSON escapes; a query with quotes, escapes and no letters at all is checked line by line."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
     import orjson
 
     lines = []
@@ -182,6 +181,9 @@ def test_find_in_a_streamed_file_finds_characters_that_fold_to_ascii(tmp_path: P
         lines.append(orjson.dumps({"type": "user", "uuid": f"u{k}", "parentUuid": f"u{k - 1}" if k else None,
                                    "sessionId": "s", "timestamp": "2026-01-01T00:00:00Z",
                                    "message": {"role": "user", "content": text}}))
+    raw = tmp_path / "raw.jsonl"  # (no JSON escape anywhere: the raw characters alone)
+    raw.write_bytes(b"\n".join(lines) + b"\n")
+    assert _both(raw)[1].hits("KELVIN") == [1] and _both(raw)[1].hits("sail") == [2]
     lines.append(b'{"type":"user","uuid":"u9","parentUuid":"u4","sessionId":"s",'
                  b'"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"escaped \\u212Aing"}}')
     path = tmp_path / "s.jsonl"

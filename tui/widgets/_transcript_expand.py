@@ -44,7 +44,7 @@ class TranscriptExpand:
         anchor = self._cursor_anchor()
         self._expand_default = value
         self._toggled.clear()
-        self._body = array("l", [-1]) * len(self.model)
+        self._body = array("i", [-1]) * len(self.model)
         self._strips.clear()
         self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
         self._sync_size()

@@ -99,8 +99,8 @@ class TranscriptLive:
             self._finder.cancel()
             self._finder = None
         self._matches, self._hits = [], []
-        self._rows, self._row_of, self._body = array("l"), array("l"), array("l")
-        self._dates, self._day_mark, self._last_day = array("l"), array("l"), 0
+        self._rows, self._row_of, self._body = array("i"), array("i"), array("i")
+        self._dates, self._day_mark, self._last_day = array("i"), array("i"), 0
         self._heights = HeightIndex()
         self._toggled = set()
         self._rereading = set()

@@ -61,11 +61,11 @@ class TranscriptRows:
             self._unseen_from = None
             self.call_later(self._post_live)
         visible = self.model.visible
-        self._rows = array("l", (i for i in range(len(self.model))
+        self._rows = array("i", (i for i in range(len(self.model))
                                  if visible(i, self.show_thinking, self.show_branches)))
-        self._row_of = array("l", [-1]) * len(self.model)
+        self._row_of = array("i", [-1]) * len(self.model)
         self._last_day = 0
-        self._day_mark = array("l")
+        self._day_mark = array("i")
         for row, i in enumerate(self._rows):
             self._row_of[i] = row
             self._day_mark.append(self._day_of_row(i))
@@ -162,7 +162,7 @@ class TranscriptRows:
             return
         anchor = self._cursor_anchor()
         self._width = width
-        self._body = array("l", [-1]) * len(self.model)
+        self._body = array("i", [-1]) * len(self.model)
         self._strips.clear()
         self._heights = HeightIndex.of([self._row_height(r) for r in range(len(self._rows))])
         self._sync_size()

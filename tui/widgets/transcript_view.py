@@ -231,11 +231,11 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._hits: list[int] = []  # item indices of every item the query is in
         self._finder: Worker[None] | None = None  # a streamed file's find, searching the file
         # (per item and per row: compact arrays, a big transcript has ~200k items)
-        self._rows = array("l")  # item index of each visible row
-        self._row_of = array("l")  # row of each item, -1 when hidden
-        self._body = array("l")  # rendered height of each item at self._width, -1 if unknown
-        self._dates = array("l")  # the local day of each item (a date ordinal; 0 without a time)
-        self._day_mark = array("l")  # each row: the day it starts, if not the row before's (else 0)
+        self._rows = array("i")  # item index of each visible row
+        self._row_of = array("i")  # row of each item, -1 when hidden
+        self._body = array("i")  # rendered height of each item at self._width, -1 if unknown
+        self._dates = array("i")  # the local day of each item (a date ordinal; 0 without a time)
+        self._day_mark = array("i")  # each row: the day it starts, if not the row before's (else 0)
         self._last_day = 0  # the day of the last row with a time
         self._heights = HeightIndex()
         self._expand_default = False
@@ -452,9 +452,9 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self.entry_count -= len(batch.off_branch) + batch.off_branch_count
         self.streamed = self.streamed or batch.streamed
         new = range(start, len(model))
-        self._body.extend(array("l", [-1]) * len(new))
+        self._body.extend(array("i", [-1]) * len(new))
         self._dates.extend(model.day(i) for i in new)
-        self._row_of.extend(array("l", [-1]) * len(new))
+        self._row_of.extend(array("i", [-1]) * len(new))
         for i in new:
             if model.visible(i, self.show_thinking, self.show_branches):
                 self._append_row(i)
@@ -497,7 +497,7 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._painter = None
         self._strips.clear()
         if self._width:
-            self._body = array("l", [-1]) * len(self.model)
+            self._body = array("i", [-1]) * len(self.model)
 
     def _get_palette(self) -> Palette:
         if self._palette is None:
