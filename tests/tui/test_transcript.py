@@ -770,6 +770,33 @@ async def test_a_streamed_transcript_shows_what_a_loaded_one_shows(
     assert sizes and max(sizes) <= 4
 
 
+async def test_a_streamed_file_opened_at_a_search_hit_finds_the_query_once_read(
+        library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opened with a query (from a search hit), a streamed file is searched once it is read, not
+    item by item from the file while its batches arrive; the hits are those of the loaded file."""
+    import sessionscope.core.read.compact as compact
+    import sessionscope.core.read.loading as core
+
+    async with harness(library, highlight="needle").run_test(size=SIZE) as pilot:
+        want = (await loaded(pilot))._matches
+    assert len(want) == 2
+    monkeypatch.setattr(core, "BIG_FILE_BYTES", 1)
+    checked: list[list[int]] = []
+    matches = compact.CompactTranscript.matches
+
+    def spy(self: Any, query: str, indices: Any = None) -> list[int]:
+        checked.append(list(indices or []))
+        return matches(self, query, indices)
+
+    monkeypatch.setattr(compact.CompactTranscript, "matches", spy)
+    async with harness(library, highlight="needle").run_test(size=SIZE) as pilot:
+        view = await loaded(pilot)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(view.model, compact.CompactTranscript)
+        assert view._matches == want and not checked
+
+
 async def test_reading_the_whole_of_a_reply_split_over_lines_reads_every_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reply written over several lines (one content block a line) is one item; in a streamed

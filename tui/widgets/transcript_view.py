@@ -429,7 +429,9 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
         self._settle()
         self.refresh()
         self.post_message(self.LoadProgressed(self, len(self._rows), batch.fraction, batch.done, self.streamed))
-        if self._query:
+        if self._query and batch.done and isinstance(self.model, CompactTranscript):
+            self.find(self._query, jump=False)  # (a streamed file is searched once read: the file)
+        elif self._query:
             self._post_find()
         if not self._painted.is_set():
             self.call_after_refresh(self._painted.set)
@@ -460,7 +462,9 @@ class TranscriptView(TranscriptFind, TranscriptExpand, TranscriptCursor, Transcr
                 self._append_row(i)
         for i in changed:
             self._invalidate(i)
-        if self._query:
+        if self._query and not (isinstance(model, CompactTranscript) and not self.loaded):
+            # (while a streamed file is read, its items are not read again one by one: the file is
+            # searched once it is read; what is appended live later is checked here)
             found = set(model.matches(self._query, [*new, *changed]))
             if found:
                 self._hits = sorted({*self._hits, *found})
