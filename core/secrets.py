@@ -270,6 +270,15 @@ _RARE_RULES = {h: tuple(sorted({i for p in _HINTS if h.startswith(p) for i in _H
                for h in _HINTS if h[0] in _RARE_FIRST}
 _COMMON_HINTED = {h: rules for h, rules in _HINTED.items() if h[0] not in _RARE_FIRST}
 
+
+def _rare_hints(text: str) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(where, the rules it calls for) of each rare-first hint in `text`, every place tried (a
+    hint may start inside another's match)."""
+    m = _RARE_HINTS.search(text)
+    while m is not None:
+        yield m.start(), _RARE_RULES[m.group()]
+        m = _RARE_HINTS.search(text, m.start() + 1)
+
 _EMAIL = re.compile(r"(?<![\w.+-])([A-Za-z0-9][A-Za-z0-9._%+-]*)@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,})\b")
 _NOT_PERSONAL = {"git", "noreply", "no-reply"}
 _PLACEHOLDER = re.compile(r"^(?:\$\{?[\w.-]*\}?|<[^>]*>|\*+|x+|X+|\.+|%[\w(]*\)?s?|\{\{.*\}\}|\{[\w.]*\})$")
@@ -393,10 +402,8 @@ def _rules_for(text: str, lower: str) -> set[int]:
     for h, rules in _COMMON_HINTED.items():
         if h in text:
             run.update(rules)
-    m = _RARE_HINTS.search(text)
-    while m is not None:
-        run.update(_RARE_RULES[m.group()])
-        m = _RARE_HINTS.search(text, m.start() + 1)
+    for _, rules in _rare_hints(text):
+        run.update(rules)
     for h in _FOLD_HINTS:
         if h in lower:
             run.update(_FOLD_HINTED[h])
@@ -560,10 +567,8 @@ def mask_many(texts: list[str]) -> list[str]:
                 runs[i].update(rules)
                 pos = hay.find(h, starts[i + 1]) if i + 1 < len(starts) else -1
         if table is _COMMON_HINTED:
-            m = _RARE_HINTS.search(hay)
-            while m is not None:
-                runs[bisect_right(starts, m.start()) - 1].update(_RARE_RULES[m.group()])
-                m = _RARE_HINTS.search(hay, m.start() + 1)
+            for pos, rules in _rare_hints(hay):
+                runs[bisect_right(starts, pos) - 1].update(rules)
     return [mask(t, _run=run, _lower=low).text for t, run, low in zip(texts, runs, lowered)]
 
 
