@@ -33,6 +33,7 @@ Rules:
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..jsonl import ParsedLine, loads_lenient
@@ -56,6 +57,14 @@ class PiAdapter(CollectingAdapter):
     name = "pi"
     agent = "pi"
     suffixes = (".jsonl",)
+
+    def likely(self, path: str) -> bool:
+        """`sessions/--<escaped cwd>--/<time>_<id>.jsonl`: a `.jsonl` in a folder named `--…--`."""
+        end = path.rfind(os.sep)
+        if not (path.startswith("--", end - 2) and path.endswith(".jsonl")):
+            return False
+        start = path.rfind(os.sep, 0, end) + 1
+        return end - start >= 4 and path.startswith("--", start)
 
     def sniff(self, path: str, head: bytes) -> bool:
         objs = first_json_lines(head, 1)
