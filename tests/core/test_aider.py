@@ -210,3 +210,73 @@ def test_a_growing_history_is_read_whole_by_the_watcher_and_the_index(tmp_path: 
     [hit] = index.search("flamingo").hits
     assert hit.role == "user" and hit.session_id == ev.sessions[2].id
     assert len(index.search("docstring").hits) >= 1  # the earlier sessions are still found
+
+
+# -- the quick listing of a whole history (`_quick_whole`): its header and user lines only ----------
+
+_STAMPS = ("2026-01-01 10:00:00", "2026-01-01 10:00:00", "2026-01-02 09:30:00", "2026-02-30 08:00:00")
+_LINE = st.one_of(
+    st.sampled_from(["", "\r", "reply text", "> Aider v0.86.1  ", "> Tokens: 1k sent, 2 received.  ",
+                     "####", "#### ", "####  fix   it ", "#### add\r", "#####not user", "####x", "#### \t",
+                     "```", "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "# aider chat started at",
+                     "# aider chat started at 2026-01-01 10:00:00 not a header", "#### caf\xe9 \u2003",
+                     "# aider chat started at 2026-01-01 10:00:00\u00a0",
+                     "# aider chat\x00 started at 2026-01-02 09:30:00", "#\x00### nul", "#### n\x00ul"]),
+    st.sampled_from(_STAMPS).map(lambda s: f"# aider chat started at {s}"),
+    st.sampled_from(_STAMPS).map(lambda s: f"# aider chat started at {s}  \r"),
+    st.text(st.sampled_from("#x \t\r\u2028"), max_size=6).map(lambda s: f"#### {s}"),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINE, max_size=30), bom=st.booleans(), end=st.sampled_from(["\n", "", "\r\n"]),
+       junk=st.sampled_from([b"", b"\xff\xfe", b"\x00"]), inputs=st.lists(st.tuples(
+           st.sampled_from(["2026-01-01 09:00:00", "2026-01-01 10:00:05.5", "2026-01-02 09:31:00",
+                            "2026-01-01 10:20:00", "bad"]),
+           st.sampled_from(["fix   it", "add", "", "caf\xe9", "x\n#x", "other"])), max_size=8))
+def test_quick_listing_of_a_whole_history_is_its_newest_session(
+        tmp_path: Path, lines: list[str], bom: bool, end: str, junk: bytes,
+        inputs: list[tuple[str, str]]) -> None:
+    """Headers anywhere (identical ones counted, look-alikes and unreadable times not taken),
+    user blocks (runs of `####` lines, blank ones, CRs, BOM, bytes that do not decode, a NUL),
+    with and without an input history: the quick listing is the full parse's last session."""
+    target = tmp_path / "p" / ".aider.chat.history.md"
+    target.parent.mkdir(exist_ok=True)
+    body = ("\n".join(["# aider chat started at 2026-01-01 10:00:00", *lines]) + end).encode()
+    target.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body.replace(b"reply", b"reply" + junk, 1))
+    history = target.parent / ".aider.input.history"
+    history.unlink(missing_ok=True)
+    if inputs:
+        history.write_text("".join(f"\n# {t}\n" + "".join(f"+{x}\n" for x in text.split("\n"))
+                                   for t, text in inputs))
+    meta = quick_meta(str(target), REG)
+    loaded = AiderAdapter().load(str(target))
+    assert meta.whole and meta.error is None
+    if not loaded:
+        assert meta.unsure == frozenset() and meta.session_id is None
+        return
+    s = loaded[-1].session
+    assert meta.unsure == frozenset()
+    assert (meta.session_id, meta.kind, meta.project, meta.title, meta.first_timestamp, meta.last_timestamp) == (
+        s.id, s.kind, s.project, s.title, s.first_timestamp, s.last_timestamp)
+
+
+def test_the_session_id_is_a_uuid5_of_the_real_path(tmp_path: Path) -> None:
+    """Through a symlinked folder the id is the real file's (the kernel's name of the open file,
+    as `os.path.realpath` gives it), and the id is `uuid5` of it and the numbered header."""
+    import uuid
+
+    from sessionscope.core.read.adapters.aider import _session_id, real_path
+
+    real = tmp_path / "real" / "proj"
+    real.mkdir(parents=True)
+    shutil.copy(HISTORY, real / ".aider.chat.history.md")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    via = tmp_path / "link" / "proj" / ".aider.chat.history.md"
+    assert real_path(str(via)) == os.path.realpath(via) == str(real / ".aider.chat.history.md")
+    assert real_path(str(tmp_path / "missing" / "x")) == os.path.realpath(tmp_path / "missing" / "x")
+    ids = {ls.session.id for ls in AiderAdapter().load(str(via))}
+    assert ids == {ls.session.id for ls in AiderAdapter().load(str(real / ".aider.chat.history.md"))}
+    assert quick_meta(str(via), REG).session_id == load(via)[-1].session.id
+    for name in ("x", "aider:/é\n# aider chat started at 2026-01-01 10:00:00\n3", ""):
+        assert _session_id(name, "h") == str(uuid.uuid5(uuid.NAMESPACE_URL, f"aider:{name}\nh"))

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import uuid
+from hashlib import sha1
 from dataclasses import replace
 from datetime import datetime
 from typing import Iterator
@@ -90,10 +92,14 @@ class AiderAdapter(Adapter):
                 rf.close()
 
     def quick(self, ends: Ends) -> QuickMeta:
-        """The newest session of the file: parsed when the file was read whole; else its start
-        from the last header in the tail (a guess, as its id and title are)."""
+        """The newest session of the file, when the file was read whole: from its header and
+        user lines alone (`_quick_whole`; parsed whole in the rare case that does not settle);
+        else its start from the last header in the tail (a guess, as its id and title are)."""
         project = _project(ends.path)
         if ends.whole:
+            meta = _quick_whole(self, ends, project)
+            if meta is not None:
+                return meta
             loaded = self.load(ends.path)
             if loaded:
                 s = loaded[-1].session
@@ -109,6 +115,133 @@ class AiderAdapter(Adapter):
         unsure = set(FIELDS) - {"project", "kind"}
         return ends.meta(self, unsure, kind=SessionKind.MAIN, project=project, first_timestamp=start,
                          last_timestamp=start)
+
+
+_MARK = b"# aider chat started at "
+_BOM = b"\xef\xbb\xbf"
+
+
+def _quick_whole(adapter: AiderAdapter, ends: Ends, project: str) -> QuickMeta | None:
+    """The full parse's newest session from a whole file's header and user lines only, found
+    with bytes finds (None: a case left to the full parse: a NUL byte, which the parser drops
+    from a line before reading it, no header, a header time that does not read).
+
+    What the full parse takes from the rest of the file settles no listing field: a session
+    starts at each line the parser reads as a header wherever it is (no block or fence hides
+    one); its id counts the identical headers before it; its title is its first non-blank user
+    block (a run of consecutive `####` lines); its first time is its header's, its last the
+    latest of that and the input history's times matched to its user blocks (`_dated`)."""
+    buf = ends.head.buf
+    if b"\x00" in buf:
+        return None
+    # The last line the parser reads as a header, from the end backward (a byte search over
+    # the whole file costs as much as reading it: only the newest session is searched).
+    first = 3 if buf[:3] == _BOM else 0  # (line 1 is read after a BOM)
+    rfind, find, mark = buf.rfind, buf.find, b"\n" + _MARK
+    header, m, stop = None, None, len(buf)
+    while m is None:
+        at = rfind(mark, 0, stop)
+        if at >= 0:
+            hstart = at + 1
+        elif stop > first and buf.startswith(_MARK, first):
+            hstart = first
+        else:
+            return None
+        nl = find(b"\n", hstart)
+        end = nl if nl >= 0 else len(buf)
+        header = buf[hstart:end].decode("utf-8", "replace").rstrip("\r")
+        m = _HEADER.match(header)
+        stop = hstart - 1  # (the next search ends before this line)
+    begin = _local(m.group(1))
+    if begin is None:
+        return None
+    # The identical headers before it. A header's text is ASCII and whitespace (valid UTF-8):
+    # the same text is the same bytes but for trailing CRs. The lines that begin with its bytes
+    # are looked at (a search for the whole line skips through the file fastest).
+    same = buf[hstart:end].rstrip(b"\r")
+    found = [first] if first < hstart and buf.startswith(same, first) else []
+    at, nsame = find(b"\n" + same, 0, hstart), b"\n" + same
+    while at >= 0:
+        found.append(at + 1)
+        at = find(nsame, at + 1, hstart)
+    n = sum(buf[at:find(b"\n", at)].decode("utf-8", "replace").rstrip("\r") == header for at in found)
+    # Its user blocks (runs of consecutive user lines): the first that is not blank is the
+    # title; their times in the input history, if there is one, the last time.
+    stamps = _input_stamps(ends.path)
+    texts = _user_texts(buf, end, not stamps)
+    title = next((" ".join(t.split()) for t in texts if t), None)
+    last = max((begin, *(t for _, t in _matched(texts, begin, stamps)))) if stamps else begin
+    return ends.meta(adapter, (), session_id=_session_id(real_path(ends.path), f"{header}\n{n}"),
+                     kind=SessionKind.MAIN, project=project, title=truncate(title, 200) if title else None,
+                     first_timestamp=begin, last_timestamp=last)
+
+
+def _user_texts(buf: bytes, pos: int, first: bool) -> list[str]:
+    """The text of each user block (a run of consecutive user lines) after `pos` (a newline
+    or the end); with `first`, of those up to the first that is not blank only."""
+    texts: list[str] = []
+    block: list[str] = []
+    find, last_end = buf.find, -2
+    at = find(b"\n####", pos)
+    while at >= 0:
+        start = at + 1
+        nl = find(b"\n", start)
+        stop = nl if nl >= 0 else len(buf)
+        text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
+        if len(text) == 4 or text[4] == " ":
+            if start != last_end + 1 and block:  # the block before ended
+                texts.append("\n".join(block).strip())
+                if first and texts[-1]:
+                    return texts
+                block = []
+            block.append(text[5:].rstrip())
+            last_end = stop
+        if nl < 0:
+            break
+        at = find(b"\n####", stop)
+    if block:
+        texts.append("\n".join(block).strip())
+    return texts
+
+
+if sys.platform.startswith("linux"):
+    _O_PATH = getattr(os, "O_PATH", 0) | os.O_CLOEXEC
+
+    def real_path(path: str) -> str:
+        """`os.path.realpath(path)`: for a file that opens, from the kernel (the link of its
+        descriptor in /proc/self/fd: two system calls and a readlink, where `realpath` costs an
+        `lstat` and a few joins per part of the path, 20-40 us, more than reading a 60 KB
+        history); else as `realpath` resolves it."""
+        try:
+            fd = os.open(path, _O_PATH)
+        except (OSError, ValueError):
+            return os.path.realpath(path)
+        try:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            real = ""
+        finally:
+            os.close(fd)
+        # (a file deleted meanwhile is named "... (deleted)"; without /proc, nothing is read)
+        if real.startswith("/") and not real.endswith(" (deleted)"):
+            return real
+        return os.path.realpath(path)
+else:  # pragma: no cover - no /proc
+    real_path = os.path.realpath
+
+
+def _session_id(real: str, header: str) -> str:
+    """A session's id: from the file's real path and its header line numbered among the
+    identical ones before it (stable while the file grows). It is `uuid.uuid5(NAMESPACE_URL,
+    name)`, made from the digest's bytes directly (a `UUID` object costs more than the hash)."""
+    digest = bytearray(sha1(_URL + f"aider:{real}\n{header}".encode()).digest()[:16])
+    digest[6] = digest[6] & 0x0F | 0x50  # version 5
+    digest[8] = digest[8] & 0x3F | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_URL = uuid.NAMESPACE_URL.bytes
 
 
 class _Session:
@@ -222,7 +355,7 @@ class AiderParser(RecordParser):
         except OSError:
             size = 0
         stamps = _input_stamps(self.path)
-        real = os.path.realpath(self.path)
+        real = real_path(self.path)
         project = _project(self.path)
         loaded: list[LoadedSession] = []
         for n, s in enumerate(self.sessions):
@@ -230,7 +363,7 @@ class AiderParser(RecordParser):
             times = [e.timestamp for e in entries if e.timestamp]
             first = s.start or (times[0] if times else None)
             last = max((t for t in (*times, first) if t), default=None)
-            sid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"aider:{real}\n{s.header}"))
+            sid = _session_id(real, s.header)
             if n == 0 and self.stray:
                 entries = [*self.stray, *entries]
             session = Session(
@@ -338,18 +471,30 @@ def _project(path: str) -> str:
 
 def input_history_path(path: str) -> str:
     """The input history beside a chat history: `X.chat.history.md` -> `X.input.history`."""
-    folder, name = os.path.split(path)
-    stem = name[: -len(".chat.history.md")] if name.endswith(".chat.history.md") else ".aider"
-    return os.path.join(folder, f"{stem}.input.history")
+    if path.endswith(_CHAT):  # (the same as splitting it off and joining it again)
+        return f"{path[:-len(_CHAT)]}.input.history"
+    return os.path.join(os.path.dirname(path), ".aider.input.history")
+
+
+_CHAT = ".chat.history.md"
 
 
 def _input_stamps(path: str) -> list[tuple[datetime, str]]:
     """(time, text) of each input in the sibling input history, in file order; [] without one."""
-    try:
-        with open(input_history_path(path), "rb") as fh:
-            data = fh.read(64 << 20).decode("utf-8", "replace")
+    try:  # (os.open: a history without one, the usual case, costs a third as much)
+        fd = os.open(input_history_path(path), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return []
+    chunks, left = [], 64 << 20
+    try:
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    data = b"".join(chunks).decode("utf-8", "replace")
     out: list[tuple[datetime, list[str]]] = []
     for line in data.splitlines():
         m = _INPUT_STAMP.match(line)
@@ -366,20 +511,36 @@ def _dated(s: _Session, stamps: list[tuple[datetime, str]]) -> list[Entry]:
     """The session's entries with times: a user message found (by its text, in order, from the
     session start on) in the input history takes that time; every other entry the latest
     time before it."""
-    pos = 0
-    if s.start is not None:
-        while pos < len(stamps) and stamps[pos][0] < s.start:
-            pos += 1
+    user = Role.USER.value
+    times = dict(_matched([e.text for e in s.entries if e.role == user], s.start, stamps))
     now = s.start
     out: list[Entry] = []
+    k = 0  # the user entries met
     for e in s.entries:
-        if e.role == Role.USER.value and pos < len(stamps):
-            for j in range(pos, min(pos + 50, len(stamps))):
-                if stamps[j][1] == e.text:
-                    now, pos = stamps[j][0], j + 1
-                    break
+        if e.role == user:
+            now = times.get(k, now)
+            k += 1
         out.append(replace(e, timestamp=now) if now is not None else e)
     return out
+
+
+def _matched(texts: list[str], start: datetime | None,
+             stamps: list[tuple[datetime, str]]) -> Iterator[tuple[int, datetime]]:
+    """(index, time) of each of a session's user messages (`texts`, in order) found in the
+    input history: by its text, in order, from the session start on, looking at most 50
+    inputs ahead of the last one found."""
+    pos = 0
+    if start is not None:
+        while pos < len(stamps) and stamps[pos][0] < start:
+            pos += 1
+    for i, text in enumerate(texts):
+        if pos >= len(stamps):
+            return
+        for j in range(pos, min(pos + 50, len(stamps))):
+            if stamps[j][1] == text:
+                yield i, stamps[j][0]
+                pos = j + 1
+                break
 
 
 __all__ = ["AiderAdapter", "AiderParser", "history_names", "input_history_path"]
