@@ -631,3 +631,20 @@ def test_quick_head_feeding_leaves_the_parser_as_convert_does(tmp_path: Path) ->
     path.write_bytes(b"\n".join(r if isinstance(r, bytes) else orjson.dumps(r) for r in odd) + b"\n")
     for p in [path, *corpus_files("codex")]:
         assert _head_state(p, True) == _head_state(p, False), p.name
+
+
+@pytest.mark.parametrize(("fields", "want"), [
+    ({"message": "see this", "images": ["data:image/png;base64,AAAA"], "local_images": []}, "see this\n[image]"),
+    ({"message": "", "images": [], "local_images": ["/tmp/a.png", "", "/tmp/b.png"]}, "[image] [image]"),
+    ({"message": "plain", "images": [], "local_images": []}, "plain"),
+    ({"message": "odd", "images": "not a list", "local_images": None}, "odd"),
+])
+def test_prompt_event_images_show_as_placeholders(tmp_path: Path, fields: dict[str, Any], want: str) -> None:
+    """A prompt event's attached images (`images`, `local_images`; empty ones skipped) follow its
+    text as placeholders, in the title the quick listing reads too."""
+    from sessionscope.core.read.listing import quick_meta
+
+    path = write_jsonl(tmp_path / "rollout-2026-01-01T00-00-00-img.jsonl", [meta(), event("user_message", **fields)])
+    loaded = load_one(path)
+    assert [e.text for e in loaded.entries if e.role == "user"] == [want]
+    assert loaded.session.title == quick_meta(path).title == " ".join(want.split())

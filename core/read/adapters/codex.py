@@ -918,7 +918,8 @@ def _user_message(p: dict[str, Any]) -> tuple[str, bool]:
     """The text of a `user_message` event (images as placeholders), and whether its `kind` says
     the harness injected it."""
     text = _str(p.get("message")) or ""
-    images = [i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+    images = ([i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+              if p.get("images") or p.get("local_images") else None)  # (usually both empty)
     if images:
         text = (text + "\n" if text else "") + " ".join("[image]" for _ in images)
     kind = p.get("kind")
