@@ -217,10 +217,14 @@ class Lines:
         """The first `n` lines (from the top) whose first value is a JSON object, those values."""
         found = self._objects
         if len(found) < n:
-            piece_at, values_of, i = self.piece, self.values, self._next
-            while (piece := piece_at(i)) is not None:
+            # (the pieces already found and the values already parsed are taken in place: a
+            # sniffer asks for the first lines, which the listing has usually found)
+            fwd, cache, piece_at, values_of, i = self._fwd, self._values, self.piece, self.values, self._next
+            while (piece := fwd[i] if i < len(fwd) else piece_at(i)) is not None:
                 i += 1
-                values = values_of(piece)
+                values = cache.get(piece, _UNPARSED)
+                if values is _UNPARSED:
+                    values = values_of(piece)
                 if values and type(values[0]) is dict:  # orjson and json give plain dicts
                     found.append(values[0])
                     if len(found) == n:
