@@ -648,3 +648,31 @@ def test_prompt_event_images_show_as_placeholders(tmp_path: Path, fields: dict[s
     loaded = load_one(path)
     assert [e.text for e in loaded.entries if e.role == "user"] == [want]
     assert loaded.session.title == quick_meta(path).title == " ".join(want.split())
+
+
+@pytest.mark.parametrize("first", [
+    meta(), meta(originator="codex_exec"), meta(source={"subagent": {"thread_spawn": {"parent_thread_id": "p"}}}),
+    meta(thread_source="subagent", git={"branch": "b"}), meta(timestamp="2025-11-17T21:30:20Z"),
+    meta(timestamp="2025-11-17T21:30:40+01:00"), meta(timestamp=1763415028000), meta(timestamp=None),
+    meta(id=None), meta(cwd=""), {**meta(), "timestamp": "not a time"}, {**meta(), "timestamp": None},
+    w("session_meta", "not an object"), w("turn_context", {"cwd": "/x"}), [meta()], [meta(), meta(cwd="/b")], ["x"],
+])
+def test_a_first_session_meta_read_without_the_parser_is_the_parsers(first: Any) -> None:
+    """The quick listing reads a first line holding one session_meta with a cwd without building
+    the parser (`_meta_line`): every attribute the listing asks of the parser is the parser's."""
+    from sessionscope.core.read.adapters import codex
+    from sessionscope.core.read.ends import Lines
+
+    line = orjson.dumps(first[0]) + b" " + orjson.dumps(first[1]) if isinstance(first, list) and len(first) == 2 \
+        else orjson.dumps(first[0] if isinstance(first, list) else first)
+    lines = Lines(line + b"\n")
+    lean = codex._meta_line(lines.values(lines.piece(0)))
+    parser = codex.CodexParser("rollout-x.jsonl")
+    codex._feed(parser, lines, lines.piece(0))
+    if lean is None:
+        simple = type(first) is dict and isinstance(first.get("payload"), dict) and first["payload"].get("cwd")
+        assert not (simple and first.get("type") == "session_meta")
+        return
+    for name in codex._MetaLine.__slots__:
+        assert getattr(lean, name) == getattr(parser, name), name
+    assert lean._kind() == parser._kind()
