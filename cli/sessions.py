@@ -18,7 +18,7 @@ from sessionscope.cli.common import (
     unread_warnings,
     warn,
 )
-from sessionscope.core.format import human_tokens, relative_time
+from sessionscope.core.format import human_tokens, relative_time, short_ids
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.library import Library
@@ -84,7 +84,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             out.append(d)
         emit({"sessions": out, "hidden": hidden})
         return 0
-    _print_sessions(rows, orphans=orphans, known=lib.session_ids())
+    _print_sessions(rows, orphans=orphans, prefixes=lib.short_ids(_prefixed(rows)))
     if hidden:
         from collections import Counter
 
@@ -132,7 +132,8 @@ def _sessions_quick(args: argparse.Namespace) -> int:
                                  source_format=m.format or "?", paths=(m.path,),
                                  kind=m.kind or SessionKind.MAIN, project=m.project, title=m.title,
                                  last_timestamp=m.sort_time)) for m in metas], counts=False,
-                    known=[m.session_id or m.path for m in every if m.error is None])
+                    prefixes=short_ids([m.session_id or m.path for m in every if m.error is None],
+                                       only=[m.session_id or m.path for m in metas]))
     return 0
 
 
@@ -297,16 +298,21 @@ def _print_entries(
 
 
 # -- tables ---------------------------------------------------------------------------------
+def _prefixed(rows: list[tuple[int, Session]]) -> list[str]:
+    """The ids of a sessions table printed as their short prefixes (`_print_sessions`)."""
+    return [s.id for depth, s in rows if not depth and "/" not in s.id]
+
+
 def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
-                    orphans: set[str] | frozenset[str] = frozenset(), known: Iterable[str] = ()) -> None:
+                    orphans: set[str] | frozenset[str] = frozenset(), prefixes: dict[str, str] | None = None) -> None:
     """The sessions table. ID, agent and the time and number columns keep their full width;
     TITLE takes what is left: it is cut first (down to 24 characters), then PROJECT (to 8).
-    A top-level ID is the shortest prefix (8 or more characters) that no other id of `known`
-    (the sessions the listing is from) starts with: what is printed pastes into `read`."""
-    from sessionscope.core.format import short_ids
+    A top-level ID is printed as `prefixes` gives it (core/format.py `short_ids`: the shortest
+    prefix, 8 or more characters, that no other id of the sessions the listing is from starts
+    with): what is printed pastes into `read`."""
     from sessionscope.core.text import one_line, unwrapped
 
-    prefixes = short_ids([*known, *(s.id for _, s in rows)], only=[s.id for _, s in rows])
+    prefixes = prefixes or {}
     cells: list[tuple[str, ...]] = []
     for depth, s in rows:
         indent = "  " * depth + ("└ " if depth else "")
@@ -315,7 +321,7 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
         if s.kind.value != "main" or s.parent_id is not None:
             missing = s.id in orphans and s.parent_id is not None
             title = f"[{s.kind.value}{', parent not found' if missing else ''}] {title}"
-        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else prefixes[s.id]
+        short = s.id.split("/")[-1][:18] if (depth or "/" in s.id) else prefixes.get(s.id, s.id)
         cells.append((indent + one_line(short), one_line(s.agent, 16), one_line(project, 24),
                       relative_time(s.last_timestamp), str(s.entry_count) if counts else "-",
                       human_tokens(s.usage.total) if counts else "-", title))

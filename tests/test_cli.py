@@ -586,6 +586,7 @@ def test_a_piped_sessions_table_is_laid_out_as_rich_lays_it_out(
     import random
 
     from sessionscope.cli import sessions as cli_sessions
+    from sessionscope.core.format import short_ids
     from sessionscope.core.model import Session, SessionKind, TokenUsage
 
     rng = random.Random(seed)
@@ -608,6 +609,6 @@ def test_a_piped_sessions_table_is_laid_out_as_rich_lays_it_out(
     for plain in (True, False):
         monkeypatch.setattr(cli_sessions, "PLAIN_TABLE", plain)
         cli_sessions._print_sessions(rows, counts=counts, orphans={s.id for _, s in rows[:2]},
-                                     known=[s.id for _, s in rows])
+                                     prefixes=short_ids([s.id for _, s in rows], only=cli_sessions._prefixed(rows)))
         shown.append(capsys.readouterr().out)
     assert shown[0] == shown[1]

@@ -8,7 +8,7 @@ the same results in the same order: a test holds the two side by side.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence, overload
 
 from .links import in_folders
 
@@ -124,6 +124,44 @@ class Keys:
         """The ids `_link` adds to a session's own child ids, sorted."""
         return sorted(self.kids.get(sid, ()))
 
+    def place(self, sid: str) -> tuple[str, int] | None:
+        """The file of the kept copy of a session and its place among the file's sessions."""
+        return self.where.get(sid)
+
+    def key(self, sid: str) -> Key | None:
+        return self.by_id.get(sid)
+
+    def kind(self, sid: str) -> str | None:
+        key = self.by_id.get(sid)
+        return None if key is None else key[KIND]
+
+    def short(self, sid: str) -> str | None:
+        """A session's id as a table prints it, when known without every id (`WarmKeys`)."""
+        return None
+
+    def head(self, count: int) -> dict[str, Any]:
+        """What `WarmKeys` answers the unfiltered listing from without these keys: its first
+        keys (`top_level()`'s order) until `count` main sessions are among them (at most 4 x
+        `count` keys), each with its file and place, its linked children and its short id; how
+        many sessions each listing holds; the orphans with their kinds."""
+        from ..format import short_ids
+
+        top, found = self.top_level()
+        entries: list[list[Any]] = []
+        mains = 0
+        for k in top:
+            if mains >= count or len(entries) >= 4 * count:
+                break
+            sid = k[ID]
+            mains += sid not in found
+            entries.append([k, *self.where[sid], self.children(sid)])
+        short = short_ids(self.by_id, only=[e[0][ID] for e in entries])
+        for e in entries:
+            e.append(short[e[0][ID]])
+        return {"top": entries, "mains": len(top) - len(found),
+                "orphans": {sid: self.by_id[sid][KIND] for sid in found}}
+
+
     def top_level(self, agent: str | None = None, project: str | None = None,
                   orphans: bool = True) -> tuple[list[Key], set[str]]:
         """`core/logs/contract.top_level` over keys: the keys a listing starts from, most
@@ -164,6 +202,121 @@ class Keys:
             if len(parents) == 1:
                 return parents
         return matches
+
+
+class _Head(Sequence[Key]):
+    """A listing of keys of which the first are known (`head`); the rest, and its whole, come
+    from `rest()` when asked for."""
+
+    __slots__ = ("_head", "_total", "_rest")
+
+    def __init__(self, head: list[Key], total: int, rest: Callable[[], Sequence[Key]]) -> None:
+        self._head, self._total, self._rest = head, total, rest
+
+    def __len__(self) -> int:
+        return self._total
+
+    @overload
+    def __getitem__(self, i: int) -> Key: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Key]: ...
+    def __getitem__(self, i: int | slice) -> Key | Sequence[Key]:
+        head = self._head
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._total)
+            if step > 0 and stop <= len(head):
+                return head[start:stop:step]
+        else:
+            at = i + self._total if i < 0 else i
+            if 0 <= at < len(head):
+                return head[at]
+        return self._rest()[i]
+
+
+class WarmKeys:
+    """The keys of a warm scan (core/catalog/warm.py) as `Keys`, restored from the catalog only
+    when asked for more than the last scan kept of the unfiltered listing (`Keys.head`): its
+    first sessions, their files, children and short ids, and its orphans.
+
+    Why: a warm `sessions --limit 20` over 20,000 files read, parsed and linked 20,000 keys
+    (3 MB) to show 20: a fifth of the command, beside its floor (a stat of every file)."""
+
+    __slots__ = ("_head", "_load", "_full", "_at")
+
+    def __init__(self, head: dict[str, Any] | None, load: Callable[[], Keys]) -> None:
+        self._head, self._load, self._full = head, load, None
+        self._at: dict[str, list[Any]] = {e[0][ID]: e for e in head["top"]} if head else {}
+
+    def full(self) -> Keys:
+        if self._full is None:
+            self._full = self._load()
+            self._head, self._at = None, {}
+        return self._full
+
+    @property
+    def by_id(self) -> dict[str, Key]:
+        return self.full().by_id
+
+    @property
+    def where(self) -> dict[str, tuple[str, int]]:
+        return self.full().where
+
+    @property
+    def kids(self) -> dict[str, list[str]]:
+        return self.full().kids
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._at or sid in self.full()
+
+    def __len__(self) -> int:
+        return len(self.full())
+
+    def ids(self) -> Iterator[str]:
+        return self.full().ids()
+
+    def newest_first(self) -> list[Key]:
+        return self.full().newest_first()
+
+    def find(self, prefix: str) -> list[str]:
+        return self.full().find(prefix)
+
+    def state(self, paths: list[str]) -> dict[str, Any] | None:
+        return self.full().state(paths)
+
+    def children(self, sid: str) -> list[str]:
+        e = self._at.get(sid)
+        return list(e[3]) if e is not None else self.full().children(sid)
+
+    def place(self, sid: str) -> tuple[str, int] | None:
+        e = self._at.get(sid)
+        return (e[1], e[2]) if e is not None else self.full().place(sid)
+
+    def key(self, sid: str) -> Key | None:
+        e = self._at.get(sid)
+        return e[0] if e is not None else self.full().key(sid)
+
+    def kind(self, sid: str) -> str | None:
+        e = self._at.get(sid)
+        if e is not None:
+            return e[0][KIND]
+        if self._head is not None and sid in self._head["orphans"]:
+            return self._head["orphans"][sid]
+        key = self.full().key(sid)
+        return None if key is None else key[KIND]
+
+    def short(self, sid: str) -> str | None:
+        e = self._at.get(sid)
+        return e[4] if e is not None else None
+
+    def top_level(self, agent: str | None = None, project: str | None = None,
+                  orphans: bool = True) -> tuple[Sequence[Key], set[str]]:
+        head = self._head
+        if head is None or agent or project:
+            return self.full().top_level(agent, project, orphans)
+        found = set(head["orphans"])
+        keys = [e[0] for e in head["top"] if orphans or e[0][ID] not in found]
+        total = head["mains"] + (len(found) if orphans else 0)
+        return _Head(keys, total, lambda: self.full().top_level(agent, project, orphans)[0]), found
 
 
 def _name_projects(keys: list[Key]) -> None:

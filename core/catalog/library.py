@@ -24,9 +24,10 @@ from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
-from .keys import AGENT, ID, KIND, PROJECT, Key, Keys, keys_of
+from .keys import AGENT, ID, KIND, PROJECT, Key, Keys, WarmKeys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed
+from .warm import WarmRows
 from ..read.discovery import ARCHIVE, Root, looked_for, looks_in_projects, project_root, roots_files
 from ..model import Entry, EntryKind, Session, SessionKind
 from ..config import ZSTD_HINT, CacheError
@@ -42,6 +43,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 LINK_GROUP_BYTES = 64 << 20  # most file bytes of one directory held together for linking
+#: main sessions of the unfiltered listing a warm scan answers without every key (`Keys.head`):
+#: `sessions`' and `list_sessions`' default limit is 50; a longer listing reads every key
+LISTING_HEAD = 100
 #: files bigger than this are read thin by the scan (`Adapter.load_thin`: no entry's text held);
 #: never linked then (linking compares texts), as a group holding one is over LINK_GROUP_BYTES
 THIN_OVER = LINK_GROUP_BYTES + 1
@@ -126,7 +130,7 @@ class Library:
         # catalog's keys), the keys linked, and the sessions decoded so far; `rows` and
         # `_sessions` decode the rest when first asked for (see `_decode_all`).
         self._lazy: dict[str, FileRow | LightRow] | None = None
-        self._keys: Keys | None = None
+        self._keys: Keys | WarmKeys | None = None
         self._decoded: dict[str, Session] = {}
         # After `lookup`: only the rows of one session and its kin are known; anything asking
         # for more (a listing, every row) scans first.
@@ -203,14 +207,21 @@ class Library:
         lazy = self._lazy
         if lazy is None:
             return self.rows.get(path)
-        row = lazy.get(path)
-        if isinstance(row, LightRow):
-            whole = self.catalog.get(path)
-            fp = None if whole is None else whole.fingerprint
-            if fp is None or (fp.dev, fp.ino, fp.mtime_ns) != (row.dev, row.ino, row.mtime_ns):
-                return None  # (changed under us by another process)
-            lazy[path] = row = whole
-        return row
+        if isinstance(lazy, WarmRows) and lazy.made(path) is None:
+            seen: tuple[int, int, int] | None = lazy.stat(path)  # (its LightRow would read every key)
+        else:
+            row = lazy.get(path)
+            if not isinstance(row, LightRow):
+                return row
+            seen = (row.dev, row.ino, row.mtime_ns)
+        if seen is None:
+            return None
+        whole = self.catalog.get(path)
+        fp = None if whole is None else whole.fingerprint
+        if fp is None or (fp.dev, fp.ino, fp.mtime_ns) != seen:
+            return None  # (changed under us by another process)
+        lazy[path] = whole
+        return whole
 
     def _decode(self, sid: str) -> Session | None:
         """After a lazy scan: one session as `_link` over every row makes it (its copy kept,
@@ -221,7 +232,7 @@ class Library:
         s = self._decoded.get(sid)
         if s is not None:
             return s
-        place = keys.where.get(sid)
+        place = keys.place(sid)
         if place is None:
             return None
         path, i = place
@@ -230,7 +241,8 @@ class Library:
             # (changed under us by another process: decode all)
             return self._sessions.get(sid)
         s = row.sessions[i]
-        key = keys.by_id[sid]
+        key = keys.key(sid)
+        assert key is not None  # (placed: known)
         if key[PROJECT] != s.project:
             s = replace(s, project=key[PROJECT])
         kids = keys.children(sid)
@@ -488,7 +500,8 @@ class Library:
 
         cat = self.catalog
         self.warm_token = None
-        found = cat.warm_scan(warm.signature(self.roots, looked_for(self._registry)))
+        sig = warm.signature(self.roots, looked_for(self._registry))
+        found = cat.warm_scan(sig)
         if found is None or not cat.complete_keys():
             return None
         (paths_blob, stats_blob, folders_blob, fstats_blob, data_blob), token = found
@@ -516,11 +529,10 @@ class Library:
             if err:
                 (report.errors if root.explicit else report.notes).append(err)
         stats = warm.unpack_stats(stats_blob)
-        keys, file_errors = data["keys"], data["errors"]
-        self._lazy, self._decoded = warm.WarmRows(paths, stats, dict(file_errors), keys), {}
-        state = data.get("linked")
-        self._keys = (Keys(zip(paths, keys), self.archived) if state is None
-                      else Keys.restore(paths, keys, state))
+        file_errors = data["errors"]
+        stored = warm.StoredKeys(cat, sig, token, paths, self.archived)
+        self._lazy, self._decoded = warm.WarmRows(paths, stats, dict(file_errors), stored.lists), {}
+        self._keys = WarmKeys(data.get("head"), stored.keys)
         self._rows, self._map = {}, {}
         self._file_errors = {paths[i]: e for i, e in file_errors}
         report.files = len(paths)
@@ -562,23 +574,25 @@ class Library:
             errors = [[i, r.error] for i, r in enumerate(rows) if r.error]
             paths = [p for p, _ in todo]
             keys = [k for _, k in keys_of(rows)]
-            data = {"roots": warm.roots_key(live), "errors": errors,
-                    "zstd": any(ZSTD_HINT in e for _, e in errors), "keys": keys,
-                    # (the projects the next scan's project roots come from, while no row changes)
-                    "projects": self.catalog.projects() if looks_in_projects(given) else None}
-            blob = orjson.dumps(data)  # (before linking: it fills in the keys' paths and names)
+            keys_blob = orjson.dumps(keys)  # (before linking: it fills in the keys' paths and names)
             linked = Keys(zip(paths, keys), self.archived)
             state = linked.state(paths)
-            if state is not None:
-                blob = blob[:-1] + b',"linked":' + orjson.dumps(state) + b"}"
+            keys_blob = b'{"keys":' + keys_blob + b',"linked":' + orjson.dumps(state) + b"}"
+            data = {"roots": warm.roots_key(live), "errors": errors,
+                    "zstd": any(ZSTD_HINT in e for _, e in errors),
+                    # (the projects the next scan's project roots come from, while no row changes)
+                    "projects": self.catalog.projects() if looks_in_projects(given) else None,
+                    # (projects named by linking (Gemini): the listing is made from every key)
+                    "head": None if state is None else linked.head(LISTING_HEAD)}
             snap = (warm.pack_paths(paths), warm.file_stats(st for _, st in todo),
-                    warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), blob)
+                    warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), orjson.dumps(data))
             stored = self.catalog.warm_scan(sig)
-            if stored is not None and stored[0] == snap:
+            if (stored is not None and stored[0] == snap
+                    and self.catalog.warm_keys(sig, stored[1]) == keys_blob):
                 self.warm_token = stored[1]
             else:
                 token = os.urandom(8).hex()
-                self.catalog.set_warm_scan(sig, snap, token)
+                self.catalog.set_warm_scan(sig, snap, keys_blob, token)
                 self.warm_token = token
         except OverflowError:
             return None  # (a stat beyond 64 bits: no snapshot, the next scan walks)
@@ -939,11 +953,22 @@ class Library:
             return list(self._keys.ids())
         return list(self._sessions)
 
+    def short_ids(self, ids: Sequence[str]) -> dict[str, str]:
+        """Each of `ids` (sessions of this library) as a table prints it: core/format.py's
+        `short_ids` over every session's id; after a warm scan, from what it kept of the
+        listing's first sessions when it has them all (no key read)."""
+        if self._keys is not None:
+            kept = {sid: self._keys.short(sid) for sid in ids}
+            if all(kept.values()):
+                return kept  # type: ignore[return-value]
+        from ..format import short_ids
+
+        return short_ids([*self.session_ids(), *ids], only=ids)
+
     def kind_of(self, session_id: str) -> str | None:
         """A session's kind (`SessionKind` value), None when it is not known."""
         if self._keys is not None:
-            key = self._keys.by_id.get(session_id)
-            return None if key is None else key[KIND]
+            return self._keys.kind(session_id)
         s = self._sessions.get(session_id)
         return None if s is None else s.kind.value
 

@@ -114,7 +114,7 @@ CREATE TABLE IF NOT EXISTS scans (
     stats BLOB NOT NULL,  -- each file's dev, ino, size, mtime_ns, ctime_ns (int64s)
     folders BLOB NOT NULL,  -- the folders walked, NUL-separated
     fstats BLOB NOT NULL,  -- each folder's dev, ino, mtime_ns, ctime_ns
-    data BLOB NOT NULL,  -- JSON: the roots read, each file's keys, the files' errors
+    data BLOB NOT NULL,  -- JSON: the roots read, the files' errors, the head of the listing
     token TEXT NOT NULL  -- names this snapshot (what the search index was last brought up to)
 );
 CREATE TABLE IF NOT EXISTS folders (
@@ -126,10 +126,18 @@ CREATE TABLE IF NOT EXISTS folders (
     suffixes TEXT NOT NULL,  -- the name endings looked for, NUL-separated
     entries BLOB NOT NULL  -- [[name, is_folder], ...] in the walk's order
 );
+-- Every file's sessions' keys of a snapshot in `scans` (the same sig and token), and how the
+-- scan linked them: read only when a command needs more than the listing's head (3 MB at 20,000
+-- files: reading and parsing them was a fifth of a warm `sessions`). Added without a schema change.
+CREATE TABLE IF NOT EXISTS scan_keys (
+    sig TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    keys BLOB NOT NULL  -- JSON: {"keys": each file's keys, "linked": Keys.state or null}
+);
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries", "folders", "scans", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
+                           "tails", "carries", "folders", "scans", "scan_keys", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -505,16 +513,26 @@ class Catalog:
                                  (sig,)).fetchone()
         return (tuple(r[:5]), r[5]) if r else None  # type: ignore[return-value]
 
-    def set_warm_scan(self, sig: str, snap: tuple[bytes, bytes, bytes, bytes, bytes], token: str) -> None:
-        """Keep a scan's snapshot (a few per catalog: one per set of roots read lately)."""
+    def warm_keys(self, sig: str, token: str) -> bytes | None:
+        """The keys kept with the snapshot `token` of these roots (None: it was replaced since)."""
         with self._lock:
+            r = self._db.execute("SELECT keys FROM scan_keys WHERE sig=? AND token=?", (sig, token)).fetchone()
+        return r[0] if r else None
+
+    def set_warm_scan(self, sig: str, snap: tuple[bytes, bytes, bytes, bytes, bytes], keys: bytes,
+                      token: str) -> None:
+        """Keep a scan's snapshot and its keys (a few per catalog: one per set of roots read lately)."""
+        with self.transaction():
             self._db.execute("INSERT OR REPLACE INTO scans(sig, paths, stats, folders, fstats, data, token)"
                              " VALUES(?,?,?,?,?,?,?)", (sig, *snap, token))
+            self._db.execute("INSERT OR REPLACE INTO scan_keys(sig, token, keys) VALUES(?,?,?)", (sig, token, keys))
             self._db.execute("DELETE FROM scans WHERE rowid NOT IN (SELECT rowid FROM scans ORDER BY rowid DESC LIMIT 4)")
+            self._db.execute("DELETE FROM scan_keys WHERE sig NOT IN (SELECT sig FROM scans)")
 
     def drop_warm_scan(self, sig: str) -> None:
-        with self._lock:
+        with self.transaction():
             self._db.execute("DELETE FROM scans WHERE sig=?", (sig,))
+            self._db.execute("DELETE FROM scan_keys WHERE sig=?", (sig,))
 
     def noted(self, key: str) -> str | None:
         """A value kept in `meta` (`note`)."""

@@ -190,9 +190,10 @@ class Watcher:
     def _known_and_present(self) -> set[str]:
         """Every file the library knows and every session file under its roots (none when the
         library was never scanned, only loaded from its catalog: each would be read again)."""
-        if not self.library.rows and self.library.all_sessions():
-            return set()
-        found = set(self.library.rows)
+        with self.lock:  # (the rows of a lazy scan are decoded when first asked for: not beside a call)
+            if not self.library.rows and self.library.all_sessions():
+                return set()
+            found = set(self.library.rows)
         for root in self.library.roots:
             if root.error is None and root.origin != ARCHIVE:  # (not watched: see __init__)
                 found.update(candidate_files(root, self.library.registry))

@@ -322,3 +322,83 @@ def test_a_migrated_catalog_scanned_whole_gets_its_keys_and_is_warm_next(
     spy = Spy(monkeypatch)
     lazy = scan(roots, tmp_path)
     assert spy.warm() and sorted(lazy.session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+
+
+# -- the listing's head: a warm unfiltered listing reads no key (core/catalog/keys.py WarmKeys) ---
+class KeyReads:
+    """Counts the reads of a snapshot's keys (the catalog's `scan_keys`)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.reads = 0
+        real = store.Catalog.warm_keys
+
+        def warm_keys(cat, sig, token):  # type: ignore[no-untyped-def]
+            self.reads += 1
+            return real(cat, sig, token)
+
+        monkeypatch.setattr(store.Catalog, "warm_keys", warm_keys)
+
+
+def _listing(lib: Library, n: int, **args: bool) -> tuple[list[dict], set[str], int]:
+    top, orphans = lib.top_level(**args)
+    return [s.to_dict() for s in top[:n]], orphans, len(top)
+
+
+@pytest.mark.parametrize("head", [100, 2])
+def test_a_warm_listing_is_answered_from_its_head_as_from_every_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, head: int) -> None:
+    from sessionscope.core.catalog import library
+    from sessionscope.core.format import short_ids
+
+    monkeypatch.setattr(library, "LISTING_HEAD", head)
+    # every fixture format but Gemini's (whose projects linking names: no head), with orphans
+    # (a subagent file without its parent, a Codex exec run), children, several sessions a file
+    folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory", "gemini"))
+    lost = tmp_path / "lost"
+    write(lost / "p" / C / "subagents" / "agent-lost.jsonl",
+          [dict(claude("o1", None, C, 7), isSidechain=True, agentId="lost")])
+    roots = roots_of(*folders, lost)
+    whole(roots, tmp_path)
+    full = whole(roots, tmp_path)  # (from the catalog: its times to the ms, as the warm scan's)
+    reads = KeyReads(monkeypatch)
+    lazy = scan(roots, tmp_path)
+    n = 2 if head == 2 else 5
+    for args in ({}, {"orphans": False}):
+        got = _listing(lazy, n, **args)
+        assert got == _listing(full, n, **args), args
+    orphans = full.top_level()[1]
+    assert orphans and {o: lazy.kind_of(o) for o in orphans} == {o: full.kind_of(o) for o in orphans}
+    listed = [s.id for s in full.top_level()[0][:n]]
+    assert lazy.short_ids(listed) == short_ids(full.session_ids(), only=listed)
+    if head == 100:
+        assert reads.reads == 0 and lazy.lazy  # (the whole listing, its orphans and short ids: no key read)
+    # asking for more than the head reads every key once, with the same answers
+    for args in ({}, {"orphans": False}):
+        top_f, top_l = full.top_level(**args)[0], lazy.top_level(**args)[0]
+        assert [s.id for s in top_l] == [s.id for s in top_f]
+        assert [top_l[i].id for i in (-1, -len(top_f), len(top_f) - 1)] == [top_f[i].id for i in (-1, -len(top_f), len(top_f) - 1)]
+        assert [s.id for s in top_l[n - 1:n + 3]] == [s.id for s in top_f[n - 1:n + 3]]
+        with pytest.raises(IndexError):
+            top_l[len(top_f)]
+    assert reads.reads == 1
+    assert_same(full, lazy)
+
+
+def test_keys_of_a_snapshot_replaced_since_are_read_from_the_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (another process scanned and replaced the snapshot, or its keys are damaged, between this
+    # scan's comparison and the first key it needs: the catalog's rows give them, linked again)
+    root = tree(tmp_path)
+    write(root / "q" / C / "subagents" / "agent-lost.jsonl",
+          [dict(claude("o1", None, C, 7), isSidechain=True, agentId="lost")])
+    roots = roots_of(root)
+    whole(roots, tmp_path)
+    full = whole(roots, tmp_path)
+    for damage in ("DELETE FROM scan_keys", "UPDATE scan_keys SET keys=x'7b'"):
+        lazy = scan(roots, tmp_path)
+        db = sqlite3.connect(tmp_path / "c.sqlite")
+        db.execute(damage)
+        db.commit()
+        db.close()
+        assert sorted(lazy.session_ids()) == sorted(full.session_ids())
+        assert_same(full, lazy)
+        whole(roots, tmp_path)  # (a snapshot again)

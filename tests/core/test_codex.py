@@ -597,3 +597,37 @@ def test_corpus_present_or_skipped_with_reason() -> None:
     if not CODEX.is_dir():
         pytest.skip(NO_CORPUS)
     assert len(corpus_files("codex")) >= 6
+
+
+def _head_state(path: Path, fed_alone: bool) -> dict[str, Any]:
+    """The state a CodexParser is left in by the lines of a file's 64 KB head: fed as the quick
+    listing feeds them (`codex._feed`, no line objects, entries dropped) or through `convert`."""
+    from sessionscope.core.read.adapters import codex
+    from sessionscope.core.read.ends import Ends
+    from sessionscope.core.read.jsonl import ParsedLine, RawLine, read_head_tail
+
+    ends = Ends(str(path), read_head_tail(str(path)))
+    parser = codex.CodexParser(str(path))
+    for piece in ends.head_pieces():
+        if fed_alone:
+            codex._feed(parser, ends.head, piece)
+        elif values := ends.head.values(piece):
+            parser.convert(ParsedLine(RawLine(piece[0], 0, ends.head.buf[piece[0]:piece[1]]), values))
+    return {**{name: getattr(parser, name) for name in codex.CodexParser._CARRIED},
+            "first": parser._first_ts, "last": parser._last_ts, "kind": parser._kind()}
+
+
+def test_quick_head_feeding_leaves_the_parser_as_convert_does(tmp_path: Path) -> None:
+    """The quick listing feeds head lines to the parser without building their line objects (its
+    entries are dropped): the metadata state it leaves is `convert`'s, on real rollouts and on
+    records of odd shapes (several values on a line, records repeated or not JSON)."""
+    odd = [meta(), b'{"timestamp": "2026-01-01T00:00:09Z", "type": "session_meta", "payload": {"id": "x2", "cwd": "/q"}} [1] '
+           b'{"timestamp": "2026-01-01T00:00:10Z", "type": "turn_context", "payload": {"cwd": "/multi", "model": "m3"}}',
+           w("turn_context", {"cwd": "/fallback", "model": "m2"}), b"not json",
+           w("session_meta", {"id": "late", "source": {"subagent": {}}, "forked_from_id": 5}),
+           {"timestamp": 7, "type": "event_msg", "payload": {"type": "user_message", "message": None, "images": 3}},
+           w("event_msg", {"type": "user_message", "message": "  a prompt  "}, ts="2025-12-31T23:59:00Z")]
+    path = tmp_path / "rollout-2026-01-01T00-00-00-odd.jsonl"
+    path.write_bytes(b"\n".join(r if isinstance(r, bytes) else orjson.dumps(r) for r in odd) + b"\n")
+    for p in [path, *corpus_files("codex")]:
+        assert _head_state(p, True) == _head_state(p, False), p.name

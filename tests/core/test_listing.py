@@ -509,6 +509,14 @@ def test_the_format_a_path_names_is_sniffed_first_and_sniffing_stays_the_fallbac
     misnamed = write_jsonl(tmp_path / "rollout-2026-01-31T10-00-00-x.jsonl", [claude_rec])
     assert registry.sniff(str(misnamed)).name == "claude-code" and asked[0] == "codex"
     assert quick_meta(misnamed, registry).format == "claude-code"
+    asked.clear()  # pi's `sessions/--<cwd>--/<time>_<id>.jsonl`: its sniffer first, then in order
+    pi_header = {"type": "session", "version": 3, "id": "p1", "timestamp": iso(0), "cwd": "/p"}
+    pi_file = write_jsonl(tmp_path / "--home-u-p--" / "2026-01-31T10-00-00-000Z_p1.jsonl", [pi_header])
+    assert registry.sniff(str(pi_file)).name == "pi" and asked == ["pi"]
+    asked.clear()
+    claude_there = write_jsonl(tmp_path / "--home-u-p--" / "c.jsonl", [claude_rec])
+    assert registry.sniff(str(claude_there)).name == "claude-code" and asked[0] == "pi"
+    assert not registry.likely(str(tmp_path / "--x" / "a.jsonl")) and not registry.likely("--/a.jsonl")
 
 
 def test_sniffing_the_likely_format_first_picks_what_sniffing_in_order_does(demo: list[Path]) -> None:

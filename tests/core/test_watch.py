@@ -547,3 +547,25 @@ def test_a_grown_file_gets_the_row_a_whole_read_gives_from_the_tracker(setup) ->
     assert lib.all_sessions() == [s] and (s.title, s.usage.output, s.entry_count) == ("Renamed", 50, 2)
     row = lib.catalog.get(str(p))
     assert row.read_end == p.stat().st_size and lib.catalog.carried(str(p), row.read_end) is not None
+
+
+def test_the_catch_up_pass_reads_the_library_under_the_lock(setup, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    # (a lazy scan's rows are decoded when first asked for: the MCP server answers a call under the
+    # same lock meanwhile, and a decode beside it left the call a half-made session map)
+    root, lib, _, _ = setup
+    (root / "s.jsonl").write_bytes(head("s1") + line("one", 1))
+    lib.scan()
+    lock = threading.RLock()
+    held: list[bool] = []
+    rows = Library.rows
+    monkeypatch.setattr(Library, "rows", property(lambda self: held.append(lock._is_owned()) or rows.fget(self),
+                                                  rows.fset))
+    watcher = Watcher(lib, lock=lock)
+    thread = threading.Thread(target=lambda: [None for _ in watcher.batches()], daemon=True)
+    thread.start()
+    try:
+        assert watcher.caught_up.wait(10)
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+    assert held and all(held), held

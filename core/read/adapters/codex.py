@@ -213,10 +213,10 @@ class CodexAdapter(ResumingAdapter):
         if parser._meta_seen and parser._cwd:
             for piece in pieces:
                 if _may_title(head.buf, piece):
-                    values = head.values(piece) or ()
-                    title = next((t for v in values if (t := _prompt_event(v)) is not None), None)
-                    if title is not None:
-                        return parser, title, True, False
+                    for value in head.values(piece) or ():
+                        title = _prompt_event(value)
+                        if title is not None:
+                            return parser, title, True, False
             parser, pieces = self.parser(ends.path), ends.head_pieces()  # none: read it all
         for piece in pieces:
             _feed(parser, head, piece)
@@ -876,10 +876,19 @@ def _may_title(buf: bytes, piece: tuple[int, int]) -> bool:
 
 
 def _feed(parser: CodexParser, lines: Lines, piece: tuple[int, int]) -> None:
-    """One head line through the parser (its values are parsed once, shared with the sniffers)."""
-    values = lines.values(piece)
-    if values:
-        parser.convert(ParsedLine(RawLine(piece[0], 0, lines.buf[piece[0]:piece[1]]), values))
+    """One head line through the parser (its values are parsed once, shared with the sniffers):
+    each value read as `CodexParser.convert` reads it, for the state it leaves. The entries it
+    makes are not kept (a listing asks the parser for metadata only), so no line object is built
+    for them: they all point at `_QUICK_LINE`."""
+    for value in lines.values(piece) or ():
+        try:
+            parser._record(value, _QUICK_LINE)
+        except Exception:  # noqa: BLE001, S110 - as `convert`: the record is then an unknown entry
+            pass
+
+
+#: the line the entries of a quick listing's head point at (they are thrown away)
+_QUICK_LINE = ParsedLine(RawLine(0, 0, b""), ())
 
 
 def _record_ts(value: Any) -> datetime | None:

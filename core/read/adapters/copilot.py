@@ -46,8 +46,8 @@ from typing import Any
 import orjson
 
 from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
-from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp
-from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
+from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
+from ..ends import Ends, QuickMeta, basename, first_json_lines, last_stamp
 from .base import LoadedSession, array_spans
 from .collect import CollectingAdapter, CollectingParser, s, stem, text_of
 
@@ -115,26 +115,74 @@ class CopilotAdapter(CollectingAdapter):
             return ends.meta(self, (), session_id=session.id, kind=session.kind, project=session.project,
                              title=session.title, first_timestamp=session.first_timestamp,
                              last_timestamp=session.last_timestamp)
-        parser = self.parser(ends.path)
-        for piece in ends.head_pieces():
-            parser.feed(ParsedLine(RawLine(piece[0], 0, b""), ends.head.values(piece) or ()))
-            if parser.session_id and parser.prompt_title:
-                break
+        head = _head_events(ends)
+        if head is None:  # a line only the parser's own rules read (a legacy record in a JSONL)
+            head = _head_parsed(self.parser(ends.path), ends)
+        sid, project, prompt, first = head
         unsure = set()
         if not ends.whole:  # (whole: what the lines did not say, the full parse does not either)
-            if not parser.prompt_title:
+            if not prompt:
                 unsure.add("title")
-            if not parser.session_id:
+            if not sid:
                 unsure.add("session_id")
-            if parser.project is None:
+            if project is None:
                 unsure.add("project")
-        last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if is_event(v) else None)
+        last = last_stamp(ends, _event_stamp)
         if last is None:
             unsure.add("last_timestamp")
-        session = parser.session()
-        return ends.meta(self, unsure, session_id=session.id, kind=session.kind, project=session.project,
-                         title=session.title,
-                         first_timestamp=session.first_timestamp, last_timestamp=last)
+        if sid is None:  # (as `CopilotParser.session` names it)
+            folder = basename(os.path.dirname(ends.path)) if basename(ends.path) == "events.jsonl" else None
+            sid = folder or stem(ends.path)
+        return ends.meta(self, unsure, session_id=sid, kind=SessionKind.MAIN, project=project,
+                         title=truncate(prompt, 200) if prompt else None,
+                         first_timestamp=first, last_timestamp=last)
+
+
+_Head = tuple[str | None, str | None, str | None, Any]  # (session id, project, prompt title, first time)
+
+
+def _head_events(ends: Ends) -> _Head | None:
+    """What `CopilotParser` makes of the head's lines, read until it has the session id and the
+    prompt title (the session id, project and first user text of its `session.start` and
+    `user.message` events, the oldest time of its events), without the parser: no entry is
+    built for a listing. None at a record only the parser reads (`_legacy`, never in a real
+    events file): `_head_parsed` then reads the head."""
+    sid = project = prompt = first = None
+    for values in ends.head_values():
+        for value in values or ():
+            if isinstance(value, dict) and "_legacy" in value:
+                return None
+            if not is_event(value):
+                continue
+            ts = parse_timestamp(value.get("timestamp"))
+            if ts is not None and (first is None or ts < first):
+                first = ts
+            etype, data = value["type"], value["data"]
+            if etype == "session.start":
+                sid = sid or s(data.get("sessionId"))
+                ctx = data.get("context")
+                if isinstance(ctx, dict):
+                    project = project or s(ctx.get("cwd")) or s(ctx.get("gitRoot"))
+            elif etype == "user.message" and prompt is None:
+                content = s(data.get("content"))
+                if content is not None and content.strip():
+                    prompt = " ".join(content.split())
+        if sid and prompt:
+            break
+    return sid, project, prompt, first
+
+
+def _head_parsed(parser: CopilotParser, ends: Ends) -> _Head:
+    """`_head_events`' answer from the parser fed the head's lines (the reference it mirrors)."""
+    for piece in ends.head_pieces():
+        parser.feed(ParsedLine(RawLine(piece[0], 0, b""), ends.head.values(piece) or ()))
+        if parser.session_id and parser.prompt_title:
+            break
+    return parser.session_id, parser.project, parser.prompt_title, parser.first_ts
+
+
+def _event_stamp(value: Any) -> Any:
+    return parse_timestamp(value.get("timestamp")) if is_event(value) else None
 
 
 class CopilotParser(CollectingParser):

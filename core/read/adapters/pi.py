@@ -33,6 +33,7 @@ Rules:
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..jsonl import ParsedLine, loads_lenient
@@ -41,6 +42,9 @@ from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
 from .base import LoadedSession
 from .collect import CollectingAdapter, CollectingParser, off_branch, s, text_of
 
+#: the bytes every `session_info` record holds (its type as a JSON string; in a string value a quote
+#: is escaped, so only a key or a value can match)
+_SESSION_INFO = b'"session_info"'
 NOISE_TYPES = frozenset({"session", "model_change", "thinking_level_change", "label", "custom", "session_info"})
 
 
@@ -53,6 +57,14 @@ class PiAdapter(CollectingAdapter):
     name = "pi"
     agent = "pi"
     suffixes = (".jsonl",)
+
+    def likely(self, path: str) -> bool:
+        """`sessions/--<escaped cwd>--/<time>_<id>.jsonl`: a `.jsonl` in a folder named `--…--`."""
+        end = path.rfind(os.sep)
+        if not (path.startswith("--", end - 2) and path.endswith(".jsonl")):
+            return False
+        start = path.rfind(os.sep, 0, end) + 1
+        return end - start >= 4 and path.startswith("--", start)
 
     def sniff(self, path: str, head: bytes) -> bool:
         objs = first_json_lines(head, 1)
@@ -68,14 +80,16 @@ class PiAdapter(CollectingAdapter):
         header = named = prompt = None
         buf = ends.head.buf
         if ends.whole:  # the last session_info line, found from the end without parsing the rest
-            at = max(buf.rfind(b'"type":"session_info"'), buf.rfind(b'"type": "session_info"'))
+            # (one scan for the quoted type, whatever the spacing around its key: the scan costs
+            # about what reading the file does; a line it finds is parsed to tell)
+            at = buf.rfind(_SESSION_INFO)
             while at >= 0 and named is None:
                 start = buf.rfind(b"\n", 0, at) + 1
                 end = buf.find(b"\n", at)
                 value = loads_lenient(buf[start:end if end >= 0 else len(buf)])
                 if isinstance(value, dict) and value.get("type") == "session_info" and s(value.get("name")):
                     named = value["name"]
-                at = max(buf.rfind(b'"type":"session_info"', 0, start), buf.rfind(b'"type": "session_info"', 0, start))
+                at = buf.rfind(_SESSION_INFO, 0, start)
         for values in ends.head_values():
             for value in values or ():
                 if header is None and is_header(value):
