@@ -85,13 +85,12 @@ def cmd_search(args: argparse.Namespace) -> int:
         emit(out)
         _rebuild_if_damaged(args, lib, index)
         return 0
-    from sessionscope.core.format import short_ids
     from sessionscope.core.text import one_line
 
     if not hits:
         print(f"no matches for {one_line(args.query)!r}")
     # Each hit's id as short as the known sessions allow: `ID#ENTRY` pastes into `read`.
-    short = short_ids([*lib.session_ids(), *(h.session_id for h in hits)], only=[h.session_id for h in hits])
+    short = lib.short_ids(list(dict.fromkeys(h.session_id for h in hits)))
     last = None
     for h in hits:
         if args.group and h.session_id != last:

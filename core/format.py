@@ -83,12 +83,18 @@ def short_ids(ids: Iterable[str], floor: int = 8, only: Iterable[str] | None = N
     Why not always 8 characters: ids made from a clock (Codex's UUIDv7 change their first 8 hex
     digits once a minute) or by hand (`aaaaaaaa-...`) share them; 8 would then be ambiguous."""
     ids = list(ids)
-    heads = sorted({i.partition("/")[0] for i in ids})
+    return short_among(sorted({i.partition("/")[0] for i in ids}), ids if only is None else list(only),
+                       floor, every=only is None)
+
+
+def short_among(heads: list[str], ids: list[str], floor: int = 8, every: bool = False) -> dict[str, str]:
+    """`short_ids` of `ids` given every id's head (its part before a "/") once, sorted: each
+    head of `ids` must be among them. `every`: `ids` are all of them (no lookup needed)."""
+    only = None if every else ids
     # What each head shares with its neighbours in sorted order (the most it shares with any
     # other), measured only when their first `floor` characters are the same: otherwise `floor`
     # characters tell it apart whatever the rest (20,000 ids: a listing's table paid ~0.2 s).
     if only is not None:
-        ids = list(only)
         wanted = {i.partition("/")[0] for i in ids}
         at = {head: bisect_left(heads, head) for head in wanted}
     else:

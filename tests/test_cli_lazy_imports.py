@@ -15,12 +15,16 @@ from sessionscope.core.demo import generate_demo
 
 #: modules a warm command of this kind does not use (each was imported by it once)
 NOT_FOR_SEARCH = ("sessionscope.core.secrets", "sessionscope.core.search.scan", "shutil", "hashlib", "logging",
-                  "rich", "textwrap")
+                  "rich", "textwrap", "sessionscope.core.read.jsonl", "sessionscope.core.read.adapters.base")
 NOT_FOR_READ = ("sessionscope.core.secrets", "logging", "rich", "textwrap", "hashlib", "shutil")
 NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table")
 
+#: (the demo was just written: its folders are trusted however recent, so that the calls after the
+#: first are warm as over an older tree, where a warm scan stats the files and reads none)
 RUN = """if True:
     import atexit, json, sys
+    from sessionscope.core.read import walk
+    walk.LISTING_MARGIN_NS = -10**18
     watched = json.loads(sys.argv.pop(1))
     atexit.register(lambda: sys.__stderr__.write("LOADED " + json.dumps([m for m in watched if m in sys.modules]) + "\\n"))
     from sessionscope.cli.main import main
@@ -43,10 +47,10 @@ def warm(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], dict[str,
            "SESSIONSCOPE_DATA_DIR": str(base / "data"), "HOME": str(base / "home")}
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
         env.pop(var, None)
-    # cold: the catalog and the index built (these may import anything)
-    done = subprocess.run([sys.executable, "-m", "sessionscope", "index", *roots], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    # cold: the catalog and the index built (these may import anything); then a search, which
+    # finds the merges `index` waited for at its end and notes the index in step with the scan
+    for argv in (["index", *roots], ["search", "config", *roots]):
+        _loaded(env, (), *argv)
     return roots, env
 
 

@@ -139,6 +139,10 @@ class Keys:
         """A session's id as a table prints it, when known without every id (`WarmKeys`)."""
         return None
 
+    def heads(self) -> list[str] | None:
+        """Every id's part before a "/", once, sorted, when kept apart (`WarmKeys`)."""
+        return None
+
     def head(self, count: int) -> dict[str, Any]:
         """What `WarmKeys` answers the unfiltered listing from without these keys: its first
         keys (`top_level()`'s order) until `count` main sessions are among them (at most 4 x
@@ -241,10 +245,11 @@ class WarmKeys:
     Why: a warm `sessions --limit 20` over 20,000 files read, parsed and linked 20,000 keys
     (3 MB) to show 20: a fifth of the command, beside its floor (a stat of every file)."""
 
-    __slots__ = ("_head", "_load", "_full", "_at")
+    __slots__ = ("_head", "_load", "_heads", "_full", "_at")
 
-    def __init__(self, head: dict[str, Any] | None, load: Callable[[], Keys]) -> None:
-        self._head, self._load, self._full = head, load, None
+    def __init__(self, head: dict[str, Any] | None, load: Callable[[], Keys],
+                 heads: Callable[[], list[str] | None] = lambda: None) -> None:
+        self._head, self._load, self._heads, self._full = head, load, heads, None
         self._at: dict[str, list[Any]] = {e[0][ID]: e for e in head["top"]} if head else {}
 
     def full(self) -> Keys:
@@ -307,6 +312,11 @@ class WarmKeys:
     def short(self, sid: str) -> str | None:
         e = self._at.get(sid)
         return e[4] if e is not None else None
+
+    def heads(self) -> list[str] | None:
+        """The ids' heads the scan kept (core/catalog/warm.py StoredKeys.heads), while every key
+        is not read (then they are the keys' own)."""
+        return None if self._full is not None else self._heads()
 
     def top_level(self, agent: str | None = None, project: str | None = None,
                   orphans: bool = True) -> tuple[Sequence[Key], set[str]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import os
 import time
+from bisect import bisect_left
 from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
@@ -532,7 +533,7 @@ class Library:
         file_errors = data["errors"]
         stored = warm.StoredKeys(cat, sig, token, paths, self.archived)
         self._lazy, self._decoded = warm.WarmRows(paths, stats, dict(file_errors), stored.lists), {}
-        self._keys = WarmKeys(data.get("head"), stored.keys)
+        self._keys = WarmKeys(data.get("head"), stored.keys, stored.heads)
         self._rows, self._map = {}, {}
         self._file_errors = {paths[i]: e for i, e in file_errors}
         report.files = len(paths)
@@ -588,11 +589,12 @@ class Library:
                     warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), orjson.dumps(data))
             stored = self.catalog.warm_scan(sig)
             if (stored is not None and stored[0] == snap
-                    and self.catalog.warm_keys(sig, stored[1]) == keys_blob):
+                    and self.catalog.warm_part(sig, stored[1], "keys") == keys_blob):
                 self.warm_token = stored[1]
             else:
                 token = os.urandom(8).hex()
-                self.catalog.set_warm_scan(sig, snap, keys_blob, token)
+                self.catalog.set_warm_scan(sig, snap, keys_blob, None if state is None else warm.pack_heads(linked.by_id),
+                                           token)
                 self.warm_token = token
         except OverflowError:
             return None  # (a stat beyond 64 bits: no snapshot, the next scan walks)
@@ -957,12 +959,19 @@ class Library:
         """Each of `ids` (sessions of this library) as a table prints it: core/format.py's
         `short_ids` over every session's id; after a warm scan, from what it kept of the
         listing's first sessions when it has them all (no key read)."""
+        from ..format import short_among, short_ids
+
         if self._keys is not None:
             kept = {sid: self._keys.short(sid) for sid in ids}
             if all(kept.values()):
                 return kept  # type: ignore[return-value]
-        from ..format import short_ids
-
+            heads = self._keys.heads()
+            if heads is not None:  # (every id's head, kept by the scan: no key read)
+                for head in {sid.partition("/")[0] for sid in ids}:
+                    at = bisect_left(heads, head)
+                    if at == len(heads) or heads[at] != head:
+                        heads.insert(at, head)  # (a session not of this library: as short_ids counts it)
+                return short_among(heads, list(ids))
         return short_ids([*self.session_ids(), *ids], only=ids)
 
     def kind_of(self, session_id: str) -> str | None:

@@ -126,18 +126,21 @@ CREATE TABLE IF NOT EXISTS folders (
     suffixes TEXT NOT NULL,  -- the name endings looked for, NUL-separated
     entries BLOB NOT NULL  -- [[name, is_folder], ...] in the walk's order
 );
--- Every file's sessions' keys of a snapshot in `scans` (the same sig and token), and how the
--- scan linked them: read only when a command needs more than the listing's head (3 MB at 20,000
--- files: reading and parsing them was a fifth of a warm `sessions`). Added without a schema change.
-CREATE TABLE IF NOT EXISTS scan_keys (
+-- What a command may need of a snapshot in `scans` (the same sig and token) beyond the listing's
+-- head, each read only when it does: every file's sessions' keys and how the scan linked them
+-- (3 MB at 20,000 files: reading and parsing them was a fifth of a warm `sessions`), and every
+-- session id's part before a "/" once, sorted (a search's table prints its hits' short ids from
+-- them). Added without a schema change.
+CREATE TABLE IF NOT EXISTS scan_parts (
     sig TEXT PRIMARY KEY,
     token TEXT NOT NULL,
-    keys BLOB NOT NULL  -- JSON: {"keys": each file's keys, "linked": Keys.state or null}
+    keys BLOB NOT NULL,  -- JSON: {"keys": each file's keys, "linked": Keys.state or null}
+    heads BLOB  -- the heads, NUL-separated (NULL: not kept, as when linking names projects)
 );
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries", "folders", "scans", "scan_keys", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
+                           "tails", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -513,26 +516,29 @@ class Catalog:
                                  (sig,)).fetchone()
         return (tuple(r[:5]), r[5]) if r else None  # type: ignore[return-value]
 
-    def warm_keys(self, sig: str, token: str) -> bytes | None:
-        """The keys kept with the snapshot `token` of these roots (None: it was replaced since)."""
+    def warm_part(self, sig: str, token: str, part: str) -> bytes | None:
+        """A part (`keys` or `heads`) kept with the snapshot `token` of these roots (None: it
+        was replaced since, or the part was not kept)."""
+        assert part in ("keys", "heads")
         with self._lock:
-            r = self._db.execute("SELECT keys FROM scan_keys WHERE sig=? AND token=?", (sig, token)).fetchone()
+            r = self._db.execute(f"SELECT {part} FROM scan_parts WHERE sig=? AND token=?", (sig, token)).fetchone()
         return r[0] if r else None
 
     def set_warm_scan(self, sig: str, snap: tuple[bytes, bytes, bytes, bytes, bytes], keys: bytes,
-                      token: str) -> None:
-        """Keep a scan's snapshot and its keys (a few per catalog: one per set of roots read lately)."""
+                      heads: bytes | None, token: str) -> None:
+        """Keep a scan's snapshot and its parts (a few per catalog: one per set of roots read lately)."""
         with self.transaction():
             self._db.execute("INSERT OR REPLACE INTO scans(sig, paths, stats, folders, fstats, data, token)"
                              " VALUES(?,?,?,?,?,?,?)", (sig, *snap, token))
-            self._db.execute("INSERT OR REPLACE INTO scan_keys(sig, token, keys) VALUES(?,?,?)", (sig, token, keys))
+            self._db.execute("INSERT OR REPLACE INTO scan_parts(sig, token, keys, heads) VALUES(?,?,?,?)",
+                             (sig, token, keys, heads))
             self._db.execute("DELETE FROM scans WHERE rowid NOT IN (SELECT rowid FROM scans ORDER BY rowid DESC LIMIT 4)")
-            self._db.execute("DELETE FROM scan_keys WHERE sig NOT IN (SELECT sig FROM scans)")
+            self._db.execute("DELETE FROM scan_parts WHERE sig NOT IN (SELECT sig FROM scans)")
 
     def drop_warm_scan(self, sig: str) -> None:
         with self.transaction():
             self._db.execute("DELETE FROM scans WHERE sig=?", (sig,))
-            self._db.execute("DELETE FROM scan_keys WHERE sig=?", (sig,))
+            self._db.execute("DELETE FROM scan_parts WHERE sig=?", (sig,))
 
     def noted(self, key: str) -> str | None:
         """A value kept in `meta` (`note`)."""

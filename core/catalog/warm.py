@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterable, Iterator, MutableMapping, Sequence
 import orjson
 
 #: bump when what is stored changes: an older snapshot is then never used (and replaced).
-#: 2: the keys apart (the catalog's `scan_keys`), the listing's head in the data.
-VERSION = 2
+#: 2: the keys apart (the catalog's `scan_parts`), the listing's head in the data; 3: the ids' heads.
+VERSION = 3
 FILE_FIELDS = 5  # dev, ino, size, mtime_ns, ctime_ns
 FOLDER_FIELDS = 4  # dev, ino, mtime_ns, ctime_ns
 
@@ -44,6 +44,17 @@ def signature(roots: Iterable[Any], suffixes: Sequence[str]) -> str:
 
 def pack_paths(paths: Sequence[str]) -> bytes:
     return b"\0".join(os.fsencode(p) for p in paths)
+
+
+def pack_heads(ids: Iterable[str]) -> bytes | None:
+    """Every id's part before a "/", once, sorted, packed (None: one cannot be packed)."""
+    heads = sorted({sid.partition("/")[0] for sid in ids})
+    if any("\0" in h for h in heads):
+        return None
+    try:
+        return pack_paths(heads)
+    except UnicodeError:
+        return None
 
 
 def unpack_paths(blob: bytes) -> list[str]:
@@ -161,7 +172,7 @@ class WarmRows(MutableMapping[str, Any]):
 
 
 class StoredKeys:
-    """The files' keys of a warm scan's snapshot (the catalog's `scan_keys`, by its signature and
+    """The files' keys of a warm scan's snapshot (the catalog's `scan_parts`, by its signature and
     token), read when first needed; with how that scan linked them (`Keys.state`). When the
     snapshot was replaced since (another process scanned) or its keys cannot be parsed, each
     file's keys as the catalog holds them then, linked again."""
@@ -178,7 +189,7 @@ class StoredKeys:
         return self._lists
 
     def _read(self) -> None:
-        blob = self._catalog.warm_keys(self._sig, self._token)
+        blob = self._catalog.warm_part(self._sig, self._token, "keys")
         data = None
         if blob is not None:
             try:
@@ -200,3 +211,9 @@ class StoredKeys:
         if self._state is None:
             return Keys(zip(self._paths, lists), self._archived)
         return Keys.restore(self._paths, lists, self._state)
+
+    def heads(self) -> list[str] | None:
+        """Every session id's part before a "/", once, sorted, as the scan kept them (None: not
+        kept, or the snapshot was replaced since)."""
+        blob = self._catalog.warm_part(self._sig, self._token, "heads")
+        return None if blob is None else unpack_paths(blob)

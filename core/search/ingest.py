@@ -16,7 +16,7 @@ import mmap
 import os
 import time
 from dataclasses import field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import orjson
 
@@ -25,14 +25,16 @@ from ..catalog.library import Library
 from ..catalog.store import FileRow, Fingerprint, IndexState
 from ..config import CacheError
 from ..model import Entry, EntryKind, Session, SessionKind
-from ..read.adapters.base import LoadedSession, loads_observed
-from ..read.jsonl import ReaderError, RecordFile
 from .failures import IndexFailed, index_failure, nearly_full, no_space
 from .query import QueryError
 from .schema import ts_ms
 from .terms import SEARCHABLE, pairs_and_stems, searchable_text
 from . import vocabulary
 from .vocabulary import Vocabulary
+
+if TYPE_CHECKING:  # (the readers are imported where files are read: a warm search reads none)
+    from ..read.adapters.base import LoadedSession
+    from ..read.jsonl import RecordFile
 
 STREAM_OVER = 32 << 20  # files larger than this are streamed instead of loaded whole
 # Each commit makes a segment; tantivy merges eight alike into one, reading them through mmap, and
@@ -159,6 +161,8 @@ class IndexIngest:
             raise
         except BaseException as exc:
             why = index_failure(exc)
+            from ..read.jsonl import ReaderError
+
             if why is None or isinstance(exc, (ReaderError, QueryError)):
                 raise
             try:
@@ -329,6 +333,7 @@ class IndexIngest:
             else:
                 plan.append((row, 0, 1))
         prog = Progress(files_total=len(plan), bytes_total=sum(r.fingerprint.size - o for r, o, _ in plan))
+        from ..read.jsonl import ReaderError
         pending_states: list[IndexState] = []
         since_commit = 0
         for row, offset, line in plan:
@@ -398,6 +403,8 @@ class IndexIngest:
             prog.bytes_done, prog.bytes_total = bytes_done, bytes_total
             if progress:
                 progress(prog)
+
+        from ..read.adapters.base import loads_observed
 
         with loads_observed(on_load):
             report.scan = library.scan(on_scan)
@@ -514,6 +521,8 @@ class IndexIngest:
                     row.sessions[0] if row.sessions else None)
         writer = self._writer_()
         added = 0
+        from ..read.jsonl import RecordFile
+
         with RecordFile(row.path) as rf:
             end, end_line = _resume_point(rf, offset, line)
             head_len = min(4096, end)

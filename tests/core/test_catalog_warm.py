@@ -326,17 +326,17 @@ def test_a_migrated_catalog_scanned_whole_gets_its_keys_and_is_warm_next(
 
 # -- the listing's head: a warm unfiltered listing reads no key (core/catalog/keys.py WarmKeys) ---
 class KeyReads:
-    """Counts the reads of a snapshot's keys (the catalog's `scan_keys`)."""
+    """Counts the reads of a snapshot's keys (the catalog's `scan_parts`)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.reads = 0
-        real = store.Catalog.warm_keys
+        real = store.Catalog.warm_part
 
-        def warm_keys(cat, sig, token):  # type: ignore[no-untyped-def]
-            self.reads += 1
-            return real(cat, sig, token)
+        def warm_part(cat, sig, token, part):  # type: ignore[no-untyped-def]
+            self.reads += part == "keys"
+            return real(cat, sig, token, part)
 
-        monkeypatch.setattr(store.Catalog, "warm_keys", warm_keys)
+        monkeypatch.setattr(store.Catalog, "warm_part", warm_part)
 
 
 def _listing(lib: Library, n: int, **args: bool) -> tuple[list[dict], set[str], int]:
@@ -370,6 +370,10 @@ def test_a_warm_listing_is_answered_from_its_head_as_from_every_key(
     assert orphans and {o: lazy.kind_of(o) for o in orphans} == {o: full.kind_of(o) for o in orphans}
     listed = [s.id for s in full.top_level()[0][:n]]
     assert lazy.short_ids(listed) == short_ids(full.session_ids(), only=listed)
+    # any session's short id (a search's hits), and one the library does not hold, from the ids'
+    # heads the scan kept
+    every = [*full.session_ids(), "0a1b2c3d-ffff-4000-8000-000000000000", f"{C[:10]}/agent-x"]
+    assert lazy.short_ids(every) == short_ids(every, only=every)
     if head == 100:
         assert reads.reads == 0 and lazy.lazy  # (the whole listing, its orphans and short ids: no key read)
     # asking for more than the head reads every key once, with the same answers
@@ -393,7 +397,7 @@ def test_keys_of_a_snapshot_replaced_since_are_read_from_the_rows(tmp_path: Path
     roots = roots_of(root)
     whole(roots, tmp_path)
     full = whole(roots, tmp_path)
-    for damage in ("DELETE FROM scan_keys", "UPDATE scan_keys SET keys=x'7b'"):
+    for damage in ("DELETE FROM scan_parts", "UPDATE scan_parts SET keys=x'7b'"):
         lazy = scan(roots, tmp_path)
         db = sqlite3.connect(tmp_path / "c.sqlite")
         db.execute(damage)

@@ -143,3 +143,32 @@ def test_a_vocabulary_over_the_bound_keeps_the_scan(monkeypatch: pytest.MonkeyPa
     large.index_grams()
     assert small.has_grams and not large.has_grams
     assert large.containing("lph") == ["alpha"] and small.containing("amm") == ["gamma"]
+
+
+_STORED_TERM = st.text(alphabet="abcdeé1ž\u4e2d\U0001f600", min_size=1, max_size=7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_STORED_TERM, max_size=40), st.lists(st.text(alphabet="abcdeé1ž\u4e2d\U0001f600z", min_size=1,
+                                                              max_size=5), min_size=1, max_size=8))
+def test_a_stored_vocabulary_answers_from_the_mapped_file_as_from_its_lists(terms: list[str], runs: list[str]) -> None:
+    """`load` maps the file and answers `containing`, `starting_with` and `ending_with` from its
+    bytes (`Stored`) without decoding the lists: the same terms in the same order as the lists
+    give, non-ASCII terms and runs past either end of the sorted order included; and the lists
+    decoded from it later are the ones saved."""
+    import tempfile
+
+    plain = vocabulary.Vocabulary(terms)
+    with tempfile.TemporaryDirectory() as tmp:
+        vocabulary.save(Path(tmp), 7, plain)
+        stored = vocabulary.load(Path(tmp), 7)
+        assert stored is not None
+        for run in runs + terms[:3] + ["\U0010ffff", "\x00"]:
+            assert stored.containing(run) == plain.containing(run), run
+            assert stored.starting_with(run) == plain.starting_with(run), run
+            assert stored.ending_with(run) == plain.ending_with(run), run
+        assert stored._blob is None and stored._reversed is None  # (answered from the file alone)
+        assert stored.sorted == plain.sorted and stored.reversed == plain.reversed
+        for run in runs:  # (and from the decoded lists, once they are made)
+            assert stored.starting_with(run) == plain.starting_with(run)
+            assert stored.ending_with(run) == plain.ending_with(run)
