@@ -197,23 +197,19 @@ def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
     any other patch and at the end: each overwrites the one before. Each needle's next place
     is searched for again only once passed, so the bytes are read once per needle."""
     buf = lines.buf
-    find, starts, n = buf.find, buf.startswith, len(buf)
-
-    def next_set(at: int) -> int:  # (each `$` found by memchr: a search for `$set` crawls)
-        at = find(b"$", at)
-        while at >= 0 and not starts(b"$set", at):
-            at = find(b"$", at + 1)
-        return at
-
-    escaped = b"\\u00" if find(b"\\", pos) >= 0 else None
-    nxt = [next_set(pos), find(escaped, pos) if escaped else -1]
-    pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
+    find, rfind, starts, n = buf.find, buf.rfind, buf.startswith, len(buf)
     simple = _LAST_UPDATED.fullmatch
+    escaped = b"\\u00" if find(b"\\", pos) >= 0 else b""
+    esc = find(escaped, pos) if escaped else -1
+    dollar = find(b"$", pos)  # (each `$` found by memchr: a search for `$set` crawls)
+    pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
     while True:
-        hit = min(nxt) if nxt[0] >= 0 and nxt[1] >= 0 else max(nxt)
+        while dollar >= 0 and not starts(b"$set", dollar):
+            dollar = find(b"$", dollar + 1)
+        hit = dollar if esc < 0 or 0 <= dollar < esc else esc
         if hit < 0:
             break
-        start = buf.rfind(b"\n", pos, hit) + 1 or pos
+        start = rfind(b"\n", pos, hit) + 1 or pos
         end = find(b"\n", hit)
         if end < 0:
             end = n
@@ -227,10 +223,10 @@ def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
             if values:
                 yield values
         pos = end + 1
-        if 0 <= nxt[0] < pos:
-            nxt[0] = next_set(pos)
-        if 0 <= nxt[1] < pos:
-            nxt[1] = find(escaped, pos)  # type: ignore[arg-type]
+        if 0 <= dollar < pos:
+            dollar = find(b"$", pos)
+        if 0 <= esc < pos:
+            esc = find(escaped, pos)
     if pending is not None:
         yield lines.values(pending)  # type: ignore[misc]
 
