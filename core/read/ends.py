@@ -93,7 +93,7 @@ class Ends:
         self.path = path
         self.size = ht.size
         self.mtime = ht.mtime
-        self.whole = ht.whole
+        self.whole = ht.tail is ht.head  # (`HeadTail.whole`, without the property call)
         self.head = head if head is not None and head.buf is ht.head else Lines(ht.head)
         self.tail = self.head if self.whole else Lines(ht.tail)
         #: the head is narrower than the listing's window (core/read/listing.py tries it first)
@@ -155,11 +155,14 @@ class Ends:
 def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
     """The time of the last record that has one (`stamp(value)`; None: the value has none that
     counts), read from the end backward; None when the tail shows none."""
-    for values in ends.tail_values_backward():
-        for value in reversed(values or ()):
-            ts = stamp(value)
-            if ts is not None:
-                return ts
+    values_of = ends.tail.values
+    for piece in ends.tail_pieces():
+        values = values_of(piece)
+        if values:
+            for value in reversed(values) if len(values) > 1 else values:
+                ts = stamp(value)
+                if ts is not None:
+                    return ts
     return None
 
 
@@ -217,10 +220,14 @@ class Lines:
         """The first `n` lines (from the top) whose first value is a JSON object, those values."""
         found = self._objects
         if len(found) < n:
-            piece_at, values_of, i = self.piece, self.values, self._next
-            while (piece := piece_at(i)) is not None:
+            # (the pieces already found and the values already parsed are taken in place: a
+            # sniffer asks for the first lines, which the listing has usually found)
+            fwd, cache, piece_at, values_of, i = self._fwd, self._values, self.piece, self.values, self._next
+            while (piece := fwd[i] if i < len(fwd) else piece_at(i)) is not None:
                 i += 1
-                values = values_of(piece)
+                values = cache.get(piece, _UNPARSED)
+                if values is _UNPARSED:
+                    values = values_of(piece)
                 if values and type(values[0]) is dict:  # orjson and json give plain dicts
                     found.append(values[0])
                     if len(found) == n:

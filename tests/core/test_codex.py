@@ -631,3 +631,48 @@ def test_quick_head_feeding_leaves_the_parser_as_convert_does(tmp_path: Path) ->
     path.write_bytes(b"\n".join(r if isinstance(r, bytes) else orjson.dumps(r) for r in odd) + b"\n")
     for p in [path, *corpus_files("codex")]:
         assert _head_state(p, True) == _head_state(p, False), p.name
+
+
+@pytest.mark.parametrize(("fields", "want"), [
+    ({"message": "see this", "images": ["data:image/png;base64,AAAA"], "local_images": []}, "see this\n[image]"),
+    ({"message": "", "images": [], "local_images": ["/tmp/a.png", "", "/tmp/b.png"]}, "[image] [image]"),
+    ({"message": "plain", "images": [], "local_images": []}, "plain"),
+    ({"message": "odd", "images": "not a list", "local_images": None}, "odd"),
+])
+def test_prompt_event_images_show_as_placeholders(tmp_path: Path, fields: dict[str, Any], want: str) -> None:
+    """A prompt event's attached images (`images`, `local_images`; empty ones skipped) follow its
+    text as placeholders, in the title the quick listing reads too."""
+    from sessionscope.core.read.listing import quick_meta
+
+    path = write_jsonl(tmp_path / "rollout-2026-01-01T00-00-00-img.jsonl", [meta(), event("user_message", **fields)])
+    loaded = load_one(path)
+    assert [e.text for e in loaded.entries if e.role == "user"] == [want]
+    assert loaded.session.title == quick_meta(path).title == " ".join(want.split())
+
+
+@pytest.mark.parametrize("first", [
+    meta(), meta(originator="codex_exec"), meta(source={"subagent": {"thread_spawn": {"parent_thread_id": "p"}}}),
+    meta(thread_source="subagent", git={"branch": "b"}), meta(timestamp="2025-11-17T21:30:20Z"),
+    meta(timestamp="2025-11-17T21:30:40+01:00"), meta(timestamp=1763415028000), meta(timestamp=None),
+    meta(id=None), meta(cwd=""), {**meta(), "timestamp": "not a time"}, {**meta(), "timestamp": None},
+    w("session_meta", "not an object"), w("turn_context", {"cwd": "/x"}), [meta()], [meta(), meta(cwd="/b")], ["x"],
+])
+def test_a_first_session_meta_read_without_the_parser_is_the_parsers(first: Any) -> None:
+    """The quick listing reads a first line holding one session_meta with a cwd without building
+    the parser (`_meta_line`): every attribute the listing asks of the parser is the parser's."""
+    from sessionscope.core.read.adapters import codex
+    from sessionscope.core.read.ends import Lines
+
+    line = orjson.dumps(first[0]) + b" " + orjson.dumps(first[1]) if isinstance(first, list) and len(first) == 2 \
+        else orjson.dumps(first[0] if isinstance(first, list) else first)
+    lines = Lines(line + b"\n")
+    lean = codex._meta_line(lines.values(lines.piece(0)))
+    parser = codex.CodexParser("rollout-x.jsonl")
+    codex._feed(parser, lines, lines.piece(0))
+    if lean is None:
+        simple = type(first) is dict and isinstance(first.get("payload"), dict) and first["payload"].get("cwd")
+        assert not (simple and first.get("type") == "session_meta")
+        return
+    for name in codex._MetaLine.__slots__:
+        assert getattr(lean, name) == getattr(parser, name), name
+    assert lean._kind() == parser._kind()

@@ -195,7 +195,7 @@ class CodexAdapter(ResumingAdapter):
                          title=truncate(title, 200) if title else None,
                          first_timestamp=parser._first_ts, last_timestamp=last or parser._last_ts)
 
-    def _quick_head(self, ends: Ends) -> tuple[CodexParser, str | None, bool, bool]:
+    def _quick_head(self, ends: Ends) -> tuple[CodexParser | _MetaLine, str | None, bool, bool]:
         """(a parser fed the head, the title, whether it is the first prompt event's, whether the
         session_meta was guessed from the start of a line too long for the head).
 
@@ -203,13 +203,16 @@ class CodexAdapter(ResumingAdapter):
         first prompt event, found by the lines' first bytes and parsed alone. Any other head is
         fed to the parser line by line, for its fallbacks (cwd from turn_context or <cwd>, the
         first user item as title)."""
-        parser = self.parser(ends.path)
         head, pieces = ends.head, ends.head_pieces()
         first = next(pieces, None)
         if first is None:  # not even one complete line: the window may cut a long session_meta
+            parser = self.parser(ends.path)
             cut = not ends.whole and _cut_session_meta(parser, head.buf[head.first:])
             return parser, None, False, cut
-        _feed(parser, head, first)
+        parser = _meta_line(head.values(first))  # the usual first line, read without the parser
+        if parser is None:
+            parser = self.parser(ends.path)
+            _feed(parser, head, first)
         if parser._meta_seen and parser._cwd:
             for piece in pieces:
                 if _may_title(head.buf, piece):
@@ -891,6 +894,46 @@ def _feed(parser: CodexParser, lines: Lines, piece: tuple[int, int]) -> None:
 _QUICK_LINE = ParsedLine(RawLine(0, 0, b""), ())
 
 
+class _MetaLine:
+    """What a `CodexParser` holds after reading a first line that is one wrapped session_meta
+    with a cwd (the head of nearly every rollout), as far as `CodexAdapter.quick` reads it; made
+    without the parser (`_meta_line`)."""
+
+    __slots__ = ("_meta_seen", "_session_id", "_cwd", "_cwd_fallback", "_originator", "_source",
+                 "_thread_source", "_first_ts", "_last_ts")
+    _kind = CodexParser._kind
+
+
+def _meta_line(values: tuple[Any, ...] | None) -> _MetaLine | None:
+    """The parser's state after a first line of `values` when that line is one wrapped
+    session_meta with a cwd (`CodexParser._record`, `_session_meta`, `_header` on a fresh
+    parser); None for any other line (the parser reads it)."""
+    if values is None or len(values) != 1:
+        return None
+    value = values[0]
+    if type(value) is not dict or value.get("type") != "session_meta":
+        return None
+    p = value.get("payload")
+    if type(p) is not dict:
+        return None
+    cwd = _str(p.get("cwd"))
+    if cwd is None:
+        return None
+    line = _MetaLine()
+    line._meta_seen, line._session_id, line._cwd, line._cwd_fallback = True, _str(p.get("id")), cwd, None
+    line._originator, line._source, line._thread_source = (_str(p.get("originator")), p.get("source"),
+                                                           p.get("thread_source"))
+    first = last = parse_timestamp(value.get("timestamp"))  # the record's time, then its payload's
+    ts = parse_timestamp(p.get("timestamp"))
+    if ts is not None:
+        if first is None or ts < first:
+            first = ts
+        if last is None or ts > last:
+            last = ts
+    line._first_ts, line._last_ts = first, last
+    return line
+
+
 def _record_ts(value: Any) -> datetime | None:
     return parse_timestamp(value.get("timestamp")) if isinstance(value, dict) else None
 
@@ -918,7 +961,8 @@ def _user_message(p: dict[str, Any]) -> tuple[str, bool]:
     """The text of a `user_message` event (images as placeholders), and whether its `kind` says
     the harness injected it."""
     text = _str(p.get("message")) or ""
-    images = [i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+    images = ([i for key in ("images", "local_images") for i in _list(p.get(key)) if i]
+              if p.get("images") or p.get("local_images") else None)  # (usually both empty)
     if images:
         text = (text + "\n" if text else "") + " ".join("[image]" for _ in images)
     kind = p.get("kind")
