@@ -8,7 +8,9 @@ word of the corpus and a fragment of a long word (the substring path). Two ways 
 with bytecode (`.pyc` written by the warm-up, so imports are read from it) and without it
 (PYTHONDONTWRITEBYTECODE=1 and a fresh PYTHONPYCACHEPREFIX each run: every module compiled, as
 where the package's folder cannot be written). The 1-minute load average is printed beside each
-figure; `--rounds` repeats, and the spread (min-max) is shown beside the median.
+figure; `--rounds` repeats, and the spread (min-max) is shown beside the median, and the median of
+the child's CPU time (user + system, every thread: what a loaded machine does not inflate as it
+does the wall time; rg's counts its search threads).
 
 `--base NAME=DIR` times another checkout in the same rounds (beside "this"): DIR must
 contain a `sessionscope` package (a symlink to a checkout works: `ln -s ../other sessionscope`);
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -49,12 +52,20 @@ FLOOR_OPEN = "import sys, tantivy; tantivy.Index.open(sys.argv[1]).searcher()"
 
 
 def _run(cmd: list[str], env: dict[str, str] | None = None) -> float:
+    return _timed(cmd, env)[0]
+
+
+def _timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Spawn to exit: wall seconds, and the child's CPU seconds (user + system, all its threads:
+    steadier than the wall time on a loaded machine, which it does not wait for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # (rg: 1 is "no match")
         raise SystemExit(f"{cmd[:4]} failed ({done.returncode}): {done.stderr.strip()[:300]}")
-    return seconds
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def _search_cmd(root: Path, term: str) -> list[str]:
@@ -112,36 +123,39 @@ def main(argv: list[str] | None = None) -> int:
         for _, first in variants:  # warm-up: bytecode written, the vocabulary stored
             for term in terms.values():
                 _run(_search_cmd(root, term), _env(env, first, True, scratch))
-        rows: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
+        rows: dict[tuple[str, str, str], list[tuple[float, float, float]]] = {}  # (wall, load, CPU)
         index_dir = next((work / "cache" / "index").glob("tantivy-v*"))
         floors = {"floor: python -c pass": "pass", "floor: python + tantivy + open": FLOOR_OPEN}
         for _ in range(a.rounds):
             for cls, term in terms.items():
                 rg_cmd = [rg, "--no-ignore", "--hidden", "--no-messages", "-c", "-F", "-i", "--", term, str(root)]
-                rows.setdefault(("rg", cls, ""), []).append((_run(rg_cmd), os.getloadavg()[0]))
+                seconds, cpu = _timed(rg_cmd)
+                rows.setdefault(("rg", cls, ""), []).append((seconds, os.getloadavg()[0], cpu))
                 for bytecode in (True, False):
                     mode = "bytecode" if bytecode else "no bytecode"
                     for name, code in floors.items():
-                        seconds = _run([sys.executable, "-c", code, str(index_dir)], _env(env, None, bytecode, scratch))
-                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0]))
+                        seconds, cpu = _timed([sys.executable, "-c", code, str(index_dir)],
+                                              _env(env, None, bytecode, scratch))
+                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0], cpu))
                 for name, first in variants:
                     for bytecode in (True, False):
                         mode = "bytecode" if bytecode else "no bytecode"
-                        seconds = _run(_search_cmd(root, term), _env(env, first, bytecode, scratch))
-                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0]))
+                        seconds, cpu = _timed(_search_cmd(root, term), _env(env, first, bytecode, scratch))
+                        rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0], cpu))
     result: dict[str, Any] = {"corpus": {"files": a.files, "size_mb": a.size_mb, "bytes": corpus.total_bytes,
                                          "path": str(root)},
                               "terms": terms, "cold_first_call_s": round(cold, 2), "rounds": a.rounds, "figures": []}
     for (name, cls, mode), samples in rows.items():
-        secs = [s for s, _ in samples]
-        loads = [x for _, x in samples]
-        rg_med = statistics.median(s for s, _ in rows[("rg", cls, "")])
+        secs = [s for s, _, _ in samples]
+        loads = [x for _, x, _ in samples]
+        rg_med = statistics.median(s for s, _, _ in rows[("rg", cls, "")])
         med = statistics.median(secs)
         result["figures"].append({
             "who": "rg -c -F -i" if name == "rg" else name if name.startswith("floor") else f"sessionscope search ({name})",
             "class": cls, "mode": mode,
             "median_ms": round(med * 1000, 1), "min_ms": round(min(secs) * 1000, 1),
             "max_ms": round(max(secs) * 1000, 1), "load_min": round(min(loads), 1), "load_max": round(max(loads), 1),
+            "cpu_median_ms": round(statistics.median(c for _, _, c in samples) * 1000, 1),
             "rg_over_this": round(rg_med / med, 2)})
     if a.json:
         print(json.dumps(result, indent=2))
@@ -149,16 +163,16 @@ def main(argv: list[str] | None = None) -> int:
     c = result["corpus"]
     print(f"corpus: {c['files']} files, {c['bytes'] / 2**20:.0f} MB ({c['path']}); terms {terms}; "
           f"{a.rounds} rounds; cold first call (catalog + index) {result['cold_first_call_s']} s")
-    print(f"{'who':<32} {'class':<10} {'mode':<12} {'median ms':>10} {'min-max ms':>15} {'load 1m':>11} "
-          f"{'rg/this':>8}")
+    print(f"{'who':<32} {'class':<10} {'mode':<12} {'median ms':>10} {'min-max ms':>15} {'cpu ms':>8} "
+          f"{'load 1m':>11} {'rg/this':>8}")
     for f in result["figures"]:
         span = f"{f['min_ms']:.0f}-{f['max_ms']:.0f}"
         load = f"{f['load_min']}-{f['load_max']}"
         verdict = ""
         if f["who"].startswith("sessionscope"):
             verdict = "  target met" if f["rg_over_this"] >= TARGET_RATIO else f"  target {TARGET_RATIO}x: missed"
-        print(f"{f['who']:<32} {f['class']:<10} {f['mode']:<12} {f['median_ms']:>10.1f} {span:>15} {load:>11} "
-              f"{f['rg_over_this']:>7.2f}x{verdict}")
+        print(f"{f['who']:<32} {f['class']:<10} {f['mode']:<12} {f['median_ms']:>10.1f} {span:>15} "
+              f"{f['cpu_median_ms']:>8.1f} {load:>11} {f['rg_over_this']:>7.2f}x{verdict}")
     return 0
 
 

@@ -7,8 +7,8 @@ in the same run (the machine is shared: read the ratios, not the seconds). OpenC
 counts only the session files' bytes (its messages and parts are read beside them): read its
 entries/s. Its database is one file holding every session: its listing reads the newest session.
 `x 2 ends`: each format's quick listing over the bare read of the bytes it must touch
-(`two_end_read`: both 64 KB ends, a small file whole; a database's newest session's rows), run
-in the same way (issue 15's target: at most 3).
+(`two_end_read`: both 64 KB ends, a small file whole, a JSON document read whole also parsed; a
+database's newest session's rows), run in the same way (issue 15's target: at most 3).
 
     .venv/bin/python bench/bench_formats.py                 # 100 sessions a format, ~60 KB each
     .venv/bin/python bench/bench_formats.py --files 30 --file-kb 200 --json
@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_corpus import generate  # noqa: E402
 from gen_formats import FORMATS  # noqa: E402
@@ -37,7 +39,8 @@ from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
 def two_end_read(path: str) -> int:
     """The bytes a quick listing of `path` must touch, read and nothing else done with them: the
     first and last 64 KB of a file (a file of at most 128 KB whole: a JSON document or Aider's
-    Markdown is then read whole), as `quick_meta` reads them; for Aider's history read whole, its
+    Markdown is then read whole), as `quick_meta` reads them; a JSON document read whole also
+    parsed (`orjson.loads`: nothing less tells its structure); for Aider's history read whole, its
     sibling input history too (the times of the newest session's messages are matched in it, in
     order from the top); for an OpenCode database (one file holding every session, listed by its
     most recently updated one), opening it as the adapter does and fetching that session's row and
@@ -58,6 +61,15 @@ def two_end_read(path: str) -> int:
             con.close()
     ht = read_head_tail(path, HEAD_TAIL)
     n = len(ht.head) + (0 if ht.whole else len(ht.tail))
+    if ht.whole and path.endswith(".json"):
+        # A JSON document (a Gemini CLI legacy chat, an OpenCode session file), unlike JSON lines,
+        # is understood only parsed whole: where its messages end and which keys are the top
+        # level's (a key may come after the messages, or twice), and whether it is valid at all
+        # (a crash can leave one cut off), no listing can tell from its bytes without a parse.
+        try:
+            orjson.loads(ht.head[3:] if ht.head.startswith(b"\xef\xbb\xbf") else ht.head)
+        except orjson.JSONDecodeError:
+            pass
     if ht.whole and path.endswith(".chat.history.md"):
         # Aider's newest session is known only from the whole history (its id counts the same
         # headers before it, its times match the input history from the top): that file too.

@@ -26,4 +26,4 @@ def test_the_bench_reports_each_class_and_mode_beside_rg(tmp_path: Path) -> None
         for mode in ("bytecode", "no bytecode"):
             assert ("sessionscope search (this)", cls, mode) in seen
             assert ("floor: python -c pass", cls, mode) in seen and ("floor: python + tantivy + open", cls, mode) in seen
-    assert all(f["median_ms"] > 0 and f["rg_over_this"] > 0 for f in result["figures"])
+    assert all(f["median_ms"] > 0 and f["rg_over_this"] > 0 and f["cpu_median_ms"] > 0 for f in result["figures"])

@@ -22,7 +22,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(
         # Built with this environment's setuptools (the test extras hold the build-system's
         # requirements): an isolated build installs them afresh each run (~7 s of CPU), and the
-        # README's install (`pip install -e`) already builds in isolation.
+        # README's installs already build in isolation.
         [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
         check=True, capture_output=True, text=True,
     )

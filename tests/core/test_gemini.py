@@ -292,8 +292,10 @@ def test_quick_listing_of_a_small_legacy_chat_builds_no_entries(monkeypatch: pyt
         assert s.last_timestamp - CLOCK_SKEW <= meta.last_timestamp <= s.last_timestamp
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.sampled_from(["reply", "plain", "escaped", "both", "broken", "blank"]), max_size=25),
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(["reply", "plain", "escaped", "both", "broken", "blank", "updated", "compact",
+                                  "updated-escaped", "dollars", "updated-cr", "updated-twice", "updated-late"]),
+                max_size=25),
        st.booleans())
 def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
         tmp_path: Path, kinds: list[str], unterminated: bool) -> None:
@@ -312,6 +314,14 @@ def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
             "both": '{"$set": {"summary": "both %d"}, "\\u0024set": {"lastUpdated": "%s"}}' % (i, t),
             "broken": '{"$set": {"summary": "never',
             "blank": "",
+            # patches of `lastUpdated` alone, parsed only when another patch or the end follows
+            "updated": json.dumps({"$set": {"lastUpdated": t}}),
+            "compact": '{"$set":{"lastUpdated":"%s"}}' % t,
+            "updated-escaped": '{"$set":{"lastUpdated":"2026-04-01T10:%02d:0\\u0035.000Z"}}' % i,
+            "dollars": json.dumps({"id": f"g{i}", "timestamp": t, "type": "gemini", "content": "$5 $$ $se$set"}),
+            "updated-cr": '{"$set":{"lastUpdated":"%s"}}\r' % t,
+            "updated-twice": '{"$set":{"lastUpdated":"%s"}} {"$set":{"summary":"two on a line"}}' % t,
+            "updated-late": '{"$set":{"lastUpdated":"2026-04-01T12:00:00.000Z"}}',  # (then overwritten)
         }[kind])
     path.write_text("\n".join(lines) + ("" if unterminated else "\n"))
     meta = quick_meta(str(path), REG)

@@ -211,7 +211,7 @@ def test_opencode_database_is_a_root(tmp_path: Path) -> None:
 
 # -- quick listing, resume, roots -------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [PI, PI_V1, CP_EVENTS, CP_LEGACY, OC_MAIN], ids=lambda p: p.name[:30])
+@pytest.mark.parametrize("path", [PI, PI_V1, CP_EVENTS, CP_LEGACY, OC_MAIN, OC_SUB], ids=lambda p: p.name[:30])
 def test_quick_listing_agrees_with_the_full_parse(path: Path) -> None:
     q = quick_meta(path, REG)
     _, loaded = load(path)
@@ -517,3 +517,111 @@ def test_copilot_legacy_document_with_junk_records(tmp_path_factory: pytest.Temp
     [ls] = REG.by_name("copilot-cli").load(str(target))
     assert ls.account.holds() and ls.account.lines == 1 + len(doc["chatMessages"]) + len(timeline)
     assert ls.account.malformed == 0
+
+
+# -- the quick listing of a database: the newest session's times from its rows' JSON ---------------
+
+_TIMES = st.sampled_from([1764590600000, 1764590000000, 1764700000000, 1764590700.5, 1764590650, 0, -5, True,
+                          10 ** 15, "2025-12-01T12:00:00Z", "2025-12-01T11:00:00+01:00", "soon", None, [1]])
+_MESSAGE = st.one_of(
+    st.tuples(st.sampled_from(["user", "assistant", "system"]), _TIMES, _TIMES).map(
+        lambda r: {"role": r[0], "time": {"created": r[1], "completed": r[2]}}),
+    st.sampled_from([{"role": "user"}, {"role": "user", "time": 5}, {"role": "assistant", "time": {}}]),
+    st.sampled_from(["not json", "[]", "null", ""]),
+)
+_PART = st.one_of(
+    st.tuples(st.sampled_from(["text", "reasoning", "step-start", "snapshot", "file", "compaction", "odd", 7]),
+              _TIMES).map(lambda r: {"type": r[0], "text": "t", "time": {"start": r[1]}}),
+    st.tuples(st.sampled_from(["completed", "error", "running", None]), _TIMES, _TIMES, _TIMES).map(
+        lambda r: {"type": "tool", "tool": "bash", "time": {"start": r[3]},
+                   "state": {"status": r[0], "input": {}, "output": "o", "time": {"start": r[1], "end": r[2]}}}),
+    st.sampled_from([{"type": ["unhashable"], "time": {"start": 1764590999999}}, {"type": "tool", "state": 3},
+                     {"type": "tool", "state": {"status": "completed", "time": [1]}}, {"type": "text"}, "{"]),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(messages=st.lists(st.tuples(_MESSAGE, st.sampled_from([1764590100000, 1764591999000, 5]),
+                                   st.lists(_PART, max_size=3)), max_size=6),
+       orphans=st.lists(_PART, max_size=2), title=st.sampled_from(["Named", ""]), parent=st.booleans())
+def test_quick_listing_of_a_database_is_its_newest_sessions_full_parse(
+        tmp_path_factory: pytest.TempPathFactory, messages: list, orphans: list, title: str, parent: bool) -> None:
+    """Message and part rows of every shape the parser notes times from (or passes over: noise
+    parts, rows that are not JSON objects, values that are no time or out of range), with and
+    without a title: the listing of the newest session is its full parse."""
+    import json
+
+    db = make_db(tmp_path_factory.mktemp("ocq"), wal=False)
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created,"
+                " time_updated) VALUES ('ses_new', 'p', ?, 's', '/home/dev/x', ?, '1.2.0', 1764590500000,"
+                " 1764599999000)", ("ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD" if parent else None, title))
+
+    def data(value: object) -> str:
+        return value if isinstance(value, str) else json.dumps(value)
+
+    for i, (message, created, parts) in enumerate(messages):
+        con.execute("INSERT INTO message VALUES (?, 'ses_new', ?, ?, ?)", (f"msg_{i}", created, created, data(message)))
+        for j, part in enumerate(parts):
+            con.execute("INSERT INTO part VALUES (?, ?, 'ses_new', 1, 1, ?)", (f"prt_{i}_{j}", f"msg_{i}", data(part)))
+    for j, part in enumerate(orphans):
+        con.execute("INSERT INTO part VALUES (?, 'msg_gone', 'ses_new', 1, 1, ?)", (f"prt_o{j}", data(part)))
+    con.commit()
+    con.close()
+    q = quick_meta(db, REG)
+    s = next(ls.session for ls in REG.by_name("opencode").load(str(db)) if ls.session.id == "ses_new")
+    assert q.error is None and q.unsure == frozenset()
+    assert (q.session_id, q.kind, q.project, q.title, q.first_timestamp, q.last_timestamp) == (
+        s.id, s.kind, s.project, s.title, s.first_timestamp, s.last_timestamp)
+
+
+_SESSION_VALUES = st.sampled_from([None, "", "x", 5, "ses_sub", "/home/dev/p", " A  title\\n", [1]])
+_SESSION_TIME = st.one_of(
+    st.fixed_dictionaries({}, optional={"created": _TIMES, "updated": _TIMES}), st.sampled_from([None, 7, "t"]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(info=st.fixed_dictionaries({"id": st.sampled_from(["ses_abc", "ses_", "ses_x y"])}, optional={
+           "directory": _SESSION_VALUES, "title": _SESSION_VALUES, "parentID": _SESSION_VALUES,
+           "time": _SESSION_TIME, "_part": st.just({"type": "text"})}),
+       bom=st.booleans(), twice=st.booleans())
+def test_quick_listing_of_a_tree_session_is_its_full_parse(
+        tmp_path_factory: pytest.TempPathFactory, info: dict, bom: bool, twice: bool) -> None:
+    """A session JSON of any shape (fields missing, empty or of another type, times of every kind,
+    a record that is a wrapped row, two records in the file, a BOM): the listing read from the
+    one record without a parser is what the parser makes of it."""
+    import json
+
+    folder = tmp_path_factory.mktemp("oct") / "storage" / "session" / "p"
+    folder.mkdir(parents=True)
+    path = folder / "ses_abc.json"
+    body = json.dumps({"id": info.pop("id"), **info}, indent=2).encode()  # (sniffed by its first key)
+    second = b' {"id": "ses_two", "title": "second", "time": {"created": 1764700000000}}'
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body + (second if twice else b""))
+    q = quick_meta(path, REG)
+    [ls] = REG.by_name("opencode").load(str(path))
+    s = ls.session
+    assert q.error is None
+    if "_part" not in info:  # (a wrapped row is no session: nothing known)
+        assert q.unsure == {"last_timestamp"}
+    for field in ("session_id", "kind", "project", "title", "first_timestamp"):
+        if field not in q.unsure:
+            assert getattr(q, field) == getattr(s, "id" if field == "session_id" else field), field
+    assert q.last_timestamp is None or q.last_timestamp <= s.last_timestamp
+
+
+def test_opencode_files_are_sniffed_as_its_own_first_and_as_in_order(tmp_path: Path) -> None:
+    """The tree's session files and a database are named OpenCode's by their paths (its sniffer
+    asked first); sniffing in order picks the same adapter and the same listing."""
+    from sessionscope.core.read.adapters.base import Registry
+
+    in_order = Registry(default_registry().adapters)
+    in_order._hinting = []
+    db = make_db(tmp_path, wal=False)
+    other = tmp_path / "storage" / "session" / "p" / "ses_notreally.json"
+    other.parent.mkdir(parents=True)
+    other.write_text('{"sessionId": "s", "projectHash": "h", "messages": []}')  # (not OpenCode's)
+    for path in (OC_MAIN, OC_SUB, db, other):
+        assert REG.likely(str(path)) is REG.by_name("opencode")
+        assert getattr(REG.sniff(str(path)), "name", None) == getattr(in_order.sniff(str(path)), "name", None)
+        assert quick_meta(path, REG) == quick_meta(path, in_order)

@@ -186,30 +186,54 @@ def _quick_document(adapter: GeminiAdapter, ends: Ends) -> QuickMeta | None:
 
 
 def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
-    """The values of each line from `pos` on (the rest of a whole file) holding `$set` or a
-    `\\u` escape, in order, each line once: what a walk over those lines finds, without the
-    walk (a line that does not parse gives nothing; an unterminated last one counts only when
-    it parses, as `Ends.head_pieces` has it). Each needle's next place is searched for again
-    only once passed, so the bytes are read once per needle."""
+    """The values of each line from `pos` on (the rest of a whole file) that may patch the
+    metadata, in order, each line once: what a walk over the lines observes, without the walk.
+
+    A patch has the key `$set`, as such or spelled with escapes: `\\u00XX` spells an ASCII
+    character (found only where the bytes hold a backslash at all: a memchr). A line that does
+    not parse gives nothing; an unterminated last one counts only when it parses, as
+    `Ends.head_pieces` has it. The patches that set `lastUpdated` alone, one per message in a
+    chat (`_LAST_UPDATED`: a plain string, no escape), are not parsed but the last one before
+    any other patch and at the end: each overwrites the one before. Each needle's next place
+    is searched for again only once passed, so the bytes are read once per needle."""
     buf = lines.buf
-    find, n = buf.find, len(buf)
-    nxt = [find(b"$set", pos), find(b"\\u", pos)]
+    find, rfind, starts, n = buf.find, buf.rfind, buf.startswith, len(buf)
+    simple = _LAST_UPDATED.fullmatch
+    escaped = b"\\u00" if find(b"\\", pos) >= 0 else b""
+    esc = find(escaped, pos) if escaped else -1
+    dollar = find(b"$", pos)  # (each `$` found by memchr: a search for `$set` crawls)
+    pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
     while True:
-        hit = min(h for h in nxt) if nxt[0] >= 0 and nxt[1] >= 0 else max(nxt)
+        while dollar >= 0 and not starts(b"$set", dollar):
+            dollar = find(b"$", dollar + 1)
+        hit = dollar if esc < 0 or 0 <= dollar < esc else esc
         if hit < 0:
-            return
-        start = buf.rfind(b"\n", pos, hit) + 1 or pos
+            break
+        start = rfind(b"\n", pos, hit) + 1 or pos
         end = find(b"\n", hit)
         if end < 0:
             end = n
-        values = lines.values((start, end))
-        if values:
-            yield values
+        if simple(buf, start, end):
+            pending = (start, end)
+        else:
+            if pending is not None:
+                yield lines.values(pending)  # type: ignore[misc]
+                pending = None
+            values = lines.values((start, end))
+            if values:
+                yield values
         pos = end + 1
-        if 0 <= nxt[0] < pos:
-            nxt[0] = find(b"$set", pos)
-        if 0 <= nxt[1] < pos:
-            nxt[1] = find(b"\\u", pos)
+        if 0 <= dollar < pos:
+            dollar = find(b"$", pos)
+        if 0 <= esc < pos:
+            esc = find(escaped, pos)
+    if pending is not None:
+        yield lines.values(pending)  # type: ignore[misc]
+
+
+#: a line that is one patch of `lastUpdated` alone, its value printable ASCII without escapes
+_LAST_UPDATED = re.compile(rb'[ \t]*\{[ \t]*"\$set"[ \t]*:[ \t]*\{[ \t]*"lastUpdated"[ \t]*:[ \t]*'
+                           rb'"[ !#-\[\]-~]*"[ \t]*\}[ \t]*\}[ \t\r]*')
 
 
 def _stamp(value: Any) -> datetime | None:
@@ -265,9 +289,8 @@ class GeminiParser(RecordParser):
             if self.meta is not None:
                 self.meta.update(patch)
             return
-        ts = parse_timestamp(value.get("timestamp"))
-        if ts is not None and self.first_ts is None:
-            self.first_ts = ts
+        if self.first_ts is None:
+            self.first_ts = parse_timestamp(value.get("timestamp"))
         if value.get("type") == "user" and self.first_prompt is None:
             text = _user_text(value).strip()
             if text:
@@ -683,11 +706,16 @@ def _project_dir(path: str) -> str | None:
 
 
 def _read_marker(path: str) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read(4096).decode("utf-8", "replace").strip()
+    try:  # (os.open: a folder without one, the usual case, costs half as much)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        text = os.read(fd, 4096).decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return text if text.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[\\/]", text) else None
 
 
@@ -718,16 +746,24 @@ def known_folders() -> dict[str, str]:
     """projectHash -> folder for the folders a user works in that sessionscope knows without
     reading any session: the working directory and its parents, and the config's
     `project_roots` with their direct subfolders."""
-    from ...config import config_path, load_config
+    from ...config import config_path
 
-    p = config_path()
+    p = str(config_path())
     try:
-        st = p.stat()
-        key = (str(p), st.st_mtime_ns)
+        st = os.stat(p)
     except OSError:
-        key = (str(p), 0)
-    roots = load_config(p).project_roots if key[1] else ()
-    return _known(os.getcwd(), roots)
+        return _known(os.getcwd(), ())
+    # (the config read again only when it changed: a listing asks this for every chat)
+    return _known(os.getcwd(), _config_roots(p, st.st_mtime_ns, st.st_size, st.st_ino) if st.st_mtime_ns else ())
+
+
+@lru_cache(maxsize=4)
+def _config_roots(path: str, mtime_ns: int, size: int, ino: int) -> tuple[str, ...]:
+    from pathlib import Path
+
+    from ...config import load_config
+
+    return load_config(Path(path)).project_roots
 
 
 @lru_cache(maxsize=8)

@@ -53,7 +53,7 @@ from typing import Any, Iterator
 import orjson
 
 from ..jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line, reader_error
-from ...model import Entry, EntryKind, Locator, Role, SessionKind, parse_timestamp
+from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, parse_timestamp, truncate
 from ..ends import Ends, QuickMeta
 from .base import Adapter, LoadedSession, walk_files
 from .collect import CollectingParser, s
@@ -61,6 +61,8 @@ from .collect import CollectingParser, s
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _SESSION_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"ses_')
 _TABLES = frozenset({"session", "message", "part"})
+_STORAGE_SESSION = f"{os.sep}storage{os.sep}session{os.sep}"
+_DB_NAME = f"{os.sep}opencode.db"
 _NOISE_PARTS = frozenset({"step-start", "step-finish", "snapshot", "patch", "agent"})
 
 
@@ -126,6 +128,13 @@ class OpenCodeAdapter(Adapter):
     def accepts_name(self, path: str) -> bool:
         return path.endswith(".db") or (path.endswith(".json") and os.path.basename(path).startswith("ses_"))
 
+    def likely(self, path: str) -> bool:
+        """`storage/session/<project or info>/ses_*.json` of the JSON tree, or an `opencode.db`
+        (the registry then sniffs it as OpenCode's first; other `.json` readers after)."""
+        if path.endswith(".json"):
+            return _STORAGE_SESSION in path and path[path.rfind(os.sep) + 1:].startswith("ses_")
+        return path.endswith(_DB_NAME)
+
     def sniff(self, path: str, head: bytes) -> bool:
         if path.endswith(".db"):
             if not head.startswith(SQLITE_MAGIC):
@@ -162,20 +171,41 @@ class OpenCodeAdapter(Adapter):
         """Tree: the session's JSON says id, kind, project, title and start; the last time is in
         its messages (unsure). Database: its most recently updated session (one row per file)."""
         if ends.path.endswith(".db"):
-            loaded = _load_db(self, ends.path, newest=True)
-            if not loaded:
+            s_ = _quick_db(self, ends.path)
+            if s_ is None:
                 return ends.meta(self, error="no session in the database")
-            s_ = loaded[0].session
             return ends.meta(self, (), session_id=s_.id, kind=s_.kind, project=s_.project, title=s_.title,
                              first_timestamp=s_.first_timestamp, last_timestamp=s_.last_timestamp)
+        parsed = parse_line(RawLine(0, 1, ends.head.buf)) if ends.whole else None
+        value = parsed.values[0] if parsed is not None and len(parsed.values) == 1 else None
+        if type(value) is dict and _session_json(value):
+            # (what the parser makes of it, without a parser: `_session` of this one record)
+            sid, project, title, parent, created, updated = _session_info(value)
+            times = [t for t in (parse_timestamp(created), parse_timestamp(updated)) if t is not None]
+            return ends.meta(self, ("last_timestamp",), session_id=sid,
+                             kind=SessionKind.SUBAGENT if parent else SessionKind.MAIN, project=project,
+                             title=truncate(title, 200) if title else None,
+                             first_timestamp=min(times, default=None), last_timestamp=max(times, default=None))
         parser = self.parser(ends.path)
-        parser.feed(parse_line(RawLine(0, 1, ends.head.buf)) if ends.whole else
-                    ParsedLine(RawLine(0, 1, b""), (), "cut"))
+        parser.feed(parsed or ParsedLine(RawLine(0, 1, b""), (), "cut"))
         if parser.session_id is None:
             return ends.meta(self)
         s_ = parser.session()
         return ends.meta(self, ("last_timestamp",), session_id=s_.id, kind=s_.kind, project=s_.project,
                          title=s_.title, first_timestamp=s_.first_timestamp, last_timestamp=s_.last_timestamp)
+
+
+def _session_json(value: dict) -> bool:
+    """Whether a record is a session's JSON (`ses_...` id, not a wrapped database row)."""
+    return (not ("_session" in value or "_message" in value or "_part" in value)
+            and isinstance(value.get("id"), str) and value["id"].startswith("ses_"))
+
+
+def _session_info(info: dict) -> tuple[str | None, str | None, str | None, str | None, Any, Any]:
+    """(id, directory, title, parent id, created, updated) of a session record."""
+    t = info.get("time") if isinstance(info.get("time"), dict) else {}
+    return (s(info.get("id")), s(info.get("directory")), s(info.get("title")), s(info.get("parentID")),
+            t.get("created"), t.get("updated"))
 
 
 class OpenCodeParser(CollectingParser):
@@ -206,20 +236,17 @@ class OpenCodeParser(CollectingParser):
             return self._message(value["_message"], parsed)
         if "_part" in value:
             return self._part(value["_part"], parsed)
-        if isinstance(value.get("id"), str) and value["id"].startswith("ses_"):  # a session's JSON
+        if _session_json(value):
             return self._session(value)
         return None
 
     def _session(self, info: dict) -> list[Entry]:
-        self.session_id = s(info.get("id")) or self.session_id
-        self.project = s(info.get("directory"))
-        self.named_title = s(info.get("title"))
-        parent = s(info.get("parentID"))
+        sid, self.project, self.named_title, parent, created, updated = _session_info(info)
+        self.session_id = sid or self.session_id
         if parent:
             self.parent_id, self.kind = parent, SessionKind.SUBAGENT
-        t = info.get("time") if isinstance(info.get("time"), dict) else {}
-        self.note_time(t.get("created"))
-        self.note_time(t.get("updated"))
+        self.note_time(created)
+        self.note_time(updated)
         return []
 
     def _message(self, info: dict, parsed: ParsedLine) -> list[Entry]:
@@ -399,12 +426,103 @@ def _load_db(adapter: OpenCodeAdapter, path: str, session_id: str | None = None,
         con.close()
 
 
-def _db_session(adapter: OpenCodeAdapter, con: sqlite3.Connection, path: str, row: dict) -> LoadedSession:
+def _quick_db(adapter: OpenCodeAdapter, path: str) -> Session | None:
+    """The most recently updated session of a database as its full parse (`_load_db`) gives it,
+    without building its entries when it has a title (OpenCode names every session): its
+    first and last times are the earliest and latest of the times the parser notes (the
+    session row's, each message's created and completed, each part's start, a tool's start
+    and end), read from the rows' JSON without the rest of the parse. None: no session."""
+    con = connect(path)
+    try:
+        if not _TABLES <= _tables(con):
+            raise ReaderError(f"{path} is not an OpenCode database (no session/message/part tables)")
+        row = con.execute("SELECT * FROM session ORDER BY time_updated DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        row = dict(row)
+        parser = _session_parser(adapter, path, row)
+        if parser.named_title is None:  # titled by its first prompt: parsed whole
+            return _db_session(adapter, con, path, row).session
+        sid = row.get("id")
+        stamps: list[Any] = []
+        for data, created in con.execute("SELECT data, time_created FROM message WHERE session_id = ?", (sid,)):
+            value = _row_value(data)
+            if value is not None:
+                t = value.get("time") if "time" in value else {"created": created} if created is not None else None
+                if type(t) is dict:
+                    stamps += (t.get("created"), t.get("completed"))
+        for (data,) in con.execute("SELECT data FROM part WHERE session_id = ?", (sid,)):
+            value = _row_value(data)
+            if value is None:
+                continue
+            ptype = value.get("type")
+            try:
+                if ptype in _NOISE_PARTS:  # (noted nothing; an unhashable type fails the part)
+                    continue
+            except TypeError:
+                continue
+            t = value.get("time")
+            if type(t) is dict:
+                stamps.append(t.get("start"))
+            if ptype == "tool":
+                state = value.get("state")
+                st = state.get("time") if type(state) is dict else None
+                if type(st) is dict:
+                    stamps.append(st.get("start"))
+                    if state.get("status") in ("completed", "error"):
+                        stamps.append(st.get("end"))
+        _note_extremes(parser, stamps)
+        return parser.session()
+    except sqlite3.Error as exc:
+        raise ReaderError(f"cannot read database {path}: {exc}") from exc
+    finally:
+        con.close()
+
+
+def _row_value(data: Any) -> dict | None:
+    """A row's `data` as `_feed_row` reads it, when that is a JSON object."""
+    data = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else (data or b"")
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return value if type(value) is dict else None
+
+
+def _note_extremes(parser: OpenCodeParser, stamps: list[Any]) -> None:
+    """`parser.note_time` of each of `stamps` (what it keeps: the earliest and latest), with
+    epoch numbers compared as numbers: only the earliest and latest are made times (one that
+    is not a time, out of range, is passed over as `note_time` passes it)."""
+    numbers: list[tuple[float, Any]] = []
+    for v in stamps:
+        if type(v) is int or type(v) is float:
+            if v > 0:  # (as `parse_timestamp` reads epoch seconds or milliseconds)
+                numbers.append((v / 1000.0 if v > 1e11 else float(v), v))
+        elif v is not None:
+            parser.note_time(v)
+    if not numbers:
+        return
+    numbers.sort(key=lambda n: n[0])
+    for _, v in numbers:
+        if parser.note_time(v) is not None:
+            break
+    for _, v in reversed(numbers):
+        if parser.note_time(v) is not None:
+            break
+
+
+def _session_parser(adapter: OpenCodeAdapter, path: str, row: dict) -> OpenCodeParser:
+    """A parser fed a session row (its id, project, title, parent and times)."""
     parser = adapter.parser(path)
     info = {"id": row.get("id"), "directory": row.get("directory"), "title": row.get("title"),
             "parentID": row.get("parent_id"),
             "time": {"created": row.get("time_created"), "updated": row.get("time_updated")}}
     parser.feed(ParsedLine(RawLine(0, 1, b""), ({"_session": info},)))
+    return parser
+
+
+def _db_session(adapter: OpenCodeAdapter, con: sqlite3.Connection, path: str, row: dict) -> LoadedSession:
+    parser = _session_parser(adapter, path, row)
     sid = row.get("id")
     line = 1
     parts: dict[str, list[sqlite3.Row]] = {}
