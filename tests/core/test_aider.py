@@ -298,3 +298,18 @@ def test_a_big_history_is_dated_by_its_last_complete_header_in_the_tail(tmp_path
     assert meta.first_timestamp == meta.last_timestamp
     assert meta.first_timestamp.strftime("%Y-%m-%d %H:%M:%S") == "2026-01-02 11:00:00"
     assert s.first_timestamp.strftime("%d %H") == "04 13"  # (the full parse reads the last line too)
+
+
+def test_a_history_is_sniffed_as_aiders_first_and_as_in_order(tmp_path: Path) -> None:
+    """A chat history's name hints Aider's sniffer; sniffing in order picks the same adapter and
+    the same listing (a file of that name that is not a history is still no one's)."""
+    from sessionscope.core.read.adapters.base import Registry
+
+    in_order = Registry(default_registry().adapters)
+    in_order._hinting = []
+    other = tmp_path / ".aider.chat.history.md"
+    other.write_text("not a history\n")
+    for path in (HISTORY, other, *([REAL] if REAL.exists() else [])):
+        assert REG.likely(str(path)) is REG.by_name("aider")
+        assert getattr(REG.sniff(str(path)), "name", None) == getattr(in_order.sniff(str(path)), "name", None)
+        assert quick_meta(str(path), REG) == quick_meta(str(path), in_order)

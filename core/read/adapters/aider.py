@@ -72,6 +72,10 @@ class AiderAdapter(Adapter):
         self.project_files = history_names()
         self.suffixes = tuple(dict.fromkeys((*type(self).suffixes, *self.project_files)))
 
+    def likely(self, path: str) -> bool:
+        """A chat history's name (no other adapter reads one: its sniffer is asked first)."""
+        return path.endswith(self.suffixes)
+
     def sniff(self, path: str, head: bytes) -> bool:
         return _SNIFF.match(head) is not None
 
