@@ -280,3 +280,36 @@ def test_the_session_id_is_a_uuid5_of_the_real_path(tmp_path: Path) -> None:
     assert quick_meta(str(via), REG).session_id == load(via)[-1].session.id
     for name in ("x", "aider:/é\n# aider chat started at 2026-01-01 10:00:00\n3", ""):
         assert _session_id(name, "h") == str(uuid.uuid5(uuid.NAMESPACE_URL, f"aider:{name}\nh"))
+
+
+def test_a_big_history_is_dated_by_its_last_complete_header_in_the_tail(tmp_path: Path) -> None:
+    """Over 128 KB (read by its ends): the newest session's start is guessed from the last
+    complete line of the tail that reads as a header (a look-alike, an unterminated last line
+    and the cut first line of the window are not)."""
+    target = tmp_path / ".aider.chat.history.md"
+    filler = "".join(f"#### ask {i}\n\nreply line {i}\n\n" for i in range(6000))
+    target.write_text("# aider chat started at 2026-01-01 10:00:00\n\n" + filler
+                      + "# aider chat started at 2026-01-02 11:00:00\n\n#### last one\n\nok\n"
+                      + "# aider chat started at 2026-01-03 12:00:00 look-alike\n"
+                      + "# aider chat started at 2026-01-04 13:00:00  ")  # (unterminated)
+    meta = quick_meta(str(target), REG)
+    s = load(target)[-1].session
+    assert not meta.whole and meta.unsure == {"session_id", "title", "first_timestamp", "last_timestamp"}
+    assert meta.first_timestamp == meta.last_timestamp
+    assert meta.first_timestamp.strftime("%Y-%m-%d %H:%M:%S") == "2026-01-02 11:00:00"
+    assert s.first_timestamp.strftime("%d %H") == "04 13"  # (the full parse reads the last line too)
+
+
+def test_a_history_is_sniffed_as_aiders_first_and_as_in_order(tmp_path: Path) -> None:
+    """A chat history's name hints Aider's sniffer; sniffing in order picks the same adapter and
+    the same listing (a file of that name that is not a history is still no one's)."""
+    from sessionscope.core.read.adapters.base import Registry
+
+    in_order = Registry(default_registry().adapters)
+    in_order._hinting = []
+    other = tmp_path / ".aider.chat.history.md"
+    other.write_text("not a history\n")
+    for path in (HISTORY, other, *([REAL] if REAL.exists() else [])):
+        assert REG.likely(str(path)) is REG.by_name("aider")
+        assert getattr(REG.sniff(str(path)), "name", None) == getattr(in_order.sniff(str(path)), "name", None)
+        assert quick_meta(str(path), REG) == quick_meta(str(path), in_order)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -564,3 +565,25 @@ def test_corpus_file_with_an_odd_first_record_still_reads(path: Path, tmp_path: 
     first = [e for e in after[0].entries if e.locator.line == 1]
     assert [(e.kind, e.raw_type) for e in first] == [(EntryKind.UNKNOWN, "session-settings")]
     assert after[0].account.lines == before[0].account.lines + 1 and after[0].account.holds()
+
+
+@pytest.mark.parametrize(("meta", "want"), [
+    (b'{"agentType":"Explore","spawnDepth":1}', "Explore"), (b'{"agentType":""}', None), (b"[1]", None),
+    (b"not json", None), (b"", None), (b'{"agentType":"Plan","pad":"' + b"x" * 70000 + b'"}', None), (b'{"agentType":"Plan"}' + b" " * 70000, "Plan"),
+    ("dir", None), ("fifo", None), (None, None),
+], ids=lambda v: v[:20] if isinstance(v, bytes) else str(v))
+def test_a_subagent_type_comes_from_its_meta_json_file_only(tmp_path: Path, meta: Any, want: str | None) -> None:
+    """`agentType` of the `agent-<id>.meta.json` beside a subagent file (its first 64 KB, JSON);
+    none from a missing, empty, malformed, non-regular (never waited on) or oversized file."""
+    from sessionscope.core.read.adapters.claude import _agent_type
+
+    path = tmp_path / "agent-a1.jsonl"
+    target = tmp_path / "agent-a1.meta.json"
+    if meta == "dir":
+        target.mkdir()
+    elif meta == "fifo":
+        os.mkfifo(target)
+    elif meta is not None:
+        target.write_bytes(meta)
+    assert _agent_type(str(path)) == want
+    assert _agent_type(str(tmp_path / "agent-a1.json")) is None

@@ -72,6 +72,10 @@ class AiderAdapter(Adapter):
         self.project_files = history_names()
         self.suffixes = tuple(dict.fromkeys((*type(self).suffixes, *self.project_files)))
 
+    def likely(self, path: str) -> bool:
+        """A chat history's name (no other adapter reads one: its sniffer is asked first)."""
+        return path.endswith(self.suffixes)
+
     def sniff(self, path: str, head: bytes) -> bool:
         return _SNIFF.match(head) is not None
 
@@ -107,11 +111,18 @@ class AiderAdapter(Adapter):
                                  first_timestamp=s.first_timestamp, last_timestamp=s.last_timestamp)
             return ends.meta(self, (), kind=SessionKind.MAIN, project=project)
         start = None
-        for piece in ends.tail_pieces():
-            m = _HEADER.match(ends.tail.buf[piece[0]:piece[1]].decode("utf-8", "replace").rstrip("\r"))
+        buf = ends.tail.buf
+        stop = len(buf)
+        # the last complete line of the tail that reads as a header (found from the end by a
+        # search for its mark, not line by line: the first line of the window is cut, and an
+        # unterminated last line is not complete)
+        while (at := buf.rfind(b"\n" + _MARK, 0, stop)) >= 0:
+            end = buf.find(b"\n", at + 1)
+            m = _HEADER.match(buf[at + 1:end].decode("utf-8", "replace").rstrip("\r")) if end >= 0 else None
             if m:
                 start = _local(m.group(1))
                 break
+            stop = at
         unsure = set(FIELDS) - {"project", "kind"}
         return ends.meta(self, unsure, kind=SessionKind.MAIN, project=project, first_timestamp=start,
                          last_timestamp=start)

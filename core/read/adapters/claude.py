@@ -38,6 +38,7 @@ from array import array
 import json
 import os
 import re
+import stat
 from bisect import bisect_left
 from dataclasses import field, replace
 from datetime import datetime, timezone
@@ -1441,14 +1442,27 @@ def _size_of(path: str) -> int:
 
 def _agent_type(path: str) -> str | None:
     """`agentType` from the 2.1.x `agent-<id>.meta.json` next to a subagent file."""
-    meta = path[: -len(".jsonl")] + ".meta.json" if path.endswith(".jsonl") else None
-    if not meta or not os.path.isfile(meta):
+    if not path.endswith(".jsonl"):
+        return None
+    # (one descriptor, no file object: a listing asks this of every subagent file; a missing,
+    # non-regular or unreadable file has none, and a FIFO is never waited on)
+    try:
+        fd = os.open(path[: -len(".jsonl")] + ".meta.json", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
         return None
     try:
-        with open(meta, "rb") as fh:
-            value = orjson.loads(fh.read(65536))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        want = min(st.st_size, 65536)
+        data = os.read(fd, 65536)
+        while len(data) < want and (more := os.read(fd, 65536 - len(data))):  # (a short read)
+            data += more
+        value = orjson.loads(data)
     except (OSError, orjson.JSONDecodeError):
         return None
+    finally:
+        os.close(fd)
     return _s(value.get("agentType")) if isinstance(value, dict) else None
 
 
