@@ -23,3 +23,32 @@ them):
                --json and the MCP server; above brief/ (the caller's project is scoped as the
                brief's retrieval scopes it)
 """
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+
+class _InspectOnUse(ModuleType):
+    """What `dataclasses` sees as `inspect` when the core imports it first (below): the real
+    module, imported when an attribute of it is first asked for.
+
+    Why: `dataclasses` imports `inspect` (and with it ast, dis, tokenize, ...: ~6 ms of every
+    command, ~250 KB of source compiled where bytecode cannot be written) only to write the
+    docstring of a class that has none, from `inspect.signature`; `record` (records.py) gives
+    such a class its docstring itself, so a command that defines records never needs it. Here,
+    before any module of the core imports `dataclasses`."""
+
+    def __getattr__(self, name: str) -> Any:
+        import inspect
+
+        return getattr(inspect, name)
+
+
+if "dataclasses" not in sys.modules and "inspect" not in sys.modules:
+    sys.modules["inspect"] = _InspectOnUse("inspect")
+    try:
+        import dataclasses  # noqa: F401
+    finally:
+        del sys.modules["inspect"]  # (an `import inspect` from now on imports the real one)

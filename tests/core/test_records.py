@@ -136,3 +136,31 @@ def test_record_refuses_the_options_it_does_not_make() -> None:
         record(eq=False)
     with pytest.raises(FrozenInstanceError):
         RECORD["Frozen"](1).a = 2
+
+
+def test_records_do_not_import_inspect_and_dataclasses_still_reach_it() -> None:
+    """The core (core/__init__.py) imports `dataclasses` with `inspect` put off until first used
+    (`_InspectOnUse`): defining records imports no inspect (nor ast, dis, tokenize), and a plain
+    dataclass without a docstring still gets the one `inspect.signature` writes."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        from sessionscope.core.records import record
+        @record(frozen=True)
+        class R:
+            x: int
+        print(sorted(m for m in ("inspect", "ast", "dis", "tokenize") if m in sys.modules))
+        import dataclasses
+        @dataclasses.dataclass
+        class A:
+            x: int
+            y: str = "a"
+        print(A.__doc__, R(1) == R(1))
+        import inspect
+        print(type(inspect).__name__, inspect.signature(A))
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "A(x: int, y: str = 'a') True", "module (x: int, y: str = 'a') -> None"]
