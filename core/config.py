@@ -59,14 +59,16 @@ class Config:
 
 def config_path() -> Path:
     env = os.environ.get
-    return _config_path(env("SESSIONSCOPE_CONFIG"), env("XDG_CONFIG_HOME"), env("HOME"), env("APPDATA"),
-                        env("LOCALAPPDATA"), env("USERPROFILE"))
+    if os.name == "nt":  # pragma: no cover - Windows
+        return _config_path(env("SESSIONSCOPE_CONFIG"), env("APPDATA"), env("LOCALAPPDATA"), env("USERPROFILE"))
+    return _config_path(env("SESSIONSCOPE_CONFIG"), env("XDG_CONFIG_HOME"), env("HOME"))
 
 
 @lru_cache(maxsize=8)
 def _config_path(explicit: str | None, *where: str | None) -> Path:
     """The config's path, by the variables that decide it (`where`: those `platformdirs` and
-    `expanduser` read; resolving it costs 9 us, and a listing asks for it once per Gemini chat)."""
+    `expanduser` read on this system; resolving it costs 9 us, and a listing asks for it once
+    per Gemini chat)."""
     if explicit:
         return Path(explicit).expanduser()
     from platformdirs import user_config_dir

@@ -90,3 +90,19 @@ def test_memory_dirs_are_folders_with_home_expanded(tmp_path: Path, monkeypatch:
     assert cfg.memory_dirs == () and "'memory_dirs' must be a list of folders" in cfg.warnings[0]
     cfg = load(tmp_path, 'memory_dirs = ["/a\\u0000b", "/srv/memory"]\n')
     assert cfg.memory_dirs == ("/srv/memory",) and "'memory_dirs' entry" in cfg.warnings[0]
+
+
+def test_the_config_path_follows_the_variables_that_name_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(config_path is memoised by those variables: a change of any is a new path.)"""
+    from sessionscope.core.config import config_path
+
+    monkeypatch.delenv("SESSIONSCOPE_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "a"))
+    assert config_path() == tmp_path / "a" / "sessionscope" / "config.toml"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "b"))
+    assert config_path() == tmp_path / "b" / "sessionscope" / "config.toml"
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert config_path() == tmp_path / "home" / ".config" / "sessionscope" / "config.toml"
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", "~/mine.toml")
+    assert config_path() == tmp_path / "home" / "mine.toml"

@@ -137,6 +137,8 @@ def test_project_named_by_the_registry_by_a_known_project_else_the_hash(tmp_path
     (tmp_path / "cfg.toml").write_text(f'project_roots = ["{tmp_path / "code"}"]\n')
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))
     assert load(path).session.project == str(proj)
+    (tmp_path / "cfg.toml").write_text("project_roots = []\n")  # (the config read again once changed)
+    assert load(path).session.project == meta["projectHash"]
 
 
 def test_library_names_a_hash_by_another_agents_project(tmp_path: Path, monkeypatch) -> None:
