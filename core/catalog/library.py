@@ -25,7 +25,7 @@ from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
-from .keys import AGENT, ID, KIND, PROJECT, Key, Keys, WarmKeys, keys_of
+from .keys import AGENT, ID, PROJECT, Key, Keys, WarmKeys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed
 from .warm import WarmRows
@@ -956,9 +956,9 @@ class Library:
         return list(self._sessions)
 
     def short_ids(self, ids: Sequence[str]) -> dict[str, str]:
-        """Each of `ids` (sessions of this library) as a table prints it: core/format.py's
-        `short_ids` over every session's id; after a warm scan, from what it kept of the
-        listing's first sessions when it has them all (no key read)."""
+        """Each of `ids` as a table prints it: core/format.py's `short_ids` over every session's
+        id (and `ids`); after a warm scan without reading every key: from what it kept of the
+        listing's first sessions when they are all of `ids`, else from every id's head it kept."""
         from ..format import short_among, short_ids
 
         if self._keys is not None:
