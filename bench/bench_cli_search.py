@@ -17,7 +17,7 @@ contain a `sessionscope` package (a symlink to a checkout works: `ln -s ../other
 it is run with DIR first on PYTHONPATH, against the same catalog and index.
 
 Targets (issue 15): at least 2x faster than rg at 1 GB / 2,000 files for words and substrings
-(at least 10x at 10 GB / 20,000 files).
+(at least 10x at 10 GB / 20,000 files: the verdict printed uses 10x for a corpus of 10 GB or more).
 
 The floor no search command can go under, timed in the same rounds and modes: `python -c pass`,
 and `python -c` importing tantivy and opening the warm index (`tantivy.Index.open`), with rg's
@@ -46,7 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_corpus  # noqa: E402
 from bench_mcp import LAUNCH, environment, queries  # noqa: E402
 
-TARGET_RATIO = 2.0
+TARGET_RATIO = 2.0  # at 1 GB / 2,000 files
+TARGET_RATIO_10G = 10.0  # at 10 GB / 20,000 files: a corpus of 10 GB or more is judged by it
+
+
+def target_ratio(total_bytes: int) -> float:
+    """Issue 15's ratio to rg for a corpus of this size."""
+    return TARGET_RATIO_10G if total_bytes >= 10 * 10**9 else TARGET_RATIO
 #: the floor of any search command: Python, tantivy imported, the index opened
 FLOOR_OPEN = "import sys, tantivy; tantivy.Index.open(sys.argv[1]).searcher()"
 
@@ -142,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
                         mode = "bytecode" if bytecode else "no bytecode"
                         seconds, cpu = _timed(_search_cmd(root, term), _env(env, first, bytecode, scratch))
                         rows.setdefault((name, cls, mode), []).append((seconds, os.getloadavg()[0], cpu))
+    target = target_ratio(corpus.total_bytes)
     result: dict[str, Any] = {"corpus": {"files": a.files, "size_mb": a.size_mb, "bytes": corpus.total_bytes,
-                                         "path": str(root)},
+                                         "path": str(root)}, "target_ratio": target,
                               "terms": terms, "cold_first_call_s": round(cold, 2), "rounds": a.rounds, "figures": []}
     for (name, cls, mode), samples in rows.items():
         secs = [s for s, _, _ in samples]
@@ -170,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         load = f"{f['load_min']}-{f['load_max']}"
         verdict = ""
         if f["who"].startswith("sessionscope"):
-            verdict = "  target met" if f["rg_over_this"] >= TARGET_RATIO else f"  target {TARGET_RATIO}x: missed"
+            verdict = f"  target {target:g}x: met" if f["rg_over_this"] >= target else f"  target {target:g}x: missed"
         print(f"{f['who']:<32} {f['class']:<10} {f['mode']:<12} {f['median_ms']:>10.1f} {span:>15} "
               f"{f['cpu_median_ms']:>8.1f} {load:>11} {f['rg_over_this']:>7.2f}x{verdict}")
     return 0

@@ -27,3 +27,12 @@ def test_the_bench_reports_each_class_and_mode_beside_rg(tmp_path: Path) -> None
             assert ("sessionscope search (this)", cls, mode) in seen
             assert ("floor: python -c pass", cls, mode) in seen and ("floor: python + tantivy + open", cls, mode) in seen
     assert all(f["median_ms"] > 0 and f["rg_over_this"] > 0 and f["cpu_median_ms"] > 0 for f in result["figures"])
+    assert result["target_ratio"] == 2.0  # (a small corpus: the 1 GB target)
+
+
+def test_a_corpus_of_10_gb_is_judged_by_the_10x_target() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_cli_search import target_ratio
+
+    assert target_ratio(1_075_000_000) == 2.0 and target_ratio(9_999_999_999) == 2.0
+    assert target_ratio(10_750_000_000) == 10.0
