@@ -213,6 +213,11 @@ def parse_timestamp(value: Any) -> datetime | None:
             ts = None
         if ts is not None and ts.tzinfo is not None:
             return ts
+    return _parse_timestamp(value)
+
+
+def _parse_timestamp(value: Any) -> datetime | None:
+    """`parse_timestamp` the long way: any form it takes."""
     try:
         if isinstance(value, str) and value:
             v = value.strip()

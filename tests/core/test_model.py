@@ -7,26 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessionscope.core.model import parse_timestamp
-
-
-def _long_way(value: Any) -> datetime | None:
-    """`parse_timestamp` without its fast path for the usual `...Z` form (as it was written)."""
-    try:
-        if isinstance(value, str) and value:
-            v = value.strip()
-            if v.endswith("Z"):
-                v = v[:-1] + "+00:00"
-            ts = datetime.fromisoformat(v)
-            if ts.tzinfo is None:
-                ts = ts.replace(tzinfo=timezone.utc)
-            return ts
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            seconds = value / 1000.0 if value > 1e11 else float(value)
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
+from sessionscope.core.model import _parse_timestamp as _long_way, parse_timestamp
 
 
 _USUAL = "2026-02-19T17:16:55.644Z"
