@@ -155,9 +155,13 @@ class Ends:
 def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
     """The time of the last record that has one (`stamp(value)`; None: the value has none that
     counts), read from the end backward; None when the tail shows none."""
-    values_of = ends.tail.values
-    for piece in ends.tail_pieces():
-        values = values_of(piece)
+    return last_stamp_of(ends.tail_values_backward(), stamp)
+
+
+def last_stamp_of(tail_values: Iterable[tuple[Any, ...] | None],
+                  stamp: Callable[[Any], datetime | None]) -> datetime | None:
+    """`last_stamp` of the tail's lines' values from the end backward."""
+    for values in tail_values:
         if values:
             for value in reversed(values) if len(values) > 1 else values:
                 ts = stamp(value)

@@ -75,9 +75,18 @@ def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
         return QuickMeta(path, 0, ht.mtime, error="empty file")
     narrow = window is not None and ht.tail is not ht.head and len(ht.head) == window
     # The format the path names may answer for the usual head itself (`Adapter.quick_lane`).
+    # Its answer from a narrow head is the full one's (the contract below), so a lane that does
+    # not answer from one is asked again of the full windows, before the general way is.
     lane = likely.quick_lane if likely is not None else None
     if lane is not None:
         meta = lane(path, ht, window if narrow else nbytes, narrow)  # type: ignore[arg-type]
+        if meta is None and narrow:
+            try:
+                ht = read_head_tail(path, nbytes)
+            except ReaderError as exc:
+                return QuickMeta(path, error=str(exc))
+            narrow = False
+            meta = lane(path, ht, nbytes, False)
         if meta is not None:
             return meta
     if narrow:

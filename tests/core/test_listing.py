@@ -551,7 +551,7 @@ def general_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
 
 
 def test_the_claude_and_codex_lanes_are_there() -> None:
-    assert {"claude-code"} <= {a.name for a in LANES}
+    assert {"claude-code", "codex"} <= {a.name for a in LANES}
 
 
 def test_real_fixture_and_generated_files_list_alike_in_their_lane(demo: list[Path],
@@ -642,3 +642,47 @@ def test_a_lane_takes_only_the_files_its_sniffer_does(tmp_path: Path) -> None:
                        [claude("user", 0, "hi", minute=0), other, other, claude("user", 1, "hi", minute=1)])
     meta = quick_meta(path, REGISTRY)
     assert meta == general_meta(path) and meta.format != "claude-code"
+
+
+def _codex(kind: str, payload: dict, minute: int) -> dict:
+    return {"timestamp": iso(minute), "type": kind, "payload": payload}
+
+
+_SID = "0199a5c3-1b2c-7d3e-8f40-123456789abc"
+_CODEX_LINES: list[Any] = [
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "originator": "codex_cli_rs"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "originator": "codex_exec"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "source": "subagent"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0)}, 0),
+    {"id": _SID, "timestamp": iso(0), "instructions": "be brief"},
+    _codex("event_msg", {"type": "user_message", "message": "fix the cart", "images": []}, 1),
+    _codex("event_msg", {"type": "user_message", "message": "   "}, 2),
+    _codex("event_msg", {"type": "user_message", "message": "<environment_context>x</environment_context>"}, 3),
+    _codex("event_msg", {"type": "user_message", "message": "injected", "kind": "environment"}, 4),
+    _codex("event_msg", {"type": "item_completed", "item": {"type": "UserMessage", "content": [{"type": "text", "text": "an item prompt"}]}}, 5),
+    _codex("event_msg", {"type": "agent_message", "message": "done"}, 6),
+    _codex("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "item prompt"}]}, 7),
+    _codex("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}, 8),
+    _codex("turn_context", {"cwd": "/from/turn", "model": "m"}, 9),
+    {**_codex("event_msg", {"type": "agent_message", "message": "no time"}, 10), "timestamp": None},
+    {"type": "event_msg", "payload": {"type": "agent_message", "message": "unwrapped"}},
+    {"source_plugin": "x", "session_id": "s", "agent_id": "a"},
+    b"{not json", b"[1, 2]", b'"text"', b"", b"   ", b'{"timestamp":"2026-03-01T10:11:00.000Z"}{"a":1}',
+]
+_CODEX_NAMES = [f"rollout-2026-03-01T10-00-00-{_SID}.jsonl", "rollout-notes.jsonl"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.one_of(st.integers(0, 2), st.integers(0, len(_CODEX_LINES) - 1)), picks=st.lists(st.integers(0, len(_CODEX_LINES) - 1), max_size=10),
+       name=st.sampled_from(_CODEX_NAMES), pad=st.lists(st.integers(0, 40_000), max_size=3),
+       end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"timest']), bom=st.booleans(), nbytes=st.sampled_from(LANE_WINDOWS))
+def test_codex_files_of_any_lines_list_alike_in_their_lane(tmp_path: Path, first: int, picks: list[int], name: str,
+                                                          pad: list[int], end: bytes, bom: bool, nbytes: int) -> None:
+    """As for Claude Code: any lines after any first line, some padded long, any end."""
+    lines = [_line(_CODEX_LINES[i]) for i in [first, *picks]]
+    for k, n in enumerate(pad):
+        lines.insert(1 + k * 3 % len(lines), orjson.dumps(_codex("event_msg", {"type": "agent_message", "message": "p" * n}, 40 + k)))
+    path = tmp_path / "sessions" / "2026" / "03" / "01" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
+    assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)
