@@ -316,26 +316,26 @@ def loads_values(line: bytes) -> tuple[Any, ...] | None:
         return parsed.values if parsed.ok else None
 
 
-def line_values(line: bytes) -> tuple[Any, ...] | None:
+def line_values(line: bytes | memoryview) -> tuple[Any, ...] | None:
     """`Lines.values` of a piece holding `line` (without a `Lines`: a format's quick lane reads
-    its few lines straight from the buffer, `Adapter.quick_lane`)."""
+    its few lines straight from the buffer, `Adapter.quick_lane`; a view of it is not copied)."""
     if not line:
         return ()
     try:
         return (_loads(line),)
     except _DecodeError:
-        return loads_values(line)
+        return loads_values(bytes(line))
 
 
 def head_values_from(buf: bytes, pos: int, whole: bool, ran_out: list[bool]) -> Iterator[tuple[Any, ...] | None]:
     """`Ends.head_values` of a head buffer `buf` (the whole file when `whole`) from the line that
     starts at `pos` on, without a `Lines`; `ran_out[0]` is set when they are all read."""
-    find, n = buf.find, len(buf)
+    find, n, view = buf.find, len(buf), memoryview(buf)
     while (nl := find(b"\n", pos)) >= 0:
-        yield line_values(buf[pos:nl])
+        yield line_values(view[pos:nl])
         pos = nl + 1
     if whole and pos < n:  # the file's unterminated end, when it parses (`Ends._last_counts`)
-        values = line_values(buf[pos:])
+        values = line_values(view[pos:])
         if values is not None:
             yield values
     ran_out[0] = True
@@ -346,10 +346,10 @@ def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:
     a `Lines`."""
     first = 3 if buf[:3] == _BOM else 0
     least = -1 if whole else first  # (a tail window's first piece starts mid-line: left out)
-    rfind, end = buf.rfind, len(buf)
+    rfind, end, view = buf.rfind, len(buf), memoryview(buf)
     start = rfind(b"\n", first, end) + 1 or first
     if start > least and start < end:  # what follows the last newline: the unterminated end
-        values = line_values(buf[start:end])
+        values = line_values(view[start:end])
         if values is not None:
             yield values
     end = start - 1
@@ -357,7 +357,7 @@ def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:
         start = rfind(b"\n", first, end) + 1 or first
         if start <= least:
             return
-        yield line_values(buf[start:end])
+        yield line_values(view[start:end])
         end = start - 1
 
 

@@ -1679,7 +1679,8 @@ def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
     if e3 < 0 or e3 + 1 >= nbytes or head[:3] == _BOM:
         return None  # (the sniffers would see other lines than these three)
     try:
-        first = (_loads(head[:e1]), _loads(head[e1 + 1:e2]), _loads(head[e2 + 1:e3]))
+        view = memoryview(head)  # (slices of it are not copied)
+        first = (_loads(view[:e1]), _loads(view[e1 + 1:e2]), _loads(view[e2 + 1:e3]))
     except _DecodeError:
         return None
     claude = other = 0

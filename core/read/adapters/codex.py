@@ -189,7 +189,8 @@ class CodexAdapter(ResumingAdapter):
             return None
         if e1 >= nbytes:
             return None  # (the sniffer would not see the first line whole)
-        values = line_values(head[:e1])
+        view = memoryview(head)  # (slices of it are not copied)
+        values = line_values(view[:e1])
         first = values[0] if values else None
         if type(first) is not dict or not (_is_wrapped(first) or _is_bare_header(first)):
             return None  # (`sniff` on the first line; what else it tries, the listing asks)
@@ -203,7 +204,7 @@ class CodexAdapter(ResumingAdapter):
             if nl < 0:
                 return None  # (none in the head: the parser reads it all, the general way)
             if _may_title(head, (pos, nl)):
-                for value in line_values(head[pos:nl]) or ():
+                for value in line_values(view[pos:nl]) or ():
                     title = _prompt_event(value)
                     if title is not None:
                         break
