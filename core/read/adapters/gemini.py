@@ -214,19 +214,24 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
     pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
     out: list[tuple[Any, ...]] = []
     begin = pos
+    updated = _UPDATED
     while True:
-        if fast and dollar >= 0 and (esc < 0 or dollar < esc):
-            # (a line as Gemini writes it: its `$` follows the newline before it and `{"`)
-            if starts(_UPDATED, dollar - 3):
-                # (compact, or spaced as `json.dumps` writes it: `{` or a space after `:`)
+        if fast:
+            # A run of lines as Gemini writes a patch of `lastUpdated` alone, up to the next
+            # escape: the line's `$` follows the newline before it and `{"` (compact, or spaced
+            # as `json.dumps` writes it: `{` or a space after the colon). (One loop of few steps:
+            # a chat holds one such line a message. A `$` at -1, none left, fails the test.)
+            last, stop = -1, esc if esc >= 0 else n
+            while dollar < stop and starts(updated, dollar - 3):
                 q = find(b'"', dollar + 22 if buf[dollar + 6] == 123 else dollar + 24)
-                if starts(b'"}}\n', q) or q + 3 == n and starts(b'"}}', q):
-                    pending = (dollar - 2, q + 3)
-                    pos = q + 4
-                    dollar = find(b"$", pos)
-                    if 0 <= esc < pos:
-                        esc = find(escaped, pos)
-                    continue
+                if not starts(b'"}}\n', q) and (q + 3 != n or not starts(b'"}}', q)):
+                    break
+                last, pos = dollar, q + 4
+                dollar = find(b"$", pos)
+            if last >= 0:
+                pending = (last - 2, pos - 1)
+                if 0 <= esc < pos:
+                    esc = find(escaped, pos)
         while dollar >= 0 and not starts(b"$set", dollar):
             dollar = find(b"$", dollar + 1)
         hit = dollar if esc < 0 or 0 <= dollar < esc else esc
