@@ -8,6 +8,9 @@ the registry sniff the format from the first lines, and asks that format's adapt
 typically the first three and the last one. A Claude Code or Codex file (a format whose hook
 reads the ends line by line, `Adapter.narrow_ends`) is read with a 16 KB head first, and again
 with the full one only when that head does not hold what the hook looked for: the same answer.
+A format may answer for its usual head itself (`Adapter.quick_lane`, Claude Code's and Codex's:
+the few lines it reads taken straight from the buffers, without the registry's sniff, `Lines`
+and `Ends`), and leaves any other file to the general way, whose answer its own must be.
 
 The contract, tested on real transcripts and the project's fixtures: a field not in
 `QuickMeta.unsure` has the value the full parse of the file gives (`adapter.load(path)[0].session`,
