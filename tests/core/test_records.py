@@ -72,7 +72,39 @@ def _kinds(deco: Callable[..., Any]) -> dict[str, type]:
         a: int = 1
         b: Any = None
 
-    return {c.__name__: c for c in (Plain, Frozen, FrozenSlots, Slots, One, Empty, Own, Child, Keywords)}
+    @deco(slots=True)
+    class Later:  # fields not taken by __init__, set by it
+        a: Any
+        b: Any = None
+        c: Any = field(init=False, default=3)
+        d: list[Any] = field(init=False, default_factory=list)
+
+        def __post_init__(self) -> None:
+            self.d.append(self.c)
+
+    @deco(frozen=True, slots=True)
+    class Posted:
+        a: Any
+        b: Any = None
+        both: Any = field(init=False, default=None)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "both", (self.a, self.b))
+
+    @deco
+    class Selfish:  # a field named self
+        a: Any
+        b: Any = None
+        self: Any = 0
+
+    @deco(frozen=True)
+    class Mixed:  # keyword-only fields, one with a factory
+        a: Any
+        b: Any = field(default=None, kw_only=True)
+        c: list[Any] = field(default_factory=list, kw_only=True)
+
+    return {c.__name__: c for c in (Plain, Frozen, FrozenSlots, Slots, One, Empty, Own, Child, Keywords, Later,
+                                    Posted, Selfish, Mixed)}
 
 
 DATA, RECORD = _kinds(dataclass), _kinds(record)
@@ -164,3 +196,69 @@ def test_records_do_not_import_inspect_and_dataclasses_still_reach_it() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "A(x: int, y: str = 'a') True", "module (x: int, y: str = 'a') -> None"]
+
+
+def test_a_record_has_the_dataclass_signature_before_and_after_its_first_instance() -> None:
+    """`record` compiles `__init__` when the class is first called or its signature first asked
+    for: `inspect.signature` gives dataclass's signature either way."""
+    import inspect
+
+    data, fresh = _kinds(dataclass), _kinds(record)
+    for name in data:
+        assert str(inspect.signature(fresh[name])) == str(inspect.signature(data[name])), name
+        assert str(inspect.signature(RECORD[name])) == str(inspect.signature(data[name])), name
+
+
+def test_defining_a_record_compiles_nothing_and_its_first_instance_compiles_init_once() -> None:
+    """What `record` saves: `dataclass` compiles `__init__`, and for a frozen class `__setattr__`
+    and `__delattr__`, from source at definition (44 compiles in a warm search); a record
+    compiles none there, and its `__init__` once, at its first instance."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        from dataclasses import field
+        from sessionscope.core.records import record
+        compiled = []
+        sys.addaudithook(lambda ev, args: ev == "compile" and compiled.append(args[1]))
+        @record(frozen=True, slots=True)
+        class R:
+            x: int
+            y: list = field(default_factory=list)
+        @record
+        class S:
+            x: int
+        print(len(compiled), R(1) == R(1), R(2).y, len(compiled), S(3).x, len(compiled))
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True", "[]", "1", "3", "2"]
+
+
+def test_frozen_and_not_frozen_records_do_not_mix_as_dataclasses_do_not() -> None:
+    @record(frozen=True)
+    class Base:
+        a: int
+
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen"):
+        @record
+        class Thawed(Base):
+            b: int = 0
+
+    @dataclass(frozen=True)
+    class PlainBase:
+        a: int
+
+    @record(frozen=True)
+    class OnPlain(PlainBase):
+        b: int = 0
+
+    x = OnPlain(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        x.b = 3
+    assert (x.a, x.b) == (1, 2) and x == OnPlain(1, 2)
+    with pytest.raises(TypeError, match="frozen dataclass from a non-frozen"):
+        @record(frozen=True)
+        class Frosted(RECORD["Plain"]):  # type: ignore[misc]
+            e: int = 0
