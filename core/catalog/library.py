@@ -113,6 +113,10 @@ def recency(s: Session) -> datetime:
 
 
 class Library:
+    #: a warm scan may share its files' stats with a forked child (core/catalog/warm.py
+    #: `same_stats(split=True)`): set by a command, whose process runs no other thread
+    split_stats = False
+
     def __init__(
         self,
         roots: list[Root],
@@ -522,7 +526,7 @@ class Library:
         if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
             return None
         paths = warm.unpack_paths(paths_blob)
-        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS):
+        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS, split=self.split_stats):
             return None
         report = ScanReport(roots=list(self.roots), notes=list(cat.messages))
         cat.messages.clear()
