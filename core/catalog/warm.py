@@ -103,9 +103,12 @@ def same_stats(paths: Sequence[str], stored: bytes, fields: int, *, split: bool 
 
 
 def _same(paths: Sequence[str], stored: bytes, fields_of: Callable[[os.stat_result], tuple[int, ...]]) -> bool:
+    # (compared as lists of ints: the stored numbers unpacked at once, the stats' own ints kept;
+    # packing the stats into an array converted each number one call at a time, ~a quarter of the
+    # comparison's instructions at 20,000 files)
     try:
-        return array("q", chain.from_iterable(map(fields_of, map(os.stat, paths)))).tobytes() == stored
-    except (OSError, ValueError, OverflowError):
+        return list(chain.from_iterable(map(fields_of, map(os.stat, paths)))) == unpack_stats(stored).tolist()
+    except (OSError, ValueError):
         return False
 
 
