@@ -63,6 +63,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise CliError(f"search: {exc}") from None
     lib, warnings = open_library(args, scan=False)
     warn(warnings, args)
+    lib.prime_warm()  # (before the index's reader starts its thread: see Library.prime_warm)
     index, _ = open_index(args, lib, scan=True)
     from sessionscope.core.text import masking
 

@@ -116,6 +116,7 @@ class Library:
     #: a warm scan may share its files' stats with a forked child (core/catalog/warm.py
     #: `same_stats(split=True)`): set by a command, whose process runs no other thread
     split_stats = False
+    _primed: ScanReport | bool | None = None  # `prime_warm`'s outcome (False: not warm), until used
 
     def __init__(
         self,
@@ -338,7 +339,7 @@ class Library:
         `lazy` (not with `quick`): the unchanged files' sessions are not decoded; the session
         map is linked from the catalog's keys (core/catalog/keys.py), a session decoded when it
         is asked for (`get`, `find`, `top_level`), all of them when `rows` or the whole map is."""
-        self._partial = False
+        self._partial, self._primed = False, None
         lazy = lazy and not quick
         if lazy:
             warm = self._scan_warm(progress)
@@ -484,9 +485,20 @@ class Library:
 
     def scan_warm(self, progress: ProgressFn | None = None) -> ScanReport | None:
         """`scan(lazy=True)` when the last scan's snapshot shows nothing changed (no walk, no
-        row read); None, with nothing done, when something may have: the caller scans."""
+        row read); None, with nothing done, when something may have: the caller scans. (The
+        outcome of `prime_warm`, when it ran just before and nothing else since.)"""
+        primed, self._primed = self._primed, None
+        if primed is not None and progress is None:
+            return primed if isinstance(primed, ScanReport) else None
         self._partial = False
         return self._scan_warm(progress)
+
+    def prime_warm(self) -> None:
+        """`scan_warm` now, its outcome kept for the next call of it. Why: a command runs it
+        before opening the search index, whose reader starts a thread; with one thread only,
+        the warm scan shares its stats with a forked child (`split_stats`)."""
+        report = self.scan_warm()
+        self._primed = report if report is not None else False
 
     def _scan_warm(self, progress: ProgressFn | None) -> ScanReport | None:
         """A lazy scan's outcome when the last scan of these roots left a snapshot and every
