@@ -121,16 +121,87 @@ def _make_frozen(cls: type, names: tuple[str, ...], slots: bool) -> None:
             cls.__setstate__ = __setstate__  # type: ignore[attr-defined]
 
 
-def _first_init(cls: type, frozen: bool, slots: bool) -> Callable[..., None]:
-    """The `__init__` a class has until it is first called: it compiles the real one
-    (`_init_of`), puts it in its place and runs it."""
+#: calls a record's first `__init__` answers itself (`_bind`) before the real one is compiled
+FIRST_CALLS = 32
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        _real_init(cls, frozen, slots)(self, *args, **kwargs)
+
+def _first_init(cls: type, frozen: bool, slots: bool) -> Callable[..., None]:
+    """The `__init__` a class has until it is compiled: its first FIRST_CALLS calls with the
+    arguments a compiled one takes are answered here (`_bind`: the same fields set in the same
+    order, defaults and factories, `__post_init__`); then, or at once for any other call (its
+    TypeError is the compiled one's), the real `__init__` is compiled (`_init_of`), put in its
+    place and run. A class made a few times in a process (a command) compiles nothing."""
+    plan: Any = None
+    calls = 0
+
+    def __init__(*args: Any, **kwargs: Any) -> None:  # (the instance is args[0]: a field may be named self)
+        nonlocal plan, calls
+        if calls < FIRST_CALLS:
+            calls += 1
+            if plan is None:
+                plan = _plan(cls, slots)
+            if _bind(args[0], plan, frozen, args[1:], kwargs):
+                return
+        _real_init(cls, frozen, slots)(*args, **kwargs)
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     __init__._record = (frozen, slots)  # type: ignore[attr-defined]
     return __init__
+
+
+_GIVEN, _GIVEN_OR_MADE, _MADE, _DEFAULT = range(4)  # how `_bind` sets a field (see `_init_of`)
+
+
+def _plan(cls: type, slots: bool) -> tuple[Any, ...]:
+    """What `_bind` needs of a record: its positional and keyword-only parameters, every
+    parameter's default, how each field is set, in order, and whether `__post_init__` follows."""
+    fields = dataclasses.fields(cls)
+    positional = tuple(f.name for f in fields if f.init and not f.kw_only)
+    defaults: dict[str, Any] = {}
+    steps: list[tuple[str, int, Any]] = []
+    for f in fields:
+        factory = f.default_factory is not dataclasses.MISSING
+        if f.init:
+            defaults[f.name] = _HAS_DEFAULT_FACTORY if factory else f.default
+            steps.append((f.name, _GIVEN_OR_MADE, f.default_factory) if factory else (f.name, _GIVEN, None))
+        elif factory:
+            steps.append((f.name, _MADE, f.default_factory))
+        elif slots and f.default is not dataclasses.MISSING:
+            steps.append((f.name, _DEFAULT, f.default))
+    return positional, defaults, tuple(steps), hasattr(cls, "__post_init__")
+
+
+def _bind(self: Any, plan: tuple[Any, ...], frozen: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """The compiled `__init__`'s work, when `args` and `kwargs` are what it takes; False, with
+    nothing done, when they are not."""
+    positional, defaults, steps, post_init = plan
+    if len(args) > len(positional):
+        return False
+    given = dict(zip(positional, args))
+    for name, value in kwargs.items():
+        if name in given or name not in defaults:
+            return False
+        given[name] = value
+    if len(given) < len(defaults):
+        for name, default in defaults.items():
+            if name not in given:
+                if default is dataclasses.MISSING:
+                    return False
+                given[name] = default
+    put = object.__setattr__ if frozen else setattr
+    for name, how, extra in steps:
+        if how == _GIVEN:
+            put(self, name, given[name])
+        elif how == _GIVEN_OR_MADE:
+            value = given[name]
+            put(self, name, extra() if value is _HAS_DEFAULT_FACTORY else value)
+        elif how == _MADE:
+            put(self, name, extra())
+        else:
+            put(self, name, extra)
+    if post_init:
+        self.__post_init__()
+    return True
 
 
 def _real_init(cls: type, frozen: bool, slots: bool) -> Callable[..., None]:

@@ -143,6 +143,9 @@ def test_a_record_behaves_as_the_dataclass(name: str, a: Any, b: Any, a2: Any, b
             [f.name for f in dataclasses.fields(cls)], getattr(cls, "__match_args__", None),
             dataclasses.asdict(x), "__slots__" in cls.__dict__, cls.__hash__ is None,
             repr(copy.deepcopy(x)).replace(cls.__qualname__, name),
+            # by position; wrong calls: the same TypeError (the qualname the class has when it is raised)
+            *(str(_outcome(call)).replace("_kinds.<locals>.", "").replace(cls.__qualname__, name) for call in (
+                lambda: repr(cls(*_args(name, a, b).values())), lambda: cls(a, a=a), lambda: cls(nope=1))),
         ]
     assert got["record"] == got["dataclass"]
 
@@ -209,10 +212,12 @@ def test_a_record_has_the_dataclass_signature_before_and_after_its_first_instanc
         assert str(inspect.signature(RECORD[name])) == str(inspect.signature(data[name])), name
 
 
-def test_defining_a_record_compiles_nothing_and_its_first_instance_compiles_init_once() -> None:
+def test_defining_a_record_compiles_nothing_and_its_init_only_after_its_first_calls() -> None:
     """What `record` saves: `dataclass` compiles `__init__`, and for a frozen class `__setattr__`
     and `__delattr__`, from source at definition (44 compiles in a warm search); a record
-    compiles none there, and its `__init__` once, at its first instance."""
+    compiles none there; its `__init__` is compiled once, after FIRST_CALLS instances, or at
+    once for a call its first `__init__` does not answer (wrong arguments), or when its
+    signature is asked for."""
     import subprocess
     import sys
 
@@ -229,11 +234,25 @@ def test_defining_a_record_compiles_nothing_and_its_first_instance_compiles_init
         @record
         class S:
             x: int
-        print(len(compiled), R(1) == R(1), R(2).y, len(compiled), S(3).x, len(compiled))
+        @record
+        class T:
+            x: int
+        from sessionscope.core.records import FIRST_CALLS
+        made = [R(i) for i in range(FIRST_CALLS)]
+        print(len(compiled), made[1] == R(1), made[2].y, len(compiled), S(3).x, len(compiled))
+        try:
+            S(1, 2)
+        except TypeError as exc:
+            print("TypeError", len(compiled), str(exc).replace(" ", "_"))
+        import inspect
+        print(inspect.signature(T), len(compiled))
     """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "True", "[]", "1", "3", "2"]
+    assert done.stdout.splitlines() == [
+        "0 True [] 1 3 1",  # (the 33rd R compiled its __init__; one S did not)
+        "TypeError 2 S.__init__()_takes_2_positional_arguments_but_3_were_given",
+        "(x: int) -> None 3"]
 
 
 def test_frozen_and_not_frozen_records_do_not_mix_as_dataclasses_do_not() -> None:
