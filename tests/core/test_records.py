@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import math
 import pickle
+from pathlib import Path
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Callable
 
@@ -281,3 +282,27 @@ def test_frozen_and_not_frozen_records_do_not_mix_as_dataclasses_do_not() -> Non
         @record(frozen=True)
         class Frosted(RECORD["Plain"]):  # type: ignore[misc]
             e: int = 0
+
+
+def test_the_core_imports_pathlib_without_urllib_parse_which_as_uri_still_gets(tmp_path: Path) -> None:
+    """core/__init__.py imports `pathlib` with `urllib.parse` (and ipaddress) put off until
+    `Path.as_uri` is first called; any later `import urllib.parse` is the real module. (Run with
+    -S and the package by a link, as a plain install finds it: the test venv's editable-install
+    finder imports pathlib itself at start.)"""
+    import subprocess
+    import sys
+
+    (tmp_path / "sessionscope").symlink_to(Path(__file__).resolve().parents[2])
+    code = """if True:
+        import sys
+        import sessionscope.core
+        print(sorted(m for m in ("urllib.parse", "ipaddress") if m in sys.modules), "pathlib" in sys.modules)
+        import pathlib
+        print(pathlib.Path("/a b").as_uri(), pathlib.PurePosixPath("/x").as_uri())
+        import urllib.parse
+        print(type(urllib.parse).__name__, urllib.parse.urlsplit("http://h/p").path)
+    """
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[] True", "file:///a%20b file:///x", "module /p"]
