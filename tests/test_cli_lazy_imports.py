@@ -16,7 +16,7 @@ from sessionscope.core.demo import generate_demo
 #: modules a warm command of this kind does not use (each was imported by it once)
 NOT_FOR_SEARCH = ("sessionscope.core.secrets", "sessionscope.core.search.scan", "shutil", "hashlib", "logging",
                   "rich", "textwrap", "sessionscope.core.read.jsonl", "sessionscope.core.read.adapters.base",
-                  "inspect")
+                  "inspect", "orjson", "uuid", "platform")
 NOT_FOR_READ = ("sessionscope.core.secrets", "logging", "rich", "textwrap", "hashlib", "shutil", "inspect")
 NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table")
 

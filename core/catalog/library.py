@@ -12,6 +12,7 @@ give way to the parsed sessions as the scan reads their files.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from bisect import bisect_left
@@ -19,8 +20,7 @@ from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
 
-import orjson
-
+from ..onuse import orjson
 from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
@@ -523,8 +523,8 @@ class Library:
             return None
         (paths_blob, stats_blob, folders_blob, fstats_blob, data_blob), token = found
         try:
-            data = orjson.loads(data_blob)
-        except orjson.JSONDecodeError:
+            data = json.loads(data_blob)  # (~60 KB: json, not orjson; core/onuse.py)
+        except ValueError:
             return None
         if data["zstd"] and _zstd_installed():
             return None  # (files not read for want of zstandard, which is there now: read them)
@@ -1132,7 +1132,7 @@ def _carry_blob(carry: object) -> bytes | None:
     """A carried state as the catalog stores it (bytes as they are, else JSON)."""
     if carry is None or isinstance(carry, bytes):
         return carry
-    import orjson
+    from ..onuse import orjson
 
     return orjson.dumps(carry)
 

@@ -18,13 +18,14 @@ adding, removing or renaming an entry changes both.
 """
 from __future__ import annotations
 
+import json  # (the few small documents of a warm command: core/onuse.py)
 import os
 from array import array
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Iterator, MutableMapping, Sequence
 
-import orjson
+from ..onuse import orjson
 
 #: bump when what is stored changes: an older snapshot is then never used (and replaced).
 #: 2: the keys apart (the catalog's `scan_parts`), the listing's head in the data; 3: the ids' heads.
@@ -38,8 +39,8 @@ def signature(roots: Iterable[Any], suffixes: Sequence[str]) -> str:
     given, its walk limit, shallow, source), the names looked for, and who reads (a file's
     readability follows from its stat and the reader's ids)."""
     ids = (os.geteuid(), sorted({os.getegid(), *os.getgroups()})) if os.name == "posix" else None
-    return orjson.dumps([VERSION, ids, sorted(suffixes), [
-        [r.path, r.origin, r.explicit, r.max_folders, r.shallow, r.source] for r in roots]]).decode()
+    return json.dumps([VERSION, ids, sorted(suffixes), [
+        [r.path, r.origin, r.explicit, r.max_folders, r.shallow, r.source] for r in roots]], separators=(",", ":"))
 
 
 def pack_paths(paths: Sequence[str]) -> bytes:
@@ -266,7 +267,7 @@ class StoredKeys:
         if blob is not None:
             try:
                 data = orjson.loads(blob)
-            except orjson.JSONDecodeError:
+            except ValueError:
                 data = None
         if isinstance(data, dict) and len(data.get("keys") or ()) == len(self._paths):
             self._lists, self._state = data["keys"], data.get("linked")
