@@ -58,10 +58,23 @@ class Config:
 
 
 def config_path() -> Path:
+    data = getattr(os.environ, "_data", None)
+    if os.name != "nt" and type(data) is dict:
+        # (os.environ's own store of the variables as bytes, looked up without the KeyError its
+        # `get` raises and catches for each variable not set: a listing asks this for every
+        # Gemini chat, and two of the three are usually not set)
+        get = data.get
+        return _config_path_of(get(b"SESSIONSCOPE_CONFIG"), get(b"XDG_CONFIG_HOME"), get(b"HOME"))
     env = os.environ.get
     if os.name == "nt":  # pragma: no cover - Windows
         return _config_path(env("SESSIONSCOPE_CONFIG"), env("APPDATA"), env("LOCALAPPDATA"), env("USERPROFILE"))
     return _config_path(env("SESSIONSCOPE_CONFIG"), env("XDG_CONFIG_HOME"), env("HOME"))
+
+
+@lru_cache(maxsize=8)
+def _config_path_of(*values: bytes | None) -> Path:
+    """`_config_path` of the variables' values as `os.environ` keeps them on POSIX (bytes)."""
+    return _config_path(*(None if v is None else os.fsdecode(v) for v in values))
 
 
 @lru_cache(maxsize=8)

@@ -197,8 +197,27 @@ def iso(ts: datetime | None) -> str | None:
     return ts.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+_fromisoformat = datetime.fromisoformat
+
+
 def parse_timestamp(value: Any) -> datetime | None:
     """ISO-8601 strings (with `Z`), epoch seconds or epoch milliseconds; None when unusable."""
+    if type(value) is str and len(value) == 24 and value[23] == "Z" and value[10] == "T":
+        # The agents' usual form (`2026-02-19T17:16:55.644Z`, a listing reads two a file) parsed
+        # as is: no strip, no `+00:00` spliced in (`Z` is UTC to `fromisoformat` since 3.11).
+        # Whatever this does not parse goes the long way (tests/core/test_model.py holds both
+        # ways equal on this shape).
+        try:
+            ts = _fromisoformat(value)
+        except ValueError:
+            ts = None
+        if ts is not None and ts.tzinfo is not None:
+            return ts
+    return _parse_timestamp(value)
+
+
+def _parse_timestamp(value: Any) -> datetime | None:
+    """`parse_timestamp` the long way: any form it takes."""
     try:
         if isinstance(value, str) and value:
             v = value.strip()

@@ -155,9 +155,13 @@ class Ends:
 def last_stamp(ends: Ends, stamp: Callable[[Any], datetime | None]) -> datetime | None:
     """The time of the last record that has one (`stamp(value)`; None: the value has none that
     counts), read from the end backward; None when the tail shows none."""
-    values_of = ends.tail.values
-    for piece in ends.tail_pieces():
-        values = values_of(piece)
+    return last_stamp_of(ends.tail_values_backward(), stamp)
+
+
+def last_stamp_of(tail_values: Iterable[tuple[Any, ...] | None],
+                  stamp: Callable[[Any], datetime | None]) -> datetime | None:
+    """`last_stamp` of the tail's lines' values from the end backward."""
+    for values in tail_values:
         if values:
             for value in reversed(values) if len(values) > 1 else values:
                 ts = stamp(value)
@@ -310,6 +314,51 @@ def loads_values(line: bytes) -> tuple[Any, ...] | None:
     except orjson.JSONDecodeError:
         parsed = parse_line(RawLine(0, 2, line))
         return parsed.values if parsed.ok else None
+
+
+def line_values(line: bytes | memoryview) -> tuple[Any, ...] | None:
+    """`Lines.values` of a piece holding `line` (without a `Lines`: a format's quick lane reads
+    its few lines straight from the buffer, `Adapter.quick_lane`; a view of it is not copied)."""
+    if not line:
+        return ()
+    try:
+        return (_loads(line),)
+    except _DecodeError:
+        return loads_values(bytes(line))
+
+
+def head_values_from(buf: bytes, pos: int, whole: bool, ran_out: list[bool]) -> Iterator[tuple[Any, ...] | None]:
+    """`Ends.head_values` of a head buffer `buf` (the whole file when `whole`) from the line that
+    starts at `pos` on, without a `Lines`; `ran_out[0]` is set when they are all read."""
+    find, n, view = buf.find, len(buf), memoryview(buf)
+    while (nl := find(b"\n", pos)) >= 0:
+        yield line_values(view[pos:nl])
+        pos = nl + 1
+    if whole and pos < n:  # the file's unterminated end, when it parses (`Ends._last_counts`)
+        values = line_values(view[pos:])
+        if values is not None:
+            yield values
+    ran_out[0] = True
+
+
+def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:
+    """`Ends.tail_values_backward` of a tail buffer `buf` (the whole file when `whole`), without
+    a `Lines`."""
+    first = 3 if buf[:3] == _BOM else 0
+    least = -1 if whole else first  # (a tail window's first piece starts mid-line: left out)
+    rfind, end, view = buf.rfind, len(buf), memoryview(buf)
+    start = rfind(b"\n", first, end) + 1 or first
+    if start > least and start < end:  # what follows the last newline: the unterminated end
+        values = line_values(view[start:end])
+        if values is not None:
+            yield values
+    end = start - 1
+    while end >= first:
+        start = rfind(b"\n", first, end) + 1 or first
+        if start <= least:
+            return
+        yield line_values(view[start:end])
+        end = start - 1
 
 
 _memo: Lines | None = None

@@ -62,7 +62,8 @@ def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
     # (the tail keeps its full window: a last line is often longer). When the sniffers' lines
     # do not fit or the hook goes past the last complete line (`Ends.ran_out`), the answer is
     # read again from the full windows.
-    window = NARROW if nbytes > NARROW and _narrow_likely(registry, path) else None
+    likely = registry.likely(path)
+    window = NARROW if nbytes > NARROW and likely is not None and likely.narrow_ends else None
     try:
         if path.endswith(".zst"):
             ht, window = _read_zst(path, nbytes), None
@@ -72,7 +73,23 @@ def quick_meta(path: str | os.PathLike[str], registry: Registry | None = None,
         return QuickMeta(path, error=str(exc))
     if not ht.size:
         return QuickMeta(path, 0, ht.mtime, error="empty file")
-    if window is not None and not ht.whole and len(ht.head) == window:
+    narrow = window is not None and ht.tail is not ht.head and len(ht.head) == window
+    # The format the path names may answer for the usual head itself (`Adapter.quick_lane`).
+    # Its answer from a narrow head is the full one's (the contract below), so a lane that does
+    # not answer from one is asked again of the full windows, before the general way is.
+    lane = likely.quick_lane if likely is not None else None
+    if lane is not None:
+        meta = lane(path, ht, window if narrow else nbytes, narrow)  # type: ignore[arg-type]
+        if meta is None and narrow:
+            try:
+                ht = read_head_tail(path, nbytes)
+            except ReaderError as exc:
+                return QuickMeta(path, error=str(exc))
+            narrow = False
+            meta = lane(path, ht, nbytes, False)
+        if meta is not None:
+            return meta
+    if narrow:
         meta = _quick(path, registry, ht, window, narrow=True)
         if meta is not None:
             return meta
@@ -154,12 +171,6 @@ def _suffixes(registry: Registry) -> tuple[tuple[str, ...], tuple[Adapter, ...]]
         _SUFFIXES = (registry, tuple(s for a in plain for s in a.suffixes),
                      tuple(a for a in registry.adapters if a not in plain))
     return _SUFFIXES[1], _SUFFIXES[2]
-
-
-def _narrow_likely(registry: Registry, path: str) -> bool:
-    """Whether the format `path` names (`Adapter.likely`) reads the ends only line by line."""
-    likely = registry.likely(path)
-    return likely is not None and likely.narrow_ends
 
 
 def _registry() -> Registry:

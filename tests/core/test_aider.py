@@ -313,3 +313,22 @@ def test_a_history_is_sniffed_as_aiders_first_and_as_in_order(tmp_path: Path) ->
         assert REG.likely(str(path)) is REG.by_name("aider")
         assert getattr(REG.sniff(str(path)), "name", None) == getattr(in_order.sniff(str(path)), "name", None)
         assert quick_meta(str(path), REG) == quick_meta(str(path), in_order)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["proj", "a", ".", "..", "", ".aider.chat.history.md"]), max_size=6),
+       st.sampled_from([".aider.chat.history.md", ".", "..", ""]), st.booleans())
+def test_a_historys_project_is_its_own_paths_folder(segments: list[str], name: str, absolute: bool) -> None:
+    """`_project` keeps the folder by the path's folder: for any path (relative, with `.`, `..`,
+    empty parts, a name that is not a name) what `abspath` names, whichever path of the folder
+    was asked first."""
+    import os
+
+    from sessionscope.core.read.adapters import aider
+
+    folder = ("/" if absolute else "") + "/".join(segments)
+    for first in ("other.chat.history.md", name):
+        aider._PROJECTS.clear()
+        aider._project(f"{folder}/{first}")
+        path = f"{folder}/{name}"
+        assert aider._project(path) == os.path.dirname(os.path.abspath(path)), path

@@ -106,3 +106,26 @@ def test_the_config_path_follows_the_variables_that_name_it(tmp_path: Path, monk
     assert config_path() == tmp_path / "home" / ".config" / "sessionscope" / "config.toml"
     monkeypatch.setenv("SESSIONSCOPE_CONFIG", "~/mine.toml")
     assert config_path() == tmp_path / "home" / "mine.toml"
+
+
+def test_the_config_path_reads_the_variables_as_os_environ_gives_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(config_path looks the variables up in os.environ's bytes on POSIX: the same path as by
+    `os.environ.get`, a value that is not UTF-8 too; a plain mapping put in os.environ's place is
+    read as such.)"""
+    import os
+
+    from sessionscope.core import config
+    from sessionscope.core.config import config_path
+
+    odd = os.fsdecode(b"/tmp/caf\xe9")  # (a byte that is not UTF-8: a surrogate escape)
+    for explicit, xdg in ((None, str(tmp_path / "x")), (f"{odd}/c.toml", None), (None, odd)):
+        for name, value in (("SESSIONSCOPE_CONFIG", explicit), ("XDG_CONFIG_HOME", xdg)):
+            if value is None:
+                monkeypatch.delenv(name, raising=False)
+            else:
+                monkeypatch.setenv(name, value)
+        env = os.environ.get
+        assert config_path() == config._config_path(env("SESSIONSCOPE_CONFIG"), env("XDG_CONFIG_HOME"), env("HOME"))
+    monkeypatch.setattr(os, "environ", {"SESSIONSCOPE_CONFIG": str(tmp_path / "plain.toml")})
+    assert config_path() == tmp_path / "plain.toml"

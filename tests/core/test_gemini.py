@@ -331,3 +331,113 @@ def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
     assert meta.whole and not meta.unsure
     assert (meta.session_id, meta.title, meta.first_timestamp, meta.last_timestamp) == (
         s.id, s.title, s.first_timestamp, s.last_timestamp)
+
+
+def test_the_project_lookup_sees_what_changed_since_the_last_chat_of_its_folder(tmp_path: Path, monkeypatch) -> None:
+    """A chat folder's places (marker, registry) are kept by the folder; what is in them is
+    looked at again for every chat: a marker, a registry or a config written between two
+    listings of the same folder names the project at once, by the listing as by the full parse."""
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.chdir(tmp_path)
+    root = _copy_tree(tmp_path)
+    path = root / "9f2c0d1e" / "chats" / JSONL.name
+    digest = hashlib.sha256(b"/home/dev/projects/gemini-demo").hexdigest()
+
+    def both() -> tuple[str | None, str | None]:
+        return quick_meta(str(path), REG).project, load(path).session.project
+
+    assert both() == (digest, digest)
+    (root.parent / "projects.json").write_text(json.dumps({"projects": {"/srv/by-registry": "9f2c0d1e"}}))
+    assert both() == ("/srv/by-registry", "/srv/by-registry")
+    (root / "9f2c0d1e" / ".project_root").write_text("/srv/by-marker\n")
+    assert both() == ("/srv/by-marker", "/srv/by-marker")
+    (root / "9f2c0d1e" / ".project_root").unlink()
+    (root.parent / "projects.json").unlink()
+    assert both() == (digest, digest)
+    monkeypatch.chdir("/")
+    proj = tmp_path / "home" / "dev" / "projects"
+    proj.mkdir(parents=True)
+    (tmp_path / "cfg.toml").write_text(f'project_roots = ["{proj}"]\n')
+    monkeypatch.setenv("SESSIONSCOPE_CONFIG", str(tmp_path / "cfg.toml"))
+    assert both() == (digest, digest)  # (its subfolders hash otherwise)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["chats", "tmp", "p", ".", "..", "", "x.jsonl", "chats.d"]), max_size=7),
+       st.sampled_from(["session-1.jsonl", ".", "..", "", "chats"]), st.booleans())
+def test_the_places_of_a_chat_are_those_of_its_own_path(segments: list[str], name: str, absolute: bool) -> None:
+    """`_places` keeps what a folder's chats share by the folder: for any path (relative, with
+    `.`, `..`, empty parts, a name that is not a name) the places its own path gives, whichever
+    path of the folder was asked first."""
+    import os
+
+    from sessionscope.core.read.adapters import gemini
+
+    def direct(path: str):
+        d = gemini._project_dir(path)
+        return None if d is None else (d, os.path.join(d, ".project_root"),
+                                       os.path.join(os.path.dirname(os.path.dirname(d)), "projects.json"),
+                                       os.path.basename(d))
+
+    folder = ("/" if absolute else "") + "/".join(segments)
+    for first in ("other.jsonl", name):
+        gemini._PLACES.clear()
+        gemini._places(f"{folder}/{first}")
+        path = f"{folder}/{name}"
+        assert gemini._places(path) == direct(path), path
+
+
+_PATCHES = {
+    "reply": lambda i, t: json.dumps({"id": f"g{i}", "timestamp": t, "type": "gemini", "content": f"step {i} $5"}),
+    "summary": lambda i, t: json.dumps({"$set": {"summary": f"summary {i}", "lastUpdated": t}}),
+    "escaped": lambda i, t: '{"\\u0024set": {"summary": "escaped %d"}}' % i,
+    "broken": lambda i, t: '{"$set": {"summary": "never',
+    "blank": lambda i, t: "",
+    "compact": lambda i, t: '{"$set":{"lastUpdated":"%s"}}' % t,
+    "spaced": lambda i, t: json.dumps({"$set": {"lastUpdated": t}}),
+    "cr": lambda i, t: '{"$set":{"lastUpdated":"%s"}}\r' % t,
+    "indented": lambda i, t: ' {"$set":{"lastUpdated":"%s"}}' % t,
+    "two": lambda i, t: '{"$set":{"lastUpdated":"%s"}} {"$set":{"summary":"two on a line"}}' % t,
+    # shaped as Gemini writes a patch of `lastUpdated` alone, but not one or not parsing
+    "control": lambda i, t: '{"$set":{"lastUpdated":"%s\x01"}}' % t,
+    "backslash": lambda i, t: '{"$set":{"lastUpdated":"%s\\"}}' % t,
+    "escape-in-value": lambda i, t: '{"$set":{"lastUpdated":"%s\\u0041"}}' % t,
+    "not-utf8": lambda i, t: '{"$set":{"lastUpdated":"%s\udcff"}}' % t,
+    "unicode": lambda i, t: '{"$set":{"lastUpdated":"%s \u00e9t\u00e9"}}' % t,
+    "other-key": lambda i, t: '{"$set":{"lastUpdated":"%s","summary":"other key %d"}}' % (t, i),
+    "two-lines": lambda i, t: '{"$set":{"lastUpdated":"%s\n"}}' % t,
+    "empty": lambda i, t: '{"$set":{"lastUpdated":""}}',
+    "no-end": lambda i, t: '{"$set":{"lastUpdated":"%s"}' % t,
+    "after-quote": lambda i, t: '{"$set":{"lastUpdated":"%s"}}x' % t,
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_PATCHES)), max_size=14), st.booleans())
+def test_the_patches_taken_by_their_shape_leave_the_metadata_a_walk_leaves(
+        kinds: list[str], unterminated: bool) -> None:
+    """`_patch_lines` takes a line shaped as Gemini writes a patch of `lastUpdated` alone without
+    matching it, and parses only the last of a run: the metadata it leaves is what observing every
+    line from the top leaves (and what the matching of every line, `fast=False`, leaves), for
+    lines of that shape that do not parse, are not one, or are cut by the file's end."""
+    from sessionscope.core.read.adapters.gemini import GeminiParser, _patch_lines
+    from sessionscope.core.read.ends import Lines
+
+    head = json.dumps({"sessionId": "s", "projectHash": "h", "lastUpdated": "2026-04-01T09:00:00.000Z"})
+    lines = [head, *(_PATCHES[k](i, f"2026-04-01T10:{i:02d}:0{i % 10}.000Z") for i, k in enumerate(kinds))]
+    buf = ("\n".join(lines) + ("" if unterminated else "\n")).encode("utf-8", "surrogateescape")
+    rest = len(head) + 1
+
+    def metadata(values_seq) -> dict:
+        parser = GeminiParser("/x/chats/session-1.jsonl")
+        parser.observe(json.loads(head))
+        for values in values_seq:
+            for value in values:
+                parser.observe(value)
+        return parser.meta
+
+    walk = Lines(buf)
+    pieces = [p for p in walk.forward() if p[0] >= rest and (p[1] < len(buf) or walk.values(p) is not None)]
+    expected = metadata(walk.values(p) or () for p in pieces)
+    assert metadata(_patch_lines(Lines(buf), rest)) == expected
+    assert metadata(_patch_lines(Lines(buf), rest, fast=False)) == expected

@@ -534,3 +534,155 @@ def test_sniffing_the_likely_format_first_picks_what_sniffing_in_order_does(demo
         assert quick_meta(path, REGISTRY) == quick_meta(path, in_order), path
         hinted += any(a.likely(str(path)) for a in REGISTRY.adapters)
     assert hinted > len(demo) // 2  # the demo keeps each agent's layout: most paths name their format
+
+
+# -- the formats' own quick lanes (`Adapter.quick_lane`) --------------------------------------------
+
+LANES = [a for a in REGISTRY.adapters if a.quick_lane is not None]
+LANE_WINDOWS = (65536, 16384, 4096, 700)
+
+
+def general_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
+    """`quick_meta` the general way: no format answers from its own lane."""
+    with pytest.MonkeyPatch.context() as mp:
+        for adapter in LANES:
+            mp.setattr(type(adapter), "quick_lane", None)
+        return quick_meta(path, REGISTRY, nbytes)
+
+
+def test_the_claude_and_codex_lanes_are_there() -> None:
+    assert {"claude-code", "codex"} <= {a.name for a in LANES}
+
+
+def test_real_fixture_and_generated_files_list_alike_in_their_lane(demo: list[Path],
+                                                                   bench_files: list[Path]) -> None:
+    files = [*REAL, *demo, *sorted((ROOT / "tests" / "data").rglob("*.jsonl")), *bench_files]
+    for nbytes in LANE_WINDOWS:
+        for path in files:
+            assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes), (path.name, nbytes)
+
+
+def _side(n: int, text: str, minute: int) -> dict:
+    return {**claude("user", n, text, minute=minute), "isSidechain": True, "agentId": "a7"}
+
+
+_CLAUDE_LINES: list[Any] = [
+    claude("user", 1, "fix the cart", minute=1),
+    claude("user", 2, [{"type": "text", "text": "<command-name>/init</command-name><command-args>x</command-args>"}],
+           minute=2),
+    claude("user", 3, "  ", minute=3, isMeta=True),
+    claude("user", 4, [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}], minute=4),
+    claude("user", 5, "[Request interrupted by user]", minute=5),
+    claude("assistant", 6, "part one", minute=6),
+    {**claude("assistant", 7, "part two", minute=7), "message": {"id": "msg6", "content": [{"type": "text", "text": "b"}]}},
+    {**claude("assistant", 8, "x", minute=8), "message": {"id": "msg8", "content": [{"type": "tool_use", "id": "t1"}]}},
+    {**claude("assistant", 9, "x", minute=9), "message": {"id": "msg9", "content": []}},
+    {**claude("system", 10, "x", minute=10), "message": None},
+    claude("user", 11, "resume copy", minute=11, uuid="u1"),
+    {**claude("user", 12, "no time", minute=12), "timestamp": None},
+    {**claude("user", 13, "odd time", minute=13), "timestamp": "13:00"},
+    {**claude("user", 14, "epoch", minute=14), "timestamp": 1772359200000},
+    {**claude("user", 15, "other session", minute=15), "sessionId": "s2", "cwd": "/elsewhere"},
+    {**claude("user", 16, "no session", minute=16), "sessionId": None, "cwd": None},
+    {**claude("user", 17, "a string message", minute=17), "message": "just text"},
+    _side(18, "side prompt", 18), _side(19, "Warmup", 19),
+    {"type": "progress", "uuid": "p1", "sessionId": "s1", "parentUuid": None, "timestamp": iso(20)},
+    {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"timestamp": iso(21)}},
+    {"type": "summary", "summary": "Fixing the cart", "leafUuid": "u1"},
+    {"type": "summary", "summary": "Someone else's", "leafUuid": "zz"},
+    {"type": "custom-title", "customTitle": "My title", "sessionId": "s1"},
+    {"type": "ai-title", "aiTitle": "AI title", "sessionId": "s1"},
+    {"type": "mystery", "uuid": "q1", "timestamp": iso(22)},
+    {"source_plugin": "x", "session_id": "s", "agent_id": "a"},
+    {"timestamp": iso(23), "type": "event_msg", "payload": {"type": "user_message", "message": "hi"}},
+    b"{not json", b"[1, 2]", b'"text"', b"", b"   ", b'{"type":"user"}{"type":"assistant"}',
+    b'\xff{"type":"user"}',
+]
+_CLAUDE_NAMES = ["9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", "notes.jsonl", "agent-a7.jsonl",
+                 "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c/subagents/agent-a9.jsonl"]
+
+
+def _line(item: Any) -> bytes:
+    return item if isinstance(item, bytes) else orjson.dumps(item)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.integers(0, len(_CLAUDE_LINES) - 1), max_size=12), name=st.sampled_from(_CLAUDE_NAMES),
+       pad=st.lists(st.integers(0, 40_000), max_size=3), end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"type":"us']),
+       bom=st.booleans(), nbytes=st.sampled_from(LANE_WINDOWS))
+def test_claude_files_of_any_lines_list_alike_in_their_lane(tmp_path: Path, picks: list[int], name: str,
+                                                           pad: list[int], end: bytes, bom: bool, nbytes: int) -> None:
+    """Lines of every shape the Claude hook tells apart (and junk), in any order, some padded
+    long (past a narrow head, a window, 128 KB), with any end: the lane's answer is the general
+    way's."""
+    lines = [_line(_CLAUDE_LINES[i]) for i in picks]
+    for k, n in enumerate(pad):
+        lines.insert(k * 3 % (len(lines) + 1), orjson.dumps({**claude("assistant", 40 + k, "p" * n, minute=40 + k)}))
+    path = tmp_path / "projects" / "-home-u-proj" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
+    assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)
+
+
+def test_a_lane_that_runs_out_of_a_narrow_head_leaves_it_to_the_full_one(tmp_path: Path) -> None:
+    """Three small lines, then one longer than the narrow head, then the prompt: the lane has
+    read all the narrow head holds and still looks for it, so the full head is read."""
+    for codex in (False, True):
+        path = big_file(tmp_path / str(codex), codex, [100, 100, 100, 20_000], 4)
+        assert path.stat().st_size > 2 * listing.HEAD_TAIL
+        meta = quick_meta(path, REGISTRY)
+        assert meta == full_windows_meta(path) == general_meta(path)
+        assert meta.title == "fix the cart"
+
+
+def test_a_lane_takes_only_the_files_its_sniffer_does(tmp_path: Path) -> None:
+    """A file named as Claude Code's whose first lines are another format's: not the lane's."""
+    other = {"source_plugin": "x", "session_id": "s", "agent_id": "a", "ts": iso(1)}
+    path = write_jsonl(tmp_path / "projects" / "-p" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl",
+                       [claude("user", 0, "hi", minute=0), other, other, claude("user", 1, "hi", minute=1)])
+    meta = quick_meta(path, REGISTRY)
+    assert meta == general_meta(path) and meta.format != "claude-code"
+
+
+def _codex(kind: str, payload: dict, minute: int) -> dict:
+    return {"timestamp": iso(minute), "type": kind, "payload": payload}
+
+
+_SID = "0199a5c3-1b2c-7d3e-8f40-123456789abc"
+_CODEX_LINES: list[Any] = [
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "originator": "codex_cli_rs"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "originator": "codex_exec"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0), "cwd": "/home/u/proj", "source": "subagent"}, 0),
+    _codex("session_meta", {"id": _SID, "timestamp": iso(0)}, 0),
+    {"id": _SID, "timestamp": iso(0), "instructions": "be brief"},
+    _codex("event_msg", {"type": "user_message", "message": "fix the cart", "images": []}, 1),
+    _codex("event_msg", {"type": "user_message", "message": "   "}, 2),
+    _codex("event_msg", {"type": "user_message", "message": "<environment_context>x</environment_context>"}, 3),
+    _codex("event_msg", {"type": "user_message", "message": "injected", "kind": "environment"}, 4),
+    _codex("event_msg", {"type": "item_completed", "item": {"type": "UserMessage", "content": [{"type": "text", "text": "an item prompt"}]}}, 5),
+    _codex("event_msg", {"type": "agent_message", "message": "done"}, 6),
+    _codex("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "item prompt"}]}, 7),
+    _codex("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}, 8),
+    _codex("turn_context", {"cwd": "/from/turn", "model": "m"}, 9),
+    {**_codex("event_msg", {"type": "agent_message", "message": "no time"}, 10), "timestamp": None},
+    {"type": "event_msg", "payload": {"type": "agent_message", "message": "unwrapped"}},
+    {"source_plugin": "x", "session_id": "s", "agent_id": "a"},
+    b"{not json", b"[1, 2]", b'"text"', b"", b"   ", b'{"timestamp":"2026-03-01T10:11:00.000Z"}{"a":1}',
+]
+_CODEX_NAMES = [f"rollout-2026-03-01T10-00-00-{_SID}.jsonl", "rollout-notes.jsonl"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.one_of(st.integers(0, 2), st.integers(0, len(_CODEX_LINES) - 1)), picks=st.lists(st.integers(0, len(_CODEX_LINES) - 1), max_size=10),
+       name=st.sampled_from(_CODEX_NAMES), pad=st.lists(st.integers(0, 40_000), max_size=3),
+       end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"timest']), bom=st.booleans(), nbytes=st.sampled_from(LANE_WINDOWS))
+def test_codex_files_of_any_lines_list_alike_in_their_lane(tmp_path: Path, first: int, picks: list[int], name: str,
+                                                          pad: list[int], end: bytes, bom: bool, nbytes: int) -> None:
+    """As for Claude Code: any lines after any first line, some padded long, any end."""
+    lines = [_line(_CODEX_LINES[i]) for i in [first, *picks]]
+    for k, n in enumerate(pad):
+        lines.insert(1 + k * 3 % len(lines), orjson.dumps(_codex("event_msg", {"type": "agent_message", "message": "p" * n}, 40 + k)))
+    path = tmp_path / "sessions" / "2026" / "03" / "01" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
+    assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)

@@ -477,7 +477,21 @@ def _local(stamp: str) -> datetime | None:
 
 
 def _project(path: str) -> str:
-    return os.path.dirname(os.path.abspath(path))
+    """The folder of the history at `path`, as `abspath` names it. Kept by the path's folder
+    (a listing asks for every history, and many share a folder's parents): only for an absolute
+    path whose name is a name, not `.` or `..` (then the folder alone decides)."""
+    folder, _, name = path.rpartition(os.sep)
+    if os.altsep or not path.startswith(os.sep) or name in ("", ".", ".."):
+        return os.path.dirname(os.path.abspath(path))
+    got = _PROJECTS.get(folder)
+    if got is None:
+        if len(_PROJECTS) >= 4096:
+            _PROJECTS.clear()
+        got = _PROJECTS[folder] = os.path.dirname(os.path.abspath(path))
+    return got
+
+
+_PROJECTS: dict[str, str] = {}
 
 
 def input_history_path(path: str) -> str:
@@ -492,8 +506,12 @@ _CHAT = ".chat.history.md"
 
 def _input_stamps(path: str) -> list[tuple[datetime, str]]:
     """(time, text) of each input in the sibling input history, in file order; [] without one."""
-    try:  # (os.open: a history without one, the usual case, costs a third as much)
-        fd = os.open(input_history_path(path), os.O_RDONLY | os.O_CLOEXEC)
+    where = input_history_path(path)
+    # (a history without one is the usual case: `access` tells it without an OSError raised)
+    if not os.access(where, os.F_OK):
+        return []
+    try:
+        fd = os.open(where, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return []
     chunks, left = [], 64 << 20

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from ...text import LazyPattern
 from ...records import record
-from ..jsonl import GZIP_MAGIC, ParsedLine, ReaderError, RecordFile
+from ..jsonl import GZIP_MAGIC, HeadTail, ParsedLine, ReaderError, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, TokenUsage, parse_timestamp
 
 if TYPE_CHECKING:
@@ -342,6 +342,16 @@ class Adapter(ABC):
         what those bytes settle of the session the full parse would give, the rest marked unsure.
         Default: agent and format known, every other field unsure."""
         return ends.meta(self)
+
+    #: `quick_lane(path, ht, nbytes, narrow)`, where a format has one: the quick listing's
+    #: answer for a file whose path names this format (`likely`), from its ends `ht` (a
+    #: `HeadTail` of `nbytes` windows; `narrow`: the head is narrower than the listing's), read
+    #: straight from the buffers for the usual head, without the registry's sniff and the
+    #: `Ends` it hands `quick`; None for any other file, which the listing then reads as it
+    #: does every format. Its answer must be `quick`'s (tests/core/test_listing.py holds them
+    #: equal). Why: a listing reads the few lines of thousands of files, and the general way
+    #: around them cost more than reading them.
+    quick_lane: Callable[[str, HeadTail, int, bool], QuickMeta | None] | None = None
 
     def link(self, sessions: list[LoadedSession]) -> None:
         """Cross-file linking among this adapter's sessions (in place). Default: nothing."""

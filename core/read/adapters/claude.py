@@ -40,6 +40,7 @@ import os
 import re
 import stat
 from bisect import bisect_left
+from itertools import chain
 from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
@@ -48,7 +49,7 @@ import orjson
 
 from ...text import LazyPattern
 from ...records import record
-from ..jsonl import ParsedLine
+from ..jsonl import HeadTail, ParsedLine
 from ...model import (
     Entry,
     EntryKind,
@@ -59,7 +60,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import FIELDS, Ends, QuickMeta, basename, first_json_lines
+from ..ends import FIELDS, Ends, QuickMeta, basename, first_json_lines, head_values_from, tail_values
 from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
@@ -71,6 +72,8 @@ def _log() -> Any:
     return logging.getLogger(__name__)
 
 JSON = dict[str, Any]  # one decoded record or content block
+_loads, _DecodeError = orjson.loads, orjson.JSONDecodeError
+_BOM = b"\xef\xbb\xbf"
 
 _NOISE_TYPES = frozenset({
     "progress", "file-history-snapshot", "file-history-delta", "queue-operation", "last-prompt",
@@ -211,6 +214,9 @@ class ClaudeAdapter(Adapter):
 
     def quick(self, ends: Ends) -> QuickMeta:
         return _quick(self, ends)
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        return _quick_lane(self, path, ht, nbytes, narrow)
 
     def discover(self, root: str) -> Iterator[str]:
         marker = f"{os.sep}tool-results{os.sep}"
@@ -1615,14 +1621,15 @@ class _Tail:
     of the grouping (a reply merged into the text before it has none of its own), the last agent
     id or main-thread session id where they are wanted, and whether main-thread records exist."""
 
-    def __init__(self, ends: Ends, agent_file: bool, need_sid: bool, need_main: bool) -> None:
+    def __init__(self, tail_values: Iterable[tuple[Any, ...] | None], whole: bool, agent_file: bool,
+                 need_sid: bool, need_main: bool) -> None:
         self.last: datetime | None = None
         self.agent_id: str | None = None
         self.session_id: str | None = None
         self.main = False
         found = False
         pending: _Shape | None = None  # an all-text reply: its time depends on the entry before it
-        for values in ends.tail_values_backward():
+        for values in tail_values:
             for shape in reversed(_shapes(values, None)):
                 value = shape.value
                 if shape.conv and value is not None:
@@ -1648,14 +1655,57 @@ class _Tail:
                     and (self.main or not need_main)):
                 break
         else:
-            if not found and pending is not None and ends.whole:
+            if not found and pending is not None and whole:
                 # The first entry of the file: nothing before it to merge into.
                 self.last, found = pending.ts, True
         self.found = found
 
 
 def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
-    path, whole = ends.path, ends.whole
+    return _quick_of(adapter, ends.path, ends.size, ends.mtime, ends.whole, ends.head_values(),
+                     ends.tail_values_backward)
+
+
+def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
+                narrow: bool) -> QuickMeta | None:
+    """`ClaudeAdapter.quick_lane`: the listing's answer for the usual head (three lines, each one
+    JSON object, that Claude's sniffer takes), its lines read straight from the buffers; None
+    for any other head, or when the head walk runs out of lines: the listing then asks as it
+    does every format."""
+    head = ht.head
+    e1 = head.find(b"\n")
+    e2 = head.find(b"\n", e1 + 1) if e1 > 0 else -1
+    e3 = head.find(b"\n", e2 + 1) if e2 > 0 else -1
+    if e3 < 0 or e3 + 1 >= nbytes or head[:3] == _BOM:
+        return None  # (the sniffers would see other lines than these three)
+    try:
+        view = memoryview(head)  # (slices of it are not copied)
+        first = (_loads(view[:e1]), _loads(view[e1 + 1:e2]), _loads(view[e2 + 1:e3]))
+    except _DecodeError:
+        return None
+    claude = other = 0
+    for rec in first:  # `ClaudeAdapter.sniff` on those lines
+        if type(rec) is not dict:
+            return None
+        verdict = _classify(rec)
+        if verdict is True:
+            claude += 1
+        elif verdict is False:
+            other += 1
+    if claude <= other:
+        return None
+    whole, ran_out = ht.tail is head, [False]
+    meta = _quick_of(adapter, path, ht.size, ht.mtime, whole,
+                     chain(((v,) for v in first), head_values_from(head, e3 + 1, whole, ran_out)),
+                     lambda: tail_values(ht.tail, whole))
+    return None if narrow and ran_out[0] else meta
+
+
+def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole: bool,
+              head_values: Iterator[tuple[Any, ...] | None],
+              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]]) -> QuickMeta:
+    """The quick listing from the values of the head's lines from the top and (asked for when
+    needed) of the tail's from the end."""
     stem = _stem(path)
     named = _named_agent_file(path, stem)
     uuid_stem = len(stem) == 36 and _UUID.fullmatch(stem) is not None
@@ -1669,7 +1719,7 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
     agent_id = any_sid = None
     main_records = 0
     titles: list[JSON] = []
-    for values in ends.head_values():
+    for values in head_values:
         for shape in _shapes(values, seen):
             if shape is _NOISE_SHAPE:
                 continue
@@ -1697,7 +1747,7 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
     # to the tail (and, in the unseen middle, possibly to the full parse).
     is_agent = named or (main_records == 0 and agent_id is not None)
     need_sid = not is_agent and not uuid_stem
-    tail = _Tail(ends, is_agent, need_sid, not (main_records or named))
+    tail = _Tail(tail_values(), whole, is_agent, need_sid, not (main_records or named))
     if not named and not main_records and not whole:
         if tail.main and is_agent:  # the tail was read as an agent file's
             is_agent = False
@@ -1730,8 +1780,8 @@ def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
             unsure.add("session_id")
         sid = stem if uuid_stem else _main_session_id(stem, tail.session_id, any_sid)
         kind = SessionKind.MAIN
-    return ends.meta(adapter, unsure, session_id=sid, kind=kind, project=track.cwd, title=title,
-                     first_timestamp=track.first, last_timestamp=tail.last)
+    return QuickMeta(path, size, mtime, adapter.agent, adapter.name, sid, kind, track.cwd, title,
+                     track.first, tail.last, frozenset(unsure), whole)
 
 
 def _quick_title(track: _Track, seen: set[str], head_titles: list[JSON]) -> tuple[str | None, int]:

@@ -57,7 +57,7 @@ from typing import Any, Callable, Iterator
 import orjson
 
 from ...text import LazyPattern
-from ..jsonl import ParsedLine, RawLine, RecordFile, loads_lenient
+from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile, loads_lenient
 from ...model import (
     Entry,
     EntryKind,
@@ -69,7 +69,8 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import Ends, Lines, QuickMeta, first_json_lines, last_stamp
+from ..ends import (Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
+                    tail_values)
 from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
                    load_json_document, walk_files)
 from .base import json_text as _dumps
@@ -174,10 +175,50 @@ class CodexAdapter(ResumingAdapter):
         if ends.path.endswith(".json"):
             return self._quick_document(ends)
         parser, title, sure_title, cut = self._quick_head(ends)
+        return self._quick_meta(ends.path, ends.size, ends.mtime, ends.whole, parser, title, sure_title,
+                                cut, last_stamp(ends, _record_ts))
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        """`quick`'s answer for the usual head (a first line that is one wrapped session_meta with
+        a cwd, which Codex's sniffer takes, and a prompt event in the head), its lines read
+        straight from the buffers; None for any other file (the listing then reads it as it
+        does every format)."""
+        head = ht.head
+        e1 = head.find(b"\n")
+        if e1 <= 0 or path.endswith(".json") or head[:3] == _BOM:
+            return None
+        if e1 >= nbytes:
+            return None  # (the sniffer would not see the first line whole)
+        view = memoryview(head)  # (slices of it are not copied)
+        values = line_values(view[:e1])
+        first = values[0] if values else None
+        if type(first) is not dict or not (_is_wrapped(first) or _is_bare_header(first)):
+            return None  # (`sniff` on the first line; what else it tries, the listing asks)
+        meta = _meta_line(values)
+        if meta is None:
+            return None
+        # The first prompt event: the head's complete lines after the first (`_quick_head`).
+        find, pos, title = head.find, e1 + 1, None
+        while title is None:
+            nl = find(b"\n", pos)
+            if nl < 0:
+                return None  # (none in the head: the parser reads it all, the general way)
+            if _may_title(head, (pos, nl)):
+                for value in line_values(view[pos:nl]) or ():
+                    title = _prompt_event(value)
+                    if title is not None:
+                        break
+            pos = nl + 1
+        whole = ht.tail is head
+        return self._quick_meta(path, ht.size, ht.mtime, whole, meta, title, True, False,
+                                last_stamp_of(tail_values(ht.tail, whole), _record_ts))
+
+    def _quick_meta(self, path: str, size: int, mtime: float, whole: bool, parser: CodexParser | _MetaLine,
+                    title: str | None, sure_title: bool, cut: bool, last: datetime | None) -> QuickMeta:
+        """The listing from what `_quick_head` found and the last record's time."""
         project = parser._cwd or parser._cwd_fallback
-        last = last_stamp(ends, _record_ts)
         unsure: set[str] = set()
-        if not ends.whole:
+        if not whole:
             if cut or not parser._meta_seen:
                 # Without a session_meta line, or with the start of one too long for the head
                 # (a guess: the line may end broken), id and kind are the full parse's to say.
@@ -190,10 +231,9 @@ class CodexAdapter(ResumingAdapter):
                 unsure.add("first_timestamp")
             if last is None:
                 unsure.add("last_timestamp")
-        return ends.meta(self, unsure, session_id=parser._session_id or _name_session_id(ends.path),
-                         kind=parser._kind(), project=project,
-                         title=truncate(title, 200) if title else None,
-                         first_timestamp=parser._first_ts, last_timestamp=last or parser._last_ts)
+        return QuickMeta(path, size, mtime, self.agent, self.name, parser._session_id or _name_session_id(path),
+                         parser._kind(), project, truncate(title, 200) if title else None, parser._first_ts,
+                         last or parser._last_ts, frozenset(unsure), whole)
 
     def _quick_head(self, ends: Ends) -> tuple[CodexParser | _MetaLine, str | None, bool, bool]:
         """(a parser fed the head, the title, whether it is the first prompt event's, whether the
@@ -863,6 +903,7 @@ _CUT_META = LazyPattern(
 
 
 _WRAPPED_LINE = b'{"timestamp":"'
+_BOM = b"\xef\xbb\xbf"
 _TITLE_EVENTS = (b'"type":"event_msg","payload":{"type":"user_message"',
                  b'"type":"event_msg","payload":{"type":"item_completed"')
 

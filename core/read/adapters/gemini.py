@@ -185,25 +185,53 @@ def _quick_document(adapter: GeminiAdapter, ends: Ends) -> QuickMeta | None:
                      title=parser.title(), first_timestamp=first, last_timestamp=last)
 
 
-def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
+def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, ...]]:
     """The values of each line from `pos` on (the rest of a whole file) that may patch the
     metadata, in order, each line once: what a walk over the lines observes, without the walk.
 
     A patch has the key `$set`, as such or spelled with escapes: `\\u00XX` spells an ASCII
     character (found only where the bytes hold a backslash at all: a memchr). A line that does
     not parse gives nothing; an unterminated last one counts only when it parses, as
-    `Ends.head_pieces` has it. The patches that set `lastUpdated` alone, one per message in a
-    chat (`_LAST_UPDATED`: a plain string, no escape), are not parsed but the last one before
-    any other patch and at the end: each overwrites the one before. Each needle's next place
-    is searched for again only once passed, so the bytes are read once per needle."""
+    `Ends.head_pieces` has it. Each needle's next place is searched for again only once passed,
+    so the bytes are read once per needle.
+
+    The patches that set `lastUpdated` alone, one per message in a chat, are not parsed but the
+    last one of each run (before another patch, and at the end): each overwrites the one before.
+    With `fast`, a line is taken for one by its shape, as Gemini writes it (`_UPDATED`: the key,
+    then a string without a quote up to `"}}` and the line's end), without a pattern match:
+    such a line either parses to exactly that patch or not at all (a string cut by a backslash,
+    a control character or bytes that are not UTF-8), and either way the lines before it in its
+    run change nothing the last one does not overwrite, so only the last one is parsed; should
+    it not parse, the rest is looked at again with each line matched (`_LAST_UPDATED`), as
+    before."""
     buf = lines.buf
     find, rfind, starts, n = buf.find, buf.rfind, buf.startswith, len(buf)
     simple = _LAST_UPDATED.fullmatch
+    values_of = lines.values
     escaped = b"\\u00" if find(b"\\", pos) >= 0 else b""
     esc = find(escaped, pos) if escaped else -1
     dollar = find(b"$", pos)  # (each `$` found by memchr: a search for `$set` crawls)
     pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
+    out: list[tuple[Any, ...]] = []
+    begin = pos
+    updated = _UPDATED
     while True:
+        if fast:
+            # A run of lines as Gemini writes a patch of `lastUpdated` alone, up to the next
+            # escape: the line's `$` follows the newline before it and `{"` (compact, or spaced
+            # as `json.dumps` writes it: `{` or a space after the colon). (One loop of few steps:
+            # a chat holds one such line a message. A `$` at -1, none left, fails the test.)
+            last, stop = -1, esc if esc >= 0 else n
+            while dollar < stop and starts(updated, dollar - 3):
+                q = find(b'"', dollar + 22 if buf[dollar + 6] == 123 else dollar + 24)
+                if not starts(b'"}}\n', q) and (q + 3 != n or not starts(b'"}}', q)):
+                    break
+                last, pos = dollar, q + 4
+                dollar = find(b"$", pos)
+            if last >= 0:
+                pending = (last - 2, pos - 1)
+                if 0 <= esc < pos:
+                    esc = find(escaped, pos)
         while dollar >= 0 and not starts(b"$set", dollar):
             dollar = find(b"$", dollar + 1)
         hit = dollar if esc < 0 or 0 <= dollar < esc else esc
@@ -217,18 +245,28 @@ def _patch_lines(lines: Lines, pos: int) -> Iterator[tuple[Any, ...]]:
             pending = (start, end)
         else:
             if pending is not None:
-                yield lines.values(pending)  # type: ignore[misc]
+                if not (got := values_of(pending)):
+                    return _patch_lines(lines, begin, fast=False)
+                out.append(got)
                 pending = None
-            values = lines.values((start, end))
+            values = values_of((start, end))
             if values:
-                yield values
+                out.append(values)
         pos = end + 1
         if 0 <= dollar < pos:
             dollar = find(b"$", pos)
         if 0 <= esc < pos:
             esc = find(escaped, pos)
     if pending is not None:
-        yield lines.values(pending)  # type: ignore[misc]
+        if not (got := values_of(pending)):
+            return _patch_lines(lines, begin, fast=False)
+        out.append(got)
+    return out
+
+
+#: how Gemini writes a patch of `lastUpdated` alone (JSON.stringify), from the newline before it
+#: up to its value; spaced as Python's `json.dumps` writes it
+_UPDATED = (b'\n{"$set":{"lastUpdated":"', b'\n{"$set": {"lastUpdated": "')
 
 
 #: a line that is one patch of `lastUpdated` alone, its value printable ASCII without escapes
@@ -672,9 +710,9 @@ def project_of(path: str, meta: dict[str, Any]) -> str | None:
     """The project folder of the chat at `path` (see the module docstring), else its hash."""
     phash = meta.get("projectHash")
     phash = phash if isinstance(phash, str) and phash else None
-    project_dir = _project_dir(path)
-    if project_dir is not None:
-        marked = _read_marker(os.path.join(project_dir, ".project_root"))
+    places = _places(path)
+    if places is not None:
+        marked = _read_marker(places[1])
         if marked:
             return marked
     dirs = meta.get("directories")
@@ -682,17 +720,44 @@ def project_of(path: str, meta: dict[str, Any]) -> str | None:
         for d in dirs:
             if isinstance(d, str) and d and path_hash(d) == phash:
                 return d
-    if project_dir is not None:
-        registry = _registry_of(os.path.dirname(os.path.dirname(project_dir)))
-        slug = os.path.basename(project_dir)
-        for folder, sid in registry:
+    if places is not None:
+        slug = places[3]
+        for folder, sid in _registry_of(places[2]):
             if sid == slug or (phash and path_hash(folder) == phash):
                 return folder
     if phash:
         found = known_folders().get(phash)
         if found:
             return found
-    return phash or (os.path.basename(project_dir) if project_dir else None)
+    return phash or (places[3] if places is not None else None)
+
+
+#: a chat folder's (project folder, its marker, Gemini's registry, the project folder's name), by
+#: the folder (`_places`)
+_PLACES: dict[str, tuple[str, str, str, str] | None] = {}
+
+
+def _places(path: str) -> tuple[str, str, str, str] | None:
+    """(`_project_dir(path)`, the `.project_root` marker in it, the `projects.json` registry
+    two folders above it, its name); None outside a `chats` folder. Kept by the chat's folder
+    (a listing asks for every chat, and the answer is the same for all of a folder's): only for
+    an absolute path whose name is a name, not `.` or `..` (then the folder alone decides)."""
+    folder, _, name = path.rpartition(os.sep)
+    memo = not os.altsep and path.startswith(os.sep) and name not in ("", ".", "..")
+    if memo and (got := _PLACES.get(folder, _NO_PLACES)) is not _NO_PLACES:
+        return got
+    project_dir = _project_dir(path)
+    places = None if project_dir is None else (
+        project_dir, os.path.join(project_dir, ".project_root"),
+        os.path.join(os.path.dirname(os.path.dirname(project_dir)), "projects.json"), os.path.basename(project_dir))
+    if memo:
+        if len(_PLACES) >= 4096:
+            _PLACES.clear()
+        _PLACES[folder] = places
+    return places
+
+
+_NO_PLACES: Any = object()
 
 
 def _project_dir(path: str) -> str | None:
@@ -706,7 +771,10 @@ def _project_dir(path: str) -> str | None:
 
 
 def _read_marker(path: str) -> str | None:
-    try:  # (os.open: a folder without one, the usual case, costs half as much)
+    # (a folder without one is the usual case: `access` tells it without an OSError raised)
+    if not os.access(path, os.F_OK):
+        return None
+    try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
@@ -719,9 +787,10 @@ def _read_marker(path: str) -> str | None:
     return text if text.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[\\/]", text) else None
 
 
-def _registry_of(gemini_dir: str) -> tuple[tuple[str, str], ...]:
-    """Gemini's project registry `<gemini dir>/projects.json`: (folder, slug) pairs."""
-    p = os.path.join(gemini_dir, "projects.json")
+def _registry_of(p: str) -> tuple[tuple[str, str], ...]:
+    """Gemini's project registry `p` (`<gemini dir>/projects.json`): (folder, slug) pairs."""
+    if not os.access(p, os.F_OK):  # (no OSError raised where there is none)
+        return ()
     try:
         st = os.stat(p)
     except OSError:
@@ -746,15 +815,21 @@ def known_folders() -> dict[str, str]:
     """projectHash -> folder for the folders a user works in that sessionscope knows without
     reading any session: the working directory and its parents, and the config's
     `project_roots` with their direct subfolders."""
-    from ...config import config_path
-
-    p = str(config_path())
+    global _config_path
+    if _config_path is None:
+        from ...config import config_path as _config_path
+    p = str(_config_path())
+    if not os.access(p, os.F_OK):  # (no config, the usual case: no OSError raised)
+        return _known(os.getcwd(), ())
     try:
         st = os.stat(p)
     except OSError:
         return _known(os.getcwd(), ())
     # (the config read again only when it changed: a listing asks this for every chat)
     return _known(os.getcwd(), _config_roots(p, st.st_mtime_ns, st.st_size, st.st_ino) if st.st_mtime_ns else ())
+
+
+_config_path: Any = None
 
 
 @lru_cache(maxsize=4)
