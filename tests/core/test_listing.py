@@ -444,6 +444,27 @@ def test_one_line_titles_are_the_collapsed_text_cut(text: str, limit: int) -> No
     assert one_line(text, limit) == truncate(" ".join(text.split()), limit)
 
 
+_WORDS = st.text(st.sampled_from("ab \n\t\u3000\xa0"), max_size=900)
+
+
+@given(st.one_of(st.text(max_size=2000), _WORDS), st.sampled_from([None, 0, 1, 5, 200]), st.booleans())
+def test_codex_titles_cut_from_a_prompts_start_are_the_whole_prompts_cut(text: str, limit: int | None,
+                                                                         ide: bool) -> None:
+    """A Codex title with a limit (the quick lane's) reads only the start of a long prompt: the
+    same as the whole prompt's title cut; a prompt event's blank test needs no stripped copy."""
+    from sessionscope.core.read.adapters.codex import _IDE_REQUEST, _prompt_event, _title
+
+    text = (f"ctx{_IDE_REQUEST}" if ide else "") + text
+    cut = _title(text, limit)
+    assert cut == (_title(text) if limit is None else truncate(_title(text), limit))
+    event = {"type": "event_msg", "payload": {"type": "user_message", "message": text}}
+    title = _prompt_event(event)
+    if not text.strip():
+        assert title is None
+    if limit is not None:
+        assert _prompt_event(event, limit) == (None if title is None else truncate(title, limit))
+
+
 # -- the command line: `sessionscope sessions --quick` ------------------------------------------
 
 
@@ -686,3 +707,15 @@ def test_codex_files_of_any_lines_list_alike_in_their_lane(tmp_path: Path, first
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
     assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)
+
+
+def test_a_rollout_without_a_prompt_line_lists_alike_in_its_lane(tmp_path: Path) -> None:
+    """A session_meta alone (a session that never had a prompt), and one whose prompt event is
+    the file's unterminated end (a whole file's last line counts when it parses)."""
+    path = tmp_path / "sessions" / _CODEX_NAMES[0]
+    path.parent.mkdir(parents=True)
+    meta, prompt = _line(_CODEX_LINES[0]), _line(_CODEX_LINES[5])
+    for content, title in ((meta + b"\n", None), (meta + b"\n" + prompt, "fix the cart"), (meta, None)):
+        path.write_bytes(content)
+        got = quick_meta(path, REGISTRY)
+        assert got == general_meta(path) and got.title == title and got.project == "/home/u/proj"

@@ -1477,22 +1477,26 @@ _CONV = ("user", "assistant", "system")
 _TITLE_TYPES = ("custom-title", "ai-title", "summary")
 
 
-@record(slots=True)
 class _Shape:
     """What one record gives its session, as far as a listing needs: `conv` for a registered
     user/assistant/system record, `entries` whether it yields any entry, and what `_merge_text`
-    looks at (an assistant record whose blocks are all text merges into the text before it)."""
+    looks at (an assistant record whose blocks are all text merges into the text before it).
+    (A plain class, not a record: a listing makes one or two a file, and this one is made in
+    two thirds of the time.)"""
 
-    conv: bool = False
-    entries: bool = False
-    side: bool = False
-    ts: datetime | None = None
-    mid: str | None = None
-    all_text: bool = False
-    last_text: bool = False
-    value: JSON | None = None  # a conversation record's
-    title: JSON | None = None  # a custom-title, ai-title or summary record
-    texts: tuple[str | None, str | None] | None = None  # (prompt, command), once looked for
+    __slots__ = ("conv", "entries", "side", "ts", "mid", "all_text", "last_text", "value", "title", "texts")
+
+    def __init__(self, conv: bool = False, entries: bool = False, side: bool = False,
+                 value: JSON | None = None, title: JSON | None = None) -> None:
+        self.conv = conv
+        self.entries = entries
+        self.side = side
+        self.ts: datetime | None = None
+        self.mid: str | None = None
+        self.all_text = self.last_text = False
+        self.value = value  # a conversation record's
+        self.title = title  # a custom-title, ai-title or summary record
+        self.texts: tuple[str | None, str | None] | None = None  # (prompt, command), once looked for
 
 
 _NOISE_SHAPE = _Shape()
@@ -1602,16 +1606,20 @@ def _user_texts(value: JSON) -> tuple[str | None, str | None]:
     blocks = [content] if isinstance(content, str) else content if isinstance(content, list) else []
     meta, compact = value.get("isMeta") is True, value.get("isCompactSummary") is True
     prompt = command = None
+    plain = not (meta or compact)
     for block in blocks:
         text = block if isinstance(block, str) else (
             _s(block.get("text")) or "" if isinstance(block, dict) and block.get("type") == "text"
             else None)
         if text is None:
             continue
-        kind, markup = _user_text_kind(text, meta, compact)
-        if markup and command is None:
-            command = _command(text)
-        if prompt is None and _is_prompt(kind, text):
+        # (`_user_text_kind` and `_is_prompt` inline: a prompt is a TEXT block, neither meta,
+        # compact nor markup, not blank, not an interruption)
+        if _MARKUP.match(text) is not None:
+            if command is None:
+                command = _command(text)
+        elif (prompt is None and plain and text and not text.isspace()
+              and not text.startswith(_INTERRUPTED)):
             prompt = text
     return prompt, command
 

@@ -199,17 +199,22 @@ class CodexAdapter(ResumingAdapter):
             return None
         # The first prompt event: the head's complete lines after the first (`_quick_head`).
         find, pos, title = head.find, e1 + 1, None
+        whole = ht.tail is head
         while title is None:
             nl = find(b"\n", pos)
             if nl < 0:
+                if pos == e1 + 1 and not narrow and (pos == len(head) or not whole):
+                    # The first line is the head's only complete line (a session that never
+                    # had a prompt): the parser fed it has the meta line's state, no title.
+                    return self._quick_meta(path, ht.size, ht.mtime, whole, meta, None, False, False,
+                                            last_stamp_of(tail_values(ht.tail, whole), _record_ts))
                 return None  # (none in the head: the parser reads it all, the general way)
             if _may_title(head, (pos, nl)):
                 for value in line_values(view[pos:nl]) or ():
-                    title = _prompt_event(value)
+                    title = _prompt_event(value, _TITLE_CHARS)
                     if title is not None:
                         break
             pos = nl + 1
-        whole = ht.tail is head
         return self._quick_meta(path, ht.size, ht.mtime, whole, meta, title, True, False,
                                 last_stamp_of(tail_values(ht.tail, whole), _record_ts))
 
@@ -232,7 +237,7 @@ class CodexAdapter(ResumingAdapter):
             if last is None:
                 unsure.add("last_timestamp")
         return QuickMeta(path, size, mtime, self.agent, self.name, parser._session_id or _name_session_id(path),
-                         parser._kind(), project, truncate(title, 200) if title else None, parser._first_ts,
+                         parser._kind(), project, truncate(title, _TITLE_CHARS) if title else None, parser._first_ts,
                          last or parser._last_ts, frozenset(unsure), whole)
 
     def _quick_head(self, ends: Ends) -> tuple[CodexParser | _MetaLine, str | None, bool, bool]:
@@ -904,6 +909,7 @@ _CUT_META = LazyPattern(
 
 _WRAPPED_LINE = b'{"timestamp":"'
 _BOM = b"\xef\xbb\xbf"
+_TITLE_CHARS = 200  # a quick listing's title
 _TITLE_EVENTS = (b'"type":"event_msg","payload":{"type":"user_message"',
                  b'"type":"event_msg","payload":{"type":"item_completed"')
 
@@ -1010,8 +1016,9 @@ def _user_message(p: dict[str, Any]) -> tuple[str, bool]:
     return text, bool(kind) and kind != "plain"
 
 
-def _prompt_event(value: Any) -> str | None:
-    """The title a record gives as the first prompt event (`CodexParser._title_event`)."""
+def _prompt_event(value: Any, limit: int | None = None) -> str | None:
+    """The title a record gives as the first prompt event (`CodexParser._title_event`; with
+    `limit`, as `truncate` cuts it to that many characters)."""
     p = value.get("payload") if isinstance(value, dict) and value.get("type") == "event_msg" else None
     if not isinstance(p, dict):
         return None
@@ -1024,9 +1031,9 @@ def _prompt_event(value: Any) -> str | None:
         text, injected = _content_text(item.get("content")), False
     else:
         return None
-    if not text.strip() or injected or _is_injected(text):
+    if not text or text.isspace() or injected or _is_injected(text):  # (`not text.strip()`, no copy)
         return None
-    return _title(text)
+    return _title(text, limit)
 
 
 def _name_session_id(path: str) -> str:
@@ -1071,10 +1078,17 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def _title(text: str) -> str:
+def _title(text: str, limit: int | None = None) -> str:
+    """The text of a prompt as a title; with `limit`, as `truncate` cuts it to that many characters."""
     if _IDE_REQUEST in text:  # VS Code prepends "# Context from my IDE setup: ..."
         text = text.split(_IDE_REQUEST, 1)[1]
-    return _norm(text)
+    if limit is not None and len(text) > 2 * limit + 8:
+        # A prompt can be a paste of kilobytes: the normal form of its start is a prefix of the
+        # whole text's (its last word perhaps cut), so when longer than the cut, that is the cut.
+        start = _norm(text[:2 * limit + 8])
+        if len(start) > limit:
+            return truncate(start, limit)
+    return _norm(text) if limit is None else truncate(_norm(text), limit)
 
 
 def _is_injected(text: str) -> bool:
