@@ -116,7 +116,8 @@ class Library:
     #: a warm scan may share its files' stats with a forked child (core/catalog/warm.py
     #: `same_stats(split=True)`): set by a command, whose process runs no other thread
     split_stats = False
-    _primed: ScanReport | bool | None = None  # `prime_warm`'s outcome (False: not warm), until used
+    #: `prime_warm`'s outcome (False: not warm) and its last progress call, until used
+    _primed: tuple[ScanReport | bool, tuple[int, int, int, int] | None] | None = None
 
     def __init__(
         self,
@@ -488,8 +489,11 @@ class Library:
         row read); None, with nothing done, when something may have: the caller scans. (The
         outcome of `prime_warm`, when it ran just before and nothing else since.)"""
         primed, self._primed = self._primed, None
-        if primed is not None and progress is None:
-            return primed if isinstance(primed, ScanReport) else None
+        if primed is not None:
+            report, said = primed
+            if progress is not None and said is not None:
+                progress(*said)  # (what the primed scan told its progress)
+            return report if isinstance(report, ScanReport) else None
         self._partial = False
         return self._scan_warm(progress)
 
@@ -497,8 +501,9 @@ class Library:
         """`scan_warm` now, its outcome kept for the next call of it. Why: a command runs it
         before opening the search index, whose reader starts a thread; with one thread only,
         the warm scan shares its stats with a forked child (`split_stats`)."""
-        report = self.scan_warm()
-        self._primed = report if report is not None else False
+        said: list[tuple[int, int, int, int]] = []
+        report = self.scan_warm(lambda *done: said.append(done))
+        self._primed = (report if report is not None else False, said[-1] if said else None)
 
     def _scan_warm(self, progress: ProgressFn | None) -> ScanReport | None:
         """A lazy scan's outcome when the last scan of these roots left a snapshot and every

@@ -152,12 +152,18 @@ def _forked(work: Callable[[], bool]) -> Callable[[bool], bool] | None:
     def collect(ours: bool) -> bool:
         try:
             if not ours:
-                os.kill(pid, 9)  # (the answer is no already)
+                try:
+                    os.kill(pid, 9)  # (the answer is no already)
+                except OSError:
+                    pass
                 return False
             return os.read(r, 1) == b"1"  # (nothing read when the child died: not the same)
         finally:
             os.close(r)
-            os.waitpid(pid, 0)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:  # (reaped already: SIGCHLD ignored by whoever started us)
+                pass
 
     return collect
 

@@ -425,8 +425,10 @@ def test_a_primed_warm_scan_is_used_once_and_a_scan_in_between_drops_it(
     lib.prime_warm()
     primed = len(compared)
     assert primed == 2  # (the folders, then the files)
-    report = lib.scan_warm()
+    told = []
+    report = lib.scan_warm(lambda *done: told.append(done))  # (a progress bar is told what the primed scan saw)
     assert report is not None and report.files == 3 and len(compared) == primed
+    assert len(told) == 1 and told[0][:2] == (3, 3) and told[0][2] == told[0][3] > 0
     assert lib.scan_warm() is not None and len(compared) == 2 * primed
     lib.prime_warm()
     lib.scan(lazy=True)
