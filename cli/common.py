@@ -80,6 +80,7 @@ def open_library(args: argparse.Namespace, *, scan: bool = True, lazy: bool = Fa
         warnings.append(f"{_no_cache_said}: working without it (the sessions are read again each time, "
                         "and search reads the session files)")
     lib = Library(roots, catalog=Catalog(base / "catalog.sqlite" if base else None))
+    lib.split_stats = True  # (a command: see Library.split_stats)
     if scan:
         warnings += scan_warnings(args, lib.scan(lazy=lazy), warnings)
     return lib, warnings

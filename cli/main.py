@@ -12,6 +12,7 @@ import gc
 import importlib
 import os
 import sys
+import threading
 from typing import Any, Callable, NoReturn, Sequence
 
 from sessionscope.cli.common import CliError, fail
@@ -157,9 +158,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(sys.stdout, json=want_json), SafeStream(sys.stderr)
     try:
-        return _main(argv, want_json)
+        code = _main(argv, want_json)
     finally:
         sys.stdout, sys.stderr = streams
+    if _whole_process and _ran in QUICK_EXIT and threading.active_count() == 1:
+        _exit_now(code)
+    return code
+
+
+#: the commands whose work is done when they return: what they print is on stdout or stderr, what
+#: they write (the catalog, the index) committed, no index writer left open (`search` closes the
+#: one it took), nothing to leave to the interpreter's shutdown. `main` ends such a process at
+#: once, when no other thread runs, after the functions registered with `atexit`: the shutdown
+#: freed every object one by one (~5% of a warm `search`'s instructions) to no end. (An
+#: uncommitted SQLite transaction is rolled back either way; a file lock is released by the
+#: process's end.)
+QUICK_EXIT = frozenset({"sessions", "read", "recent", "search"})
+_ran: str | None = None  # the command main() ran
+
+
+def _exit_now(code: int) -> NoReturn:
+    import atexit
+
+    atexit._run_exitfuncs()  # (what was registered to run at exit still runs: weakref finalizers too)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # (`| head` left, or the stream closed: nothing to say there)
+            pass
+    os._exit(code)
 
 
 def _main(argv: list[str], want_json: bool) -> int:
@@ -172,6 +199,8 @@ def _main(argv: list[str], want_json: bool) -> int:
             return 0
         if args.command is None:
             return _run_app(args)
+        global _ran
+        _ran = args.command
         return COMMANDS[args.command](args)
     except (CliError, CacheError) as exc:
         return fail(str(exc), want_json)

@@ -63,6 +63,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise CliError(f"search: {exc}") from None
     lib, warnings = open_library(args, scan=False)
     warn(warnings, args)
+    lib.prime_warm()  # (before the index's reader starts its thread: see Library.prime_warm)
     index, _ = open_index(args, lib, scan=True)
     from sessionscope.core.text import masking
 
@@ -84,6 +85,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         out["hits"] = [h.to_dict() for h in hits]
         emit(out)
         _rebuild_if_damaged(args, lib, index)
+        index.close()
         return 0
     from sessionscope.core.text import one_line
 
@@ -107,6 +109,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         ts = h.timestamp.astimezone().strftime("%Y-%m-%d %H:%M") if h.timestamp else "-"
         print(f"{ts}  {short[h.session_id]}#{h.entry_id}  {h.role}/{h.kind}\n  {one_line(h.snippet or h.preview)}")
     _rebuild_if_damaged(args, lib, index)
+    index.close()  # (a writer it took: its merges finished, their files recorded as checked)
     return 0
 
 

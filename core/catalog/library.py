@@ -12,6 +12,7 @@ give way to the parsed sessions as the scan reads their files.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import time
 from bisect import bisect_left
@@ -19,8 +20,7 @@ from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, overload
 
-import orjson
-
+from ..onuse import orjson
 from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
@@ -113,6 +113,12 @@ def recency(s: Session) -> datetime:
 
 
 class Library:
+    #: a warm scan may share its files' stats with a forked child (core/catalog/warm.py
+    #: `same_stats(split=True)`): set by a command, whose process runs no other thread
+    split_stats = False
+    #: `prime_warm`'s outcome (False: not warm) and its last progress call, until used
+    _primed: tuple[ScanReport | bool, tuple[int, int, int, int] | None] | None = None
+
     def __init__(
         self,
         roots: list[Root],
@@ -334,7 +340,7 @@ class Library:
         `lazy` (not with `quick`): the unchanged files' sessions are not decoded; the session
         map is linked from the catalog's keys (core/catalog/keys.py), a session decoded when it
         is asked for (`get`, `find`, `top_level`), all of them when `rows` or the whole map is."""
-        self._partial = False
+        self._partial, self._primed = False, None
         lazy = lazy and not quick
         if lazy:
             warm = self._scan_warm(progress)
@@ -480,9 +486,24 @@ class Library:
 
     def scan_warm(self, progress: ProgressFn | None = None) -> ScanReport | None:
         """`scan(lazy=True)` when the last scan's snapshot shows nothing changed (no walk, no
-        row read); None, with nothing done, when something may have: the caller scans."""
+        row read); None, with nothing done, when something may have: the caller scans. (The
+        outcome of `prime_warm`, when it ran just before and nothing else since.)"""
+        primed, self._primed = self._primed, None
+        if primed is not None:
+            report, said = primed
+            if progress is not None and said is not None:
+                progress(*said)  # (what the primed scan told its progress)
+            return report if isinstance(report, ScanReport) else None
         self._partial = False
         return self._scan_warm(progress)
+
+    def prime_warm(self) -> None:
+        """`scan_warm` now, its outcome kept for the next call of it. Why: a command runs it
+        before opening the search index, whose reader starts a thread; with one thread only,
+        the warm scan shares its stats with a forked child (`split_stats`)."""
+        said: list[tuple[int, int, int, int]] = []
+        report = self.scan_warm(lambda *done: said.append(done))
+        self._primed = (report if report is not None else False, said[-1] if said else None)
 
     def _scan_warm(self, progress: ProgressFn | None) -> ScanReport | None:
         """A lazy scan's outcome when the last scan of these roots left a snapshot and every
@@ -507,8 +528,8 @@ class Library:
             return None
         (paths_blob, stats_blob, folders_blob, fstats_blob, data_blob), token = found
         try:
-            data = orjson.loads(data_blob)
-        except orjson.JSONDecodeError:
+            data = json.loads(data_blob)  # (~60 KB: json, not orjson; core/onuse.py)
+        except ValueError:
             return None
         if data["zstd"] and _zstd_installed():
             return None  # (files not read for want of zstandard, which is there now: read them)
@@ -522,7 +543,7 @@ class Library:
         if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
             return None
         paths = warm.unpack_paths(paths_blob)
-        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS):
+        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS, split=self.split_stats):
             return None
         report = ScanReport(roots=list(self.roots), notes=list(cat.messages))
         cat.messages.clear()
@@ -1116,7 +1137,7 @@ def _carry_blob(carry: object) -> bytes | None:
     """A carried state as the catalog stores it (bytes as they are, else JSON)."""
     if carry is None or isinstance(carry, bytes):
         return carry
-    import orjson
+    from ..onuse import orjson
 
     return orjson.dumps(carry)
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
-import orjson
+from ..onuse import orjson
 
 from ..records import record
 from ..config import ZSTD_HINT, CacheError
@@ -414,7 +414,7 @@ class Catalog:
             if blob is not None:
                 try:
                     keys = orjson.loads(blob)
-                except orjson.JSONDecodeError:
+                except ValueError:
                     keys = None
             if keys is None:
                 missing.append(path)
@@ -502,7 +502,7 @@ class Catalog:
                     continue
                 try:
                     keys = orjson.loads(r[6])
-                except orjson.JSONDecodeError:
+                except ValueError:
                     continue
                 size = -1 if r[5] and ZSTD_HINT in r[5] and _zstd_installed() else r[3]
                 out.append(LightRow(r[0], r[1], r[2], size, r[4], r[5], keys))
@@ -586,7 +586,7 @@ class Catalog:
         for path, dev, ino, mtime_ns, ctime_ns, suffixes, entries in rows:
             try:
                 out[path] = (dev, ino, mtime_ns, ctime_ns, suffixes, orjson.loads(entries))
-            except orjson.JSONDecodeError:
+            except ValueError:
                 continue  # (listed again)
         return out
 
@@ -801,7 +801,7 @@ def _zstd_installed() -> bool:
 #   id, agent, format, paths, kind, project, title, first, last, entries, models, branch,
 #   [input, output, cache_read, cache_creation], parent, children, lines, malformed, noise, size
 
-_UNREADABLE = (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OverflowError)
+_UNREADABLE = (KeyError, TypeError, ValueError, OverflowError)  # (orjson's JSONDecodeError: a ValueError)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 _KINDS = {k.value: k for k in SessionKind}

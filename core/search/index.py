@@ -41,7 +41,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
+import json
 
 from ..catalog.library import Library
 from ..catalog.store import IndexState
@@ -64,7 +64,7 @@ NEWEST = 4096
 #: the newest documents first (`_walk_newest`)
 COMMON_SHARE = 0.2
 
-_loads = orjson.loads
+_loads = json.loads  # (a hit's few fields: core/onuse.py)
 
 
 class SearchIndex(IndexSchema, IndexIngest, QueryCompiler):

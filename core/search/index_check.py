@@ -22,7 +22,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-import orjson
+import json
 from ..records import record
 
 try:
@@ -69,8 +69,8 @@ def footer_problem(path: Path) -> str | None:
                 if magic != FOOTER_MAGIC or length + 8 > size:
                     return f"{path.name} has no valid footer (truncated or overwritten)"
                 try:
-                    want = orjson.loads(mm[size - 8 - length : size - 8])["crc"]
-                except (orjson.JSONDecodeError, KeyError, TypeError):
+                    want = json.loads(mm[size - 8 - length : size - 8])["crc"]
+                except (ValueError, KeyError, TypeError):
                     return f"{path.name} has an unreadable footer"
                 crc, body, view = 0, size - 8 - length, memoryview(mm)
                 try:
@@ -105,8 +105,8 @@ def _needed(meta: Any) -> list[str]:
 
 def load_verified(directory: Path) -> dict[str, list[int]]:
     try:
-        data = orjson.loads((directory / VERIFIED_FILE).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = json.loads((directory / VERIFIED_FILE).read_bytes())
+    except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -114,7 +114,7 @@ def load_verified(directory: Path) -> dict[str, list[int]]:
 def save_verified(directory: Path, verified: dict[str, list[int]]) -> bool:
     """Record the files that passed (atomically); False when it cannot be written (read-only,
     disk full: they are simply checked again next time)."""
-    return replace_file(directory, VERIFIED_FILE, orjson.dumps(verified))
+    return replace_file(directory, VERIFIED_FILE, json.dumps(verified, separators=(",", ":")).encode())
 
 
 def replace_file(directory: Path, name: str, data: bytes) -> bool:
@@ -147,17 +147,17 @@ def check(directory: Path, *, full: bool = False) -> Check:
             return Check(problems=[f"meta.json cannot be read ({exc.strerror or exc})"])
         result = Check()
         try:
-            names = _needed(orjson.loads(before))
-        except (orjson.JSONDecodeError, ValueError, KeyError, TypeError) as exc:
+            names = _needed(json.loads(before))
+        except (ValueError, KeyError, TypeError) as exc:
             return Check(problems=[f"meta.json is unreadable ({str(exc).splitlines()[0][:80]})"])
         managed = directory / ".managed.json"
         try:
-            listed = orjson.loads(managed.read_bytes())
+            listed = json.loads(managed.read_bytes())
             if not isinstance(listed, list):
                 raise ValueError("not a list")
         except FileNotFoundError:
             pass
-        except (OSError, orjson.JSONDecodeError, ValueError) as exc:
+        except (OSError, ValueError) as exc:
             result.problems.append(f".managed.json is unreadable ({str(exc).splitlines()[0][:80]})")
         result.segments = sum(1 for n in names if n.endswith(".idx"))
         for name in names:

@@ -18,7 +18,9 @@ import time
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-import orjson
+import json
+
+from ..onuse import orjson
 
 from ..records import record
 from ..catalog.library import Library
@@ -47,7 +49,6 @@ LIVE_STATES = 4096  # most index states kept for `update(paths=…)` (then they 
 PATHS_AT_ONCE = 64
 
 ProgressFn = Callable[["Progress"], None]
-_dumps = orjson.dumps
 
 
 @record
@@ -290,7 +291,7 @@ class IndexIngest:
         """What says that the index holds every file of the scan whose snapshot is `token`
         (core/catalog/warm.py) as it is: that token, the index's last commit (its meta.json's
         stat: another process's commit or a new index changes it) and its settings."""
-        return orjson.dumps([token, self._meta_stamp(), self._settings()]).decode()
+        return json.dumps([token, self._meta_stamp(), self._settings()], separators=(",", ":"))
 
     def _without_writer(self, library: Library, report: IndexReport, progress: ProgressFn | None,
                         scan: bool, started: float) -> IndexReport:
@@ -565,8 +566,8 @@ class IndexIngest:
         doc.add_text("file", path)
         doc.add_text("project_l", project.lower())
         loc = e.locator
-        doc.add_bytes("hit", _dumps((s.id, e.id, agent, s.source_format, role, e.kind.value, loc.path, project,
-                                     loc.offset, loc.line)))
+        doc.add_bytes("hit", orjson.dumps((s.id, e.id, agent, s.source_format, role, e.kind.value, loc.path, project,
+                                          loc.offset, loc.line)))
         doc.add_integer("ts", ts_ms(e.timestamp))
         doc.add_unsigned("offset", int(loc.offset))
         doc.add_text("text", text)

@@ -10,7 +10,7 @@ import os
 from datetime import datetime
 from typing import Any
 
-import orjson
+import json
 
 from .terms import stemming_analyzer
 
@@ -23,7 +23,11 @@ COMMON_WORDS_DIGEST = "91498bc4eaea"
 INDEX_VERSION = 4  # 2: the `pairs` field; 3: the `stems` field; 4: `stemmed` (old caches are rebuilt, with a message)
 SETTINGS_FILE = "settings.json"  # in the index directory: what shaped its documents (see `_settings`)
 
-_dumps, _loads = orjson.dumps, orjson.loads
+_loads = json.loads  # (small: core/onuse.py)
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
 
 
 def ts_ms(ts: datetime | None) -> int:
@@ -81,7 +85,7 @@ class IndexSchema:
             stored: Any = _loads((self.directory / SETTINGS_FILE).read_bytes())
         except FileNotFoundError:
             stored = None
-        except (OSError, orjson.JSONDecodeError):
+        except (OSError, ValueError):
             stored = "unreadable"
         if stored == ours:
             return False, None

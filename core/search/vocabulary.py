@@ -21,7 +21,7 @@ from bisect import bisect_left
 from pathlib import Path
 from typing import Any, Iterable
 
-import orjson
+import json
 
 from .index_check import replace_file
 
@@ -258,8 +258,8 @@ def listed(searcher: Any) -> Vocabulary:
 def opstamp(directory: Path) -> int | None:
     """The opstamp of the index's last commit (None: no commit, or meta.json unreadable)."""
     try:
-        value = orjson.loads((directory / "meta.json").read_bytes()).get("opstamp")
-    except (OSError, orjson.JSONDecodeError, AttributeError):
+        value = json.loads((directory / "meta.json").read_bytes()).get("opstamp")
+    except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, int) else None
 

@@ -406,3 +406,35 @@ def test_keys_of_a_snapshot_replaced_since_are_read_from_the_rows(tmp_path: Path
         assert sorted(lazy.session_ids()) == sorted(full.session_ids())
         assert_same(full, lazy)
         whole(roots, tmp_path)  # (a snapshot again)
+
+
+def test_a_primed_warm_scan_is_used_once_and_a_scan_in_between_drops_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`prime_warm` (a command runs it before opening the index): the next `scan_warm` answers its
+    outcome without comparing the stats again, once; a `scan` in between, or a later call,
+    compares them again. A primed "not warm" answers None at once."""
+    from sessionscope.core.catalog import warm
+
+    root = tree(tmp_path)
+    roots = roots_of(root)
+    scan(roots, tmp_path)  # (the snapshot)
+    compared = []
+    real = warm.same_stats
+    monkeypatch.setattr(warm, "same_stats", lambda *a, **k: compared.append(len(a[0])) or real(*a, **k))
+    lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.prime_warm()
+    primed = len(compared)
+    assert primed == 2  # (the folders, then the files)
+    told = []
+    report = lib.scan_warm(lambda *done: told.append(done))  # (a progress bar is told what the primed scan saw)
+    assert report is not None and report.files == 3 and len(compared) == primed
+    assert len(told) == 1 and told[0][:2] == (3, 3) and told[0][2] == told[0][3] > 0
+    assert lib.scan_warm() is not None and len(compared) == 2 * primed
+    lib.prime_warm()
+    lib.scan(lazy=True)
+    assert len(compared) == 4 * primed
+    assert lib.scan_warm() is not None and len(compared) == 5 * primed
+    write(root / "p" / f"{C}.jsonl", [claude("c1", None, C, 9)])  # (a change: not warm)
+    lib.prime_warm()
+    seen = len(compared)
+    assert lib.scan_warm() is None and len(compared) == seen

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import math
 import pickle
+from pathlib import Path
 from dataclasses import FrozenInstanceError, dataclass, field
 from typing import Any, Callable
 
@@ -72,7 +73,39 @@ def _kinds(deco: Callable[..., Any]) -> dict[str, type]:
         a: int = 1
         b: Any = None
 
-    return {c.__name__: c for c in (Plain, Frozen, FrozenSlots, Slots, One, Empty, Own, Child, Keywords)}
+    @deco(slots=True)
+    class Later:  # fields not taken by __init__, set by it
+        a: Any
+        b: Any = None
+        c: Any = field(init=False, default=3)
+        d: list[Any] = field(init=False, default_factory=list)
+
+        def __post_init__(self) -> None:
+            self.d.append(self.c)
+
+    @deco(frozen=True, slots=True)
+    class Posted:
+        a: Any
+        b: Any = None
+        both: Any = field(init=False, default=None)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "both", (self.a, self.b))
+
+    @deco
+    class Selfish:  # a field named self
+        a: Any
+        b: Any = None
+        self: Any = 0
+
+    @deco(frozen=True)
+    class Mixed:  # keyword-only fields, one with a factory
+        a: Any
+        b: Any = field(default=None, kw_only=True)
+        c: list[Any] = field(default_factory=list, kw_only=True)
+
+    return {c.__name__: c for c in (Plain, Frozen, FrozenSlots, Slots, One, Empty, Own, Child, Keywords, Later,
+                                    Posted, Selfish, Mixed)}
 
 
 DATA, RECORD = _kinds(dataclass), _kinds(record)
@@ -111,6 +144,9 @@ def test_a_record_behaves_as_the_dataclass(name: str, a: Any, b: Any, a2: Any, b
             [f.name for f in dataclasses.fields(cls)], getattr(cls, "__match_args__", None),
             dataclasses.asdict(x), "__slots__" in cls.__dict__, cls.__hash__ is None,
             repr(copy.deepcopy(x)).replace(cls.__qualname__, name),
+            # by position; wrong calls: the same TypeError (the qualname the class has when it is raised)
+            *(str(_outcome(call)).replace("_kinds.<locals>.", "").replace(cls.__qualname__, name) for call in (
+                lambda: repr(cls(*_args(name, a, b).values())), lambda: cls(a, a=a), lambda: cls(nope=1))),
         ]
     assert got["record"] == got["dataclass"]
 
@@ -164,3 +200,109 @@ def test_records_do_not_import_inspect_and_dataclasses_still_reach_it() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[]", "A(x: int, y: str = 'a') True", "module (x: int, y: str = 'a') -> None"]
+
+
+def test_a_record_has_the_dataclass_signature_before_and_after_its_first_instance() -> None:
+    """`record` compiles `__init__` when the class is first called or its signature first asked
+    for: `inspect.signature` gives dataclass's signature either way."""
+    import inspect
+
+    data, fresh = _kinds(dataclass), _kinds(record)
+    for name in data:
+        assert str(inspect.signature(fresh[name])) == str(inspect.signature(data[name])), name
+        assert str(inspect.signature(RECORD[name])) == str(inspect.signature(data[name])), name
+
+
+def test_defining_a_record_compiles_nothing_and_its_init_only_after_its_first_calls() -> None:
+    """What `record` saves: `dataclass` compiles `__init__`, and for a frozen class `__setattr__`
+    and `__delattr__`, from source at definition (44 compiles in a warm search); a record
+    compiles none there; its `__init__` is compiled once, after FIRST_CALLS instances, or at
+    once for a call its first `__init__` does not answer (wrong arguments), or when its
+    signature is asked for."""
+    import subprocess
+    import sys
+
+    code = """if True:
+        import sys
+        from dataclasses import field
+        from sessionscope.core.records import record
+        compiled = []
+        sys.addaudithook(lambda ev, args: ev == "compile" and compiled.append(args[1]))
+        @record(frozen=True, slots=True)
+        class R:
+            x: int
+            y: list = field(default_factory=list)
+        @record
+        class S:
+            x: int
+        @record
+        class T:
+            x: int
+        from sessionscope.core.records import FIRST_CALLS
+        made = [R(i) for i in range(FIRST_CALLS)]
+        print(len(compiled), made[1] == R(1), made[2].y, len(compiled), S(3).x, len(compiled))
+        try:
+            S(1, 2)
+        except TypeError as exc:
+            print("TypeError", len(compiled), str(exc).replace(" ", "_"))
+        import inspect
+        print(inspect.signature(T), len(compiled))
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "0 True [] 1 3 1",  # (the 33rd R compiled its __init__; one S did not)
+        "TypeError 2 S.__init__()_takes_2_positional_arguments_but_3_were_given",
+        "(x: int) -> None 3"]
+
+
+def test_frozen_and_not_frozen_records_do_not_mix_as_dataclasses_do_not() -> None:
+    @record(frozen=True)
+    class Base:
+        a: int
+
+    with pytest.raises(TypeError, match="non-frozen dataclass from a frozen"):
+        @record
+        class Thawed(Base):
+            b: int = 0
+
+    @dataclass(frozen=True)
+    class PlainBase:
+        a: int
+
+    @record(frozen=True)
+    class OnPlain(PlainBase):
+        b: int = 0
+
+    x = OnPlain(1, 2)
+    with pytest.raises(FrozenInstanceError):
+        x.b = 3
+    assert (x.a, x.b) == (1, 2) and x == OnPlain(1, 2)
+    with pytest.raises(TypeError, match="frozen dataclass from a non-frozen"):
+        @record(frozen=True)
+        class Frosted(RECORD["Plain"]):  # type: ignore[misc]
+            e: int = 0
+
+
+def test_the_core_imports_pathlib_without_urllib_parse_which_as_uri_still_gets(tmp_path: Path) -> None:
+    """core/__init__.py imports `pathlib` with `urllib.parse` (and ipaddress) put off until
+    `Path.as_uri` is first called; any later `import urllib.parse` is the real module. (Run with
+    -S and the package by a link, as a plain install finds it: the test venv's editable-install
+    finder imports pathlib itself at start.)"""
+    import subprocess
+    import sys
+
+    (tmp_path / "sessionscope").symlink_to(Path(__file__).resolve().parents[2])
+    code = """if True:
+        import sys
+        import sessionscope.core
+        print(sorted(m for m in ("urllib.parse", "ipaddress") if m in sys.modules), "pathlib" in sys.modules)
+        import pathlib
+        print(pathlib.Path("/a b").as_uri(), pathlib.PurePosixPath("/x").as_uri())
+        import urllib.parse
+        print(type(urllib.parse).__name__, urllib.parse.urlsplit("http://h/p").path)
+    """
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[] True", "file:///a%20b file:///x", "module /p"]

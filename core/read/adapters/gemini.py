@@ -344,9 +344,10 @@ class GeminiParser(RecordParser):
         sid = meta.get("sessionId")
         kind = SessionKind.SUBAGENT if meta.get("kind") == "subagent" else SessionKind.MAIN
         parent = None
-        folder = os.path.dirname(self.path)
-        if kind is SessionKind.SUBAGENT and os.path.basename(folder) != "chats":
-            parent = os.path.basename(folder)  # chats/<parent session id>/<session id>.jsonl
+        if kind is SessionKind.SUBAGENT:  # (its folder looked at only then: a listing asks every chat)
+            folder = os.path.basename(os.path.dirname(self.path))
+            if folder != "chats":
+                parent = folder  # chats/<parent session id>/<session id>.jsonl
         return {
             "id": sid if isinstance(sid, str) and sid else _stem(self.path),
             "kind": kind,
