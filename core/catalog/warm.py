@@ -80,7 +80,8 @@ _FOLDER_STAT = attrgetter("st_dev", "st_ino", "st_mtime_ns", "st_ctime_ns")
 
 
 #: `same_stats(split=True)` shares the stats with a second process from this many paths on
-SPLIT_FROM = 4000
+#: (measured, quiet, whole warm search: 2,000 files 83.7 -> 80.7 ms, 20,000 files 172 -> 141 ms)
+SPLIT_FROM = 1000
 
 
 def same_stats(paths: Sequence[str], stored: bytes, fields: int, *, split: bool = False) -> bool:
