@@ -3,20 +3,20 @@
 Why: `dataclass` writes each method it adds as Python source and compiles it (`exec`) when the
 class is defined, every time a process imports the module: ~6 compiles for a frozen class, 1-3 ms
 each class, and a whole `sessionscope read ID` defined ~25 such classes (a third of its time
-above Python's own start). `record` asks `dataclass` for `__init__` (and a frozen class's
-`__setattr__`/`__delattr__`) alone and gives the class `__repr__`, `__eq__` and `__hash__` made
+above Python's own start). `record` asks `dataclass` for the fields, slots and the rest, and
+none of the methods it would compile: it gives the class `__repr__`, `__eq__` and `__hash__` made
 here, without compiling anything, that behave as the generated ones do: the same text, the same
 equality (the compared fields as a tuple, `NotImplemented` for another class), the same hash
 (frozen and compared: the hashed fields' tuple; compared and not frozen: unhashable), a method
 written in the class body kept. It also gives a class without a docstring one, as `dataclass`
 would, without `inspect.signature` (a millisecond a class).
 
-`dataclass` still compiled, from source, `__init__` for each class and `__setattr__` and
+The methods `dataclass` would still compile (`__init__` for each class, `__setattr__` and
 `__delattr__` for each frozen one: 44 compiles in a warm `sessionscope search`, ~10% of its
-instructions, for 20 classes of which it makes instances of 10. `record` asks `dataclass` for none
-of them: a frozen class's `__setattr__` and `__delattr__` are closures made here (nothing
-compiled), and `__init__` is written (the source `dataclass` writes) and compiled when the class
-is first called or its signature first asked for: a class never instantiated costs nothing.
+instructions, for 20 classes of which it makes instances of 10): a frozen class's `__setattr__`
+and `__delattr__` are closures made here, and `__init__` is bound here for a class's first calls
+(`_first_init`), then written (the source `dataclass` writes) and compiled: a class made a few
+times in a process compiles nothing.
 """
 from __future__ import annotations
 
