@@ -10,6 +10,7 @@ lookups are plain ones). Catch `json.JSONDecodeError` (orjson's is a subclass of
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -26,3 +27,10 @@ class OnUse:
 
 
 orjson: Any = OnUse("orjson")
+
+
+def compact_json(obj: Any) -> str:
+    """`obj` as compact JSON, by the standard library (no orjson import): for the small documents
+    a warm command writes and compares (a snapshot's signature, the index's synced note, its
+    settings and verified checksums), one way for all of them."""
+    return json.dumps(obj, separators=(",", ":"))

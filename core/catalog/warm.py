@@ -18,14 +18,13 @@ adding, removing or renaming an entry changes both.
 """
 from __future__ import annotations
 
-import json  # (the few small documents of a warm command: core/onuse.py)
 import os
 from array import array
 from itertools import chain
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Iterator, MutableMapping, Sequence
 
-from ..onuse import orjson
+from ..onuse import compact_json, orjson
 
 #: bump when what is stored changes: an older snapshot is then never used (and replaced).
 #: 2: the keys apart (the catalog's `scan_parts`), the listing's head in the data; 3: the ids' heads.
@@ -39,8 +38,8 @@ def signature(roots: Iterable[Any], suffixes: Sequence[str]) -> str:
     given, its walk limit, shallow, source), the names looked for, and who reads (a file's
     readability follows from its stat and the reader's ids)."""
     ids = (os.geteuid(), sorted({os.getegid(), *os.getgroups()})) if os.name == "posix" else None
-    return json.dumps([VERSION, ids, sorted(suffixes), [
-        [r.path, r.origin, r.explicit, r.max_folders, r.shallow, r.source] for r in roots]], separators=(",", ":"))
+    return compact_json([VERSION, ids, sorted(suffixes), [
+        [r.path, r.origin, r.explicit, r.max_folders, r.shallow, r.source] for r in roots]])
 
 
 def pack_paths(paths: Sequence[str]) -> bytes:

@@ -34,14 +34,13 @@ confirmed against the stored text, so every hit contains the substring and none 
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import json
 
 from ..catalog.library import Library
 from ..catalog.store import IndexState

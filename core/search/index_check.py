@@ -15,6 +15,7 @@ place: a new size or mtime means something other than tantivy wrote it.
 """
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import zlib
@@ -22,7 +23,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-import json
+from ..onuse import compact_json
 from ..records import record
 
 try:
@@ -114,7 +115,7 @@ def load_verified(directory: Path) -> dict[str, list[int]]:
 def save_verified(directory: Path, verified: dict[str, list[int]]) -> bool:
     """Record the files that passed (atomically); False when it cannot be written (read-only,
     disk full: they are simply checked again next time)."""
-    return replace_file(directory, VERIFIED_FILE, json.dumps(verified, separators=(",", ":")).encode())
+    return replace_file(directory, VERIFIED_FILE, compact_json(verified).encode())
 
 
 def replace_file(directory: Path, name: str, data: bytes) -> bool:

@@ -18,9 +18,7 @@ import time
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-import json
-
-from ..onuse import orjson
+from ..onuse import compact_json, orjson
 
 from ..records import record
 from ..catalog.library import Library
@@ -291,7 +289,7 @@ class IndexIngest:
         """What says that the index holds every file of the scan whose snapshot is `token`
         (core/catalog/warm.py) as it is: that token, the index's last commit (its meta.json's
         stat: another process's commit or a new index changes it) and its settings."""
-        return json.dumps([token, self._meta_stamp(), self._settings()], separators=(",", ":"))
+        return compact_json([token, self._meta_stamp(), self._settings()])
 
     def _without_writer(self, library: Library, report: IndexReport, progress: ProgressFn | None,
                         scan: bool, started: float) -> IndexReport:

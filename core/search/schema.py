@@ -6,12 +6,12 @@ use the index's tantivy module (`_t`), `cap` and `directory`.
 """
 from __future__ import annotations
 
+import json
 import os
 from datetime import datetime
 from typing import Any
 
-import json
-
+from ..onuse import compact_json
 from .terms import stemming_analyzer
 
 #: terms.py's COMMON_WORDS' digest as the index's settings hold it (sha1 of the words sorted and
@@ -27,7 +27,7 @@ _loads = json.loads  # (small: core/onuse.py)
 
 
 def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, separators=(",", ":")).encode()
+    return compact_json(obj).encode()
 
 
 def ts_ms(ts: datetime | None) -> int:

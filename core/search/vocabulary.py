@@ -16,12 +16,11 @@ list may be larger than the dictionary, never short of it (a rebuilt index start
 """
 from __future__ import annotations
 
+import json
 import mmap
 from bisect import bisect_left
 from pathlib import Path
 from typing import Any, Iterable
-
-import json
 
 from .index_check import replace_file
 

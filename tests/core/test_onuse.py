@@ -20,3 +20,15 @@ def test_orjson_is_imported_at_its_first_use_and_then_is_the_real_one() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["False", '{"a":[1,"é"]} True', "True True", "[1] True"]
+
+
+def test_compact_json_writes_what_orjson_wrote_for_the_small_documents() -> None:
+    """A snapshot's signature and the index's synced note were orjson's bytes: the standard
+    library's compact form is the same for their shapes (ASCII strings, ints, bools, None, lists)."""
+    import orjson
+
+    from sessionscope.core.onuse import compact_json
+
+    doc = [3, [0, [0, 27]], [".jsonl", ".json"], [["/home/u/.claude/projects", "claude", True, None, False, ""]],
+           {"cap": 4000, "stems": True}, 1.5]
+    assert compact_json(doc) == orjson.dumps(doc).decode()
