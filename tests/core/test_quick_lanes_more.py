@@ -4,44 +4,31 @@ the general way's (`quick_meta` with no lane: the registry's sniff, `Lines`, `En
 format's `quick` tells apart (hypothesis), with any end, a BOM or not, in every window.
 
 (tests/core/test_listing.py's section "the formats' own quick lanes" holds Claude Code's and
-Codex's; the helpers here are its own, so that this file stands alone.)"""
+Codex's, and the helpers this file takes from it.)"""
 from __future__ import annotations
 
 import importlib.util
 import random
 import shutil
 import sys
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from helpers import DATA, ROOT, corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sessionscope.core.demo import generate_demo
-from sessionscope.core.read.adapters import default_registry
 from sessionscope.core.read.adapters.copilot import CopilotAdapter
 from sessionscope.core.read.ends import QuickMeta
 from sessionscope.core.read.listing import quick_meta
 
-REGISTRY = default_registry()
-LANES = [a for a in REGISTRY.adapters if a.quick_lane is not None]
-LANE_WINDOWS = (65536, 16384, 4096, 700)
-
-
-def general_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
-    """`quick_meta` the general way: no format answers from its own lane."""
-    with pytest.MonkeyPatch.context() as mp:
-        for adapter in LANES:
-            mp.setattr(type(adapter), "quick_lane", None)
-        return quick_meta(path, REGISTRY, nbytes)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
+from test_listing import LANE_WINDOWS, REGISTRY, _line, demo_root, general_meta, iso  # noqa: E402,F401 - a fixture
 
 
 def lane_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
-    """`quick_meta` with the lanes (asserting it answers: a lane that never did would pass)."""
+    """`quick_meta` with the lanes."""
     return quick_meta(path, REGISTRY, nbytes)
 
 
@@ -60,22 +47,6 @@ def _gen_formats():
     return gen
 
 
-@pytest.fixture(scope="module")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("demo")
-    generate_demo(root, now=datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
-    return root
-
-
-def iso(minute: int, second: float = 0) -> str:
-    ts = datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc) + timedelta(minutes=minute, seconds=second)
-    return ts.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _line(item: Any) -> bytes:
-    return item if isinstance(item, bytes) else orjson.dumps(item)
-
-
 # -- Copilot CLI -----------------------------------------------------------------------------------
 
 _COPILOT_SID = "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11"
@@ -90,7 +61,7 @@ def _copilot_files(root: Path) -> list[Path]:
 
 
 def test_the_copilot_lane_is_there() -> None:
-    assert "copilot-cli" in {a.name for a in LANES}
+    assert CopilotAdapter.quick_lane is not None and REGISTRY.by_name("copilot-cli").quick_lane is not None
 
 
 def test_copilot_fixture_demo_and_bench_files_list_alike_in_the_lane(demo_root: Path, tmp_path: Path) -> None:
