@@ -42,6 +42,23 @@ def assert_alike(paths: list[Path]) -> None:
             assert lane_meta(path, nbytes) == general_meta(path, nbytes), (str(path), nbytes)
 
 
+def lane_answers(adapter: type, path: Path) -> tuple[QuickMeta, bool]:
+    """(the listing of `path`, whether `adapter`'s lane answered it), the listing asserted to be
+    the general way's."""
+    answered: list[QuickMeta | None] = []
+    lane = adapter.quick_lane
+
+    def spy(self: Any, *args: Any) -> QuickMeta | None:
+        answered.append(lane(self, *args))
+        return answered[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(adapter, "quick_lane", spy)
+        meta = quick_meta(path, REGISTRY)
+    assert meta == general_meta(path)
+    return meta, bool(answered) and answered[-1] is not None
+
+
 def _gen_formats():
     spec = importlib.util.spec_from_file_location("gen_formats", ROOT / "bench" / "gen_formats.py")
     assert spec and spec.loader
@@ -154,28 +171,17 @@ def test_copilot_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first
 
 
 def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
-    """It answers a file whose first line is an event (a spy counts its answers) and leaves any
-    other first line to the general way."""
+    """It answers a file whose first line is an event and leaves any other first line to the
+    general way."""
     path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
     path.parent.mkdir(parents=True)
-    answered: list[QuickMeta | None] = []
-    lane = CopilotAdapter.quick_lane
-
-    def spy(self: CopilotAdapter, *args: Any) -> QuickMeta | None:
-        answered.append(lane(self, *args))
-        return answered[-1]
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(CopilotAdapter, "quick_lane", spy)
-        for first, answers in ((_COPILOT_LINES[0], True), (b"{not json", False),
-                               (_COPILOT_LINES[22], False), ({"type": "x"}, False)):
-            path.write_bytes(_line(first) + b"\n" + _line(_COPILOT_LINES[5]) + b"\n")
-            answered.clear()
-            meta = quick_meta(path, REGISTRY)
-            assert (answered[-1] is not None) is answers, first
-            assert meta == general_meta(path)
-            if answers:
-                assert meta.format == "copilot-cli" and meta.title == "fix the cart"
+    for first, answers in ((_COPILOT_LINES[0], True), (b"{not json", False),
+                           (_COPILOT_LINES[22], False), ({"type": "x"}, False)):
+        path.write_bytes(_line(first) + b"\n" + _line(_COPILOT_LINES[5]) + b"\n")
+        meta, answered = lane_answers(CopilotAdapter, path)
+        assert answered is answers, first
+        if answers:
+            assert meta.format == "copilot-cli" and meta.title == "fix the cart"
 
 
 # -- OpenCode's JSON tree --------------------------------------------------------------------------
@@ -278,31 +284,17 @@ def test_opencode_session_ids_about_the_sniffers_edge_list_alike_in_the_lane(tmp
 
 
 def test_the_opencode_lane_answers_the_usual_session_file_and_leaves_the_rest(tmp_path: Path) -> None:
-    """It answers a session JSON as OpenCode writes it (a spy counts its answers) and leaves
-    others to the general way: one whose id is past the first three lines, one that is not one
-    JSON object, a database."""
+    """It answers a session JSON as OpenCode writes it and leaves others to the general way: one
+    whose id is past the first three lines, one that is not one JSON object."""
     path = tmp_path / "storage" / "session" / ("p" * 40) / "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
     path.parent.mkdir(parents=True)
-    answered: list[QuickMeta | None] = []
-    lane = OpenCodeAdapter.quick_lane
-
-    def spy(self: OpenCodeAdapter, *args: Any) -> QuickMeta | None:
-        answered.append(lane(self, *args))
-        return answered[-1]
-
-    usual = {"id": "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "directory": "/home/u/proj", "title": "fix the cart",
-             "time": {"created": _MS + 1000, "updated": _MS}}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(OpenCodeAdapter, "quick_lane", spy)
-        for body, answers in ((orjson.dumps(usual, option=orjson.OPT_INDENT_2), True),
-                              (b"\n\n\n" + orjson.dumps(usual, option=orjson.OPT_INDENT_2), False),
-                              (orjson.dumps(usual, option=orjson.OPT_INDENT_2) + b"\n{}", False)):
-            path.write_bytes(body)
-            answered.clear()
-            meta = quick_meta(path, REGISTRY)
-            assert (answered[-1] is not None) is answers, body[:10]
-            assert meta == general_meta(path)
-            if answers:
-                assert (meta.title, meta.project, meta.unsure) == ("fix the cart", "/home/u/proj",
-                                                                   frozenset({"last_timestamp"}))
-                assert meta.last_timestamp - meta.first_timestamp == timedelta(seconds=1)
+    usual = orjson.dumps({"id": "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "directory": "/home/u/proj", "title": "fix the cart",
+                          "time": {"created": _MS + 1000, "updated": _MS}}, option=orjson.OPT_INDENT_2)
+    for body, answers in ((usual, True), (b"\n\n\n" + usual, False), (usual + b"\n{}", False)):
+        path.write_bytes(body)
+        meta, answered = lane_answers(OpenCodeAdapter, path)
+        assert answered is answers, body[:10]
+        if answers:
+            assert (meta.title, meta.project, meta.unsure) == ("fix the cart", "/home/u/proj",
+                                                               frozenset({"last_timestamp"}))
+            assert meta.last_timestamp - meta.first_timestamp == timedelta(seconds=1)
