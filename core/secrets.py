@@ -211,7 +211,7 @@ _VALUE_CHARS = re.compile(r"[^\s\"'`,;)\]}]*")
 
 RULES: tuple[_Rule, ...] = (
     _r("private-key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-       r"(?:(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)",
+       r"(?:(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?!-----BEGIN)[A-Za-z0-9+/=\s:,\-])*)",
        hints=["PRIVATE KEY"]),
     _r("private-key", _B + r"AGE-SECRET-KEY-1[0-9A-Z]{58}" + _E, hints=["AGE-SECRET-KEY-"]),
     # (the boundary checked again after the literal, which re still skips to: in a run of
