@@ -21,3 +21,8 @@ def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
     assert list(formats) == ["claude-code", "codex", *FORMATS]
     for name, r in formats.items():  # (OpenCode's database is one file holding every session)
         assert r["files"] == (1 if "sqlite" in name else 3) and r["entries"] > 0 and r["parse_mb_s"] > 0, name
+        # the floor: the read and the lines the listing parsed (none for a JSON document, whose
+        # parse the read already holds; some for the JSON lines formats)
+        assert r["floor_x_two_ends"] >= 1.0, name
+        assert (r["parsed_kb_file"] > 0) == (name in ("claude-code", "codex", "copilot-cli", "pi", "gemini-cli (jsonl)",
+                                                      "opencode (sqlite)")), name

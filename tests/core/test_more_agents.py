@@ -269,7 +269,7 @@ def copilot_heads(path: Path) -> tuple:
     from sessionscope.core.read.jsonl import read_head_tail
 
     ends = Ends(str(path), read_head_tail(str(path)))
-    return copilot._head_events(ends), copilot._head_parsed(copilot.CopilotParser(str(path)), ends)
+    return copilot._head_events(ends.head_values()), copilot._head_parsed(copilot.CopilotParser(str(path)), ends)
 
 
 @pytest.mark.parametrize("path", [CP_EVENTS, *([COPILOT_JSONL] if CORPUS.is_dir() else [])], ids=lambda p: p.name[:30])

@@ -41,13 +41,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from itertools import chain
+from typing import Any, Iterable
 
 import orjson
 
-from ..jsonl import ParsedLine, RawLine, RecordFile, parse_line, reader_error
+from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile, parse_line, reader_error
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
-from ..ends import Ends, QuickMeta, basename, first_json_lines, last_stamp
+from ..ends import Ends, QuickMeta, basename, first_json_lines, head_values_from, last_stamp_of, tail_values
 from .base import LoadedSession, array_spans
 from .collect import CollectingAdapter, CollectingParser, s, stem, text_of
 
@@ -70,6 +71,8 @@ def is_event(value: Any) -> bool:
 
 
 _EVENTS = f"{os.sep}events.jsonl"
+_BOM = b"\xef\xbb\xbf"
+_loads, _DecodeError = orjson.loads, orjson.JSONDecodeError
 #: characters of requested tool call ids a grown file's reading carries at most (else: read whole)
 _CARRY_MAX = 1 << 20
 
@@ -115,40 +118,67 @@ class CopilotAdapter(CollectingAdapter):
             return ends.meta(self, (), session_id=session.id, kind=session.kind, project=session.project,
                              title=session.title, first_timestamp=session.first_timestamp,
                              last_timestamp=session.last_timestamp)
-        head = _head_events(ends)
+        head = _head_events(ends.head_values())
         if head is None:  # a line only the parser's own rules read (a legacy record in a JSONL)
             head = _head_parsed(self.parser(ends.path), ends)
+        return self._quick_of(ends.path, ends.size, ends.mtime, ends.whole, head,
+                              ends.tail_values_backward())
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        """`quick`'s answer for the usual head (a first line that is one event, which the sniffer
+        takes), its lines read straight from the buffers; None for any other file (the listing
+        then reads it as it does every format)."""
+        head = ht.head
+        e1 = head.find(b"\n")
+        if e1 <= 0 or e1 >= nbytes or head[:3] == _BOM:
+            return None  # (the sniffer would not see the first line whole, or sees past a BOM)
+        try:
+            first = _loads(memoryview(head)[:e1])  # (a slice of a view is not copied)
+        except _DecodeError:
+            return None
+        if not is_event(first):
+            return None  # (`sniff` takes the first line that is an object: the general way)
+        whole, ran_out = ht.tail is head, [False]
+        got = _head_events(chain(((first,),), head_values_from(head, e1 + 1, whole, ran_out)))
+        if got is None or (narrow and ran_out[0]):
+            return None
+        return self._quick_of(path, ht.size, ht.mtime, whole, got, tail_values(ht.tail, whole))
+
+    def _quick_of(self, path: str, size: int, mtime: float, whole: bool, head: _Head,
+                  tail_values: Iterable[tuple[Any, ...] | None]) -> QuickMeta:
+        """The listing from what the head's events said and the values of the tail's lines from
+        the end backward."""
         sid, project, prompt, first = head
         unsure = set()
-        if not ends.whole:  # (whole: what the lines did not say, the full parse does not either)
+        if not whole:  # (whole: what the lines did not say, the full parse does not either)
             if not prompt:
                 unsure.add("title")
             if not sid:
                 unsure.add("session_id")
             if project is None:
                 unsure.add("project")
-        last = last_stamp(ends, _event_stamp)
+        last = last_stamp_of(tail_values, _event_stamp)
         if last is None:
             unsure.add("last_timestamp")
         if sid is None:  # (as `CopilotParser.session` names it)
-            folder = basename(os.path.dirname(ends.path)) if basename(ends.path) == "events.jsonl" else None
-            sid = folder or stem(ends.path)
-        return ends.meta(self, unsure, session_id=sid, kind=SessionKind.MAIN, project=project,
-                         title=truncate(prompt, 200) if prompt else None,
-                         first_timestamp=first, last_timestamp=last)
+            folder = basename(os.path.dirname(path)) if basename(path) == "events.jsonl" else None
+            sid = folder or stem(path)
+        return QuickMeta(path, size, mtime, self.agent, self.name, sid, SessionKind.MAIN, project,
+                         truncate(prompt, 200) if prompt else None, first, last, frozenset(unsure),
+                         whole)
 
 
 _Head = tuple[str | None, str | None, str | None, Any]  # (session id, project, prompt title, first time)
 
 
-def _head_events(ends: Ends) -> _Head | None:
-    """What `CopilotParser` makes of the head's lines, read until it has the session id and the
-    prompt title (the session id, project and first user text of its `session.start` and
-    `user.message` events, the oldest time of its events), without the parser: no entry is
-    built for a listing. None at a record only the parser reads (`_legacy`, never in a real
-    events file): `_head_parsed` then reads the head."""
+def _head_events(head_values: Iterable[tuple[Any, ...] | None]) -> _Head | None:
+    """What `CopilotParser` makes of the head's lines (the values of each from the top), read
+    until it has the session id and the prompt title (the session id, project and first user
+    text of its `session.start` and `user.message` events, the oldest time of its events),
+    without the parser: no entry is built for a listing. None at a record only the parser reads
+    (`_legacy`, never in a real events file): `_head_parsed` then reads the head."""
     sid = project = prompt = first = None
-    for values in ends.head_values():
+    for values in head_values:
         for value in values or ():
             if isinstance(value, dict) and "_legacy" in value:
                 return None

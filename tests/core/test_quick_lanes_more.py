@@ -1,0 +1,174 @@
+"""The quick lanes of Copilot CLI and OpenCode's JSON tree (`Adapter.quick_lane`): their answer is
+the general way's (`quick_meta` with no lane: the registry's sniff, `Lines`, `Ends`, the format's
+`quick`) on the real corpus, the fixtures, the demo and bench files, and on files of any lines the
+format's `quick` tells apart (hypothesis), with any end, a BOM or not, in every window.
+
+(tests/core/test_listing.py's section "the formats' own quick lanes" holds Claude Code's and
+Codex's, and the helpers this file takes from it.)"""
+from __future__ import annotations
+
+import importlib.util
+import random
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import DATA, ROOT, corpus_files
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sessionscope.core.read.adapters.copilot import CopilotAdapter
+from sessionscope.core.read.ends import QuickMeta
+from sessionscope.core.read.listing import quick_meta
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
+from test_listing import LANE_WINDOWS, REGISTRY, _line, demo_root, general_meta, iso  # noqa: E402,F401 - a fixture
+
+
+def lane_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
+    """`quick_meta` with the lanes."""
+    return quick_meta(path, REGISTRY, nbytes)
+
+
+def assert_alike(paths: list[Path]) -> None:
+    for nbytes in LANE_WINDOWS:
+        for path in paths:
+            assert lane_meta(path, nbytes) == general_meta(path, nbytes), (str(path), nbytes)
+
+
+def _gen_formats():
+    spec = importlib.util.spec_from_file_location("gen_formats", ROOT / "bench" / "gen_formats.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("gen_formats", gen)
+    spec.loader.exec_module(gen)
+    return gen
+
+
+# -- Copilot CLI -----------------------------------------------------------------------------------
+
+_COPILOT_SID = "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11"
+
+
+def _ev(etype: str, data: Any, minute: int, **over: Any) -> dict:
+    return {"type": etype, "data": data, "id": f"e{minute}", "timestamp": iso(minute), "parentId": None, **over}
+
+
+def _copilot_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.jsonl") if CopilotAdapter().likely(str(p)))
+
+
+def test_the_copilot_lane_is_there() -> None:
+    assert CopilotAdapter.quick_lane is not None and REGISTRY.by_name("copilot-cli").quick_lane is not None
+
+
+def test_copilot_fixture_demo_and_bench_files_list_alike_in_the_lane(demo_root: Path, tmp_path: Path) -> None:
+    gen = _gen_formats()
+    bench = [*gen.gen_copilot(tmp_path / "b60", random.Random(3), 4, 60),
+             *gen.gen_copilot(tmp_path / "b200", random.Random(4), 3, 200)]
+    files = [*_copilot_files(DATA / "copilot"), *_copilot_files(demo_root), *bench]
+    assert len(files) >= 8
+    assert_alike(files)
+    meta = lane_meta(bench[-1])
+    assert meta.error is None and meta.title and meta.project == "/home/dev/p2" and not meta.whole
+
+
+def test_real_copilot_files_list_alike_in_the_lane(tmp_path: Path) -> None:
+    """The corpus's event logs, laid out as Copilot CLI keeps them (`<id>/events.jsonl`: the
+    name the lane is asked for)."""
+    real = corpus_files("copilot-cli")
+    if not real:
+        pytest.skip("no real Copilot CLI files in ../shared/corpus")
+    files = []
+    for k, src in enumerate(real):
+        dest = tmp_path / "session-state" / f"s{k}" / "events.jsonl"
+        dest.parent.mkdir(parents=True)
+        shutil.copyfile(src, dest)
+        files.append(dest)
+    assert_alike(files)
+
+
+_COPILOT_LINES: list[Any] = [
+    _ev("session.start", {"sessionId": _COPILOT_SID, "context": {"cwd": "/home/u/proj", "gitRoot": "/home/u"}}, 0),
+    _ev("session.start", {"sessionId": "other-id", "context": {"gitRoot": "/home/u/git"}}, 1),
+    _ev("session.start", {"sessionId": "", "context": "not an object"}, 2),
+    _ev("session.start", {"context": {"cwd": ""}}, 3),
+    _ev("session.start", {"sessionId": 7}, 4),
+    _ev("user.message", {"content": "fix   the\ncart", "transformedContent": "x"}, 5),
+    _ev("user.message", {"content": "  \n "}, 6),
+    _ev("user.message", {"transformedContent": "injected by autopilot"}, 7),
+    _ev("user.message", {"content": ["not", "a string"]}, 8),
+    _ev("user.message", {"content": "w " * 150}, 9),
+    _ev("assistant.message", {"content": "done", "toolRequests": []}, 10),
+    _ev("tool.execution_complete", {"toolCallId": "c1", "result": {"content": "ok"}}, 11),
+    _ev("session.shutdown", {"modelMetrics": {}}, 12),
+    _ev("assistant.turn_start", {"turnId": "0"}, 0, timestamp=iso(0, 0.5)),  # older than lines before it
+    _ev("assistant.turn_end", {}, 13, timestamp=None),
+    _ev("assistant.turn_end", {}, 14, timestamp="13:00"),
+    _ev("assistant.turn_end", {}, 15, timestamp=1772359200000),
+    _ev("session.info", {"message": "x"}, 16, timestamp="2026-03-01T09:00:00+00:00"),
+    _ev("unknown.kind", {}, 17),
+    _ev("session.start", ["data not an object"], 18),
+    {"type": "user.message", "data": {"content": "no id"}, "timestamp": iso(19)},
+    {"type": "user.message", "data": {"content": "no time"}, "id": "e20"},
+    {"_legacy": "header", "item": {"sessionId": "legacy-id", "startTime": iso(21)}, "timeline": []},
+    {"_legacy": "timeline", "item": {"type": "user", "text": "a legacy prompt", "timestamp": iso(22)}},
+    {"type": "session.start", "data": {"sessionId": "s"}, "id": "e", "timestamp": iso(23), "_legacy": "header",
+     "item": {}},
+    {"source_plugin": "x", "session_id": "s", "agent_id": "a"},
+    b"{not json", b"[1, 2]", b'"text"', b"", b"   ",
+    _line(_ev("assistant.turn_end", {}, 24)) + _line(_ev("user.message", {"content": "second value"}, 25)),
+    b'\xff{"type":"user.message"}',
+]
+_COPILOT_NAMES = [f"session-state/{_COPILOT_SID}/events.jsonl", "session-state/events.jsonl"]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.one_of(st.integers(0, 4), st.integers(0, len(_COPILOT_LINES) - 1)),
+       picks=st.lists(st.integers(0, len(_COPILOT_LINES) - 1), max_size=12), name=st.sampled_from(_COPILOT_NAMES),
+       pad=st.lists(st.integers(0, 40_000), max_size=3), first_pad=st.sampled_from([0, 0, 600, 5000, 20_000]),
+       end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"type":"us']), bom=st.booleans(),
+       nbytes=st.sampled_from(LANE_WINDOWS))
+def test_copilot_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first: int, picks: list[int], name: str,
+                                                          pad: list[int], first_pad: int, end: bytes, bom: bool,
+                                                          nbytes: int) -> None:
+    """Lines of every shape Copilot's `quick` tells apart (and junk), after any first line (mostly
+    a session start, sometimes padded past a window), some padded long (past a narrow head, a
+    window, 128 KB), with any end: the lane's answer is the general way's."""
+    head = _COPILOT_LINES[first]
+    if first_pad and isinstance(head, dict):
+        head = {**head, "pad": "p" * first_pad}
+    lines = [_line(head), *(_line(_COPILOT_LINES[i]) for i in picks)]
+    for k, n in enumerate(pad):
+        lines.insert(1 + k * 3 % len(lines), _line(_ev("assistant.message", {"content": "p" * n}, 40 + k)))
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
+    assert lane_meta(path, nbytes) == general_meta(path, nbytes)
+
+
+def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
+    """It answers a file whose first line is an event (a spy counts its answers) and leaves any
+    other first line to the general way."""
+    path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    answered: list[QuickMeta | None] = []
+    lane = CopilotAdapter.quick_lane
+
+    def spy(self: CopilotAdapter, *args: Any) -> QuickMeta | None:
+        answered.append(lane(self, *args))
+        return answered[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(CopilotAdapter, "quick_lane", spy)
+        for first, answers in ((_COPILOT_LINES[0], True), (b"{not json", False),
+                               (_COPILOT_LINES[22], False), ({"type": "x"}, False)):
+            path.write_bytes(_line(first) + b"\n" + _line(_COPILOT_LINES[5]) + b"\n")
+            answered.clear()
+            meta = quick_meta(path, REGISTRY)
+            assert (answered[-1] is not None) is answers, first
+            assert meta == general_meta(path)
+            if answers:
+                assert meta.format == "copilot-cli" and meta.title == "fix the cart"
