@@ -8,7 +8,6 @@ answer for the usual file (it is not the general way by another name).
 Codex's, and the helpers this file takes from it.)"""
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -24,17 +23,7 @@ from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
 from test_listing import LANE_WINDOWS, REGISTRY, demo_root, general_meta  # noqa: E402,F401 - a fixture
-
-
-def lane_meta(path: Path, nbytes: int = 65536) -> QuickMeta:
-    """`quick_meta` with the lanes."""
-    return quick_meta(path, REGISTRY, nbytes)
-
-
-def assert_alike(paths: list[Path]) -> None:
-    for nbytes in LANE_WINDOWS:
-        for path in paths:
-            assert lane_meta(path, nbytes) == general_meta(path, nbytes), (str(path), nbytes)
+from test_quick_lanes_more import _gen_formats, assert_alike, lane_meta  # noqa: E402
 
 
 def lane_answer(path: Path, nbytes: int = 65536) -> QuickMeta | None:
@@ -43,15 +32,6 @@ def lane_answer(path: Path, nbytes: int = 65536) -> QuickMeta | None:
     adapter = REGISTRY.likely(str(path))
     assert adapter is not None and adapter.quick_lane is not None
     return adapter.quick_lane(str(path), read_head_tail(str(path), nbytes), nbytes, False)
-
-
-def _gen_formats():
-    spec = importlib.util.spec_from_file_location("gen_formats", ROOT / "bench" / "gen_formats.py")
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_formats", gen)
-    spec.loader.exec_module(gen)
-    return gen
 
 
 # -- Aider -----------------------------------------------------------------------------------------
@@ -123,14 +103,16 @@ def test_aider_histories_of_any_lines_list_alike_in_the_lane(
 
 @settings(max_examples=500, deadline=None)
 @given(lines=st.lists(st.sampled_from(["", "\r", "reply", "####", "#### ", "####\r", "####\rx", "#### a b",
-                                       "####  c\r", "#####x", "####x", "#### \u2003", "#### d\u2028e", "> out  "]),
+                                       "####  c\r", "#####x", "####x", "#### \u2003", "#### d\u2028e", "> out  ",
+                                       "#### f\tg", "#### h\x1fi", "#### j\xa0k", "#### \x85l", "#### m\u200bn"]),
                       max_size=12), end=st.sampled_from(["", "\n", "\r\n"]))
-def test_the_first_user_words_are_the_first_user_block_that_is_not_blank(lines: list[str], end: str) -> None:
-    """`_first_user_words` (the title of a history with no input history beside it) is the
-    first user block that is not blank of all `_user_texts` gives, its words joined by a space."""
-    from sessionscope.core.read.adapters.aider import _first_user_words, _user_texts
+def test_the_title_of_a_history_without_input_history_is_its_first_user_block(lines: list[str], end: str) -> None:
+    """Read with `first` (a history with no input history beside it), `_user_texts` stops at the
+    first user block that is not blank: the title the full parse gives, from the blocks of the
+    whole file."""
+    from sessionscope.core.read.adapters.aider import _user_texts
 
     buf = ("\n".join(["# aider chat started at 2026-01-01 10:00:00", *lines]) + end).encode()
     pos = buf.find(b"\n") if b"\n" in buf else len(buf)
     want = next((" ".join(t.split()) for t in _user_texts(buf, pos) if t), None)
-    assert _first_user_words(buf, pos) == want
+    assert next((" ".join(t.split()) for t in _user_texts(buf, pos, True) if t), None) == want

@@ -30,10 +30,6 @@ import os
 import re
 import sys
 import uuid
-try:  # (CPython's own SHA-1: the listing hashes one short name a file, where OpenSSL's setup
-    from _sha1 import sha1  # costs more than the hash)
-except ImportError:  # pragma: no cover - a build without it
-    from hashlib import sha1
 from dataclasses import replace
 from datetime import datetime
 from typing import Iterator
@@ -42,6 +38,11 @@ from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, truncate
 from ..ends import FIELDS, Ends, QuickMeta
 from .base import Adapter, LoadedSession, RecordParser
+
+try:  # CPython's own SHA-1: a listing hashes one short name a file, and OpenSSL's set-up of a hash
+    from _sha1 import sha1  # costs more than that (~2.5 us a file in a listing)
+except ImportError:  # pragma: no cover - a build without it
+    from hashlib import sha1
 
 NAME = "aider"
 AGENT = "aider"
@@ -211,19 +212,16 @@ def _quick_whole(adapter: AiderAdapter, path: str, buf: bytes, size: int, mtime:
         n = sum(buf[at:find(b"\n", at)].decode("utf-8", "replace").rstrip("\r") == header for at in found)
     # Its user blocks (runs of consecutive user lines): the first that is not blank is the
     # title; their times in the input history, if there is one, the last time.
-    if stamps:
-        texts = _user_texts(buf, end)
-        title = next((" ".join(t.split()) for t in texts if t), None)
-        last = max((begin, *(t for _, t in _matched(texts, begin, stamps))))
-    else:
-        title, last = _first_user_words(buf, end), begin
+    texts = _user_texts(buf, end, not stamps)
+    title = next((" ".join(t.split()) for t in texts if t), None)
+    last = max((begin, *(t for _, t in _matched(texts, begin, stamps)))) if stamps else begin
     return QuickMeta(path, size, mtime, adapter.agent, adapter.name, _session_id(real, f"{header}\n{n}"),
                      SessionKind.MAIN, project, truncate(title, 200) if title else None, begin, last, _SURE, True)
 
 
-def _user_texts(buf: bytes, pos: int) -> list[str]:
+def _user_texts(buf: bytes, pos: int, first: bool = False) -> list[str]:
     """The text of each user block (a run of consecutive user lines) after `pos` (a newline
-    or the end)."""
+    or the end); with `first`, of those up to the first that is not blank only."""
     texts: list[str] = []
     block: list[str] = []
     find, last_end = buf.find, -2
@@ -236,39 +234,22 @@ def _user_texts(buf: bytes, pos: int) -> list[str]:
         if len(text) == 4 or text[4] == " ":
             if start != last_end + 1 and block:  # the block before ended
                 texts.append("\n".join(block).strip())
+                if first and texts[-1]:
+                    return texts
                 block = []
             block.append(text[5:].rstrip())
             last_end = stop
+            if first and not buf.startswith(b"####", stop + 1):  # it ends here
+                texts.append("\n".join(block).strip())
+                if texts[-1]:
+                    return texts
+                block = []
         if nl < 0:
             break
         at = find(b"\n####", stop)
     if block:
         texts.append("\n".join(block).strip())
     return texts
-
-
-def _first_user_words(buf: bytes, pos: int) -> str | None:
-    """The first user block after `pos` that is not blank, its words joined by one space (the
-    title `_user_texts` gives, without the blocks after it); None when there is none."""
-    words: list[str] = []
-    find, last_end = buf.find, -2
-    at = find(b"\n####", pos)
-    while at >= 0:
-        start = at + 1
-        nl = find(b"\n", start)
-        stop = nl if nl >= 0 else len(buf)
-        text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
-        if len(text) == 4 or text[4] == " ":
-            if words and start != last_end + 1:  # a block with words ended before this line
-                break
-            words += text[5:].split()
-            last_end = stop
-            if words and not buf.startswith(b"####", stop + 1):  # it ends here
-                break
-        if nl < 0:
-            break
-        at = find(b"\n####", stop)
-    return " ".join(words) if words else None
 
 
 if sys.platform.startswith("linux"):
@@ -300,7 +281,7 @@ else:  # pragma: no cover - no /proc
 def _session_id(real: str, header: str) -> str:
     """A session's id: from the file's real path and its header line numbered among the
     identical ones before it (stable while the file grows). It is `uuid.uuid5(NAMESPACE_URL,
-    name)`, made from the digest's bytes directly (a `UUID` object costs more than the hash)."""
+    name)`, made from the digest's hex digits directly (a `UUID` object costs more than the hash)."""
     h = sha1(_URL + f"aider:{real}\n{header}".encode()).hexdigest()
     # (version 5 in the 13th digit; the RFC 4122 variant in the two high bits of the 17th)
     return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
