@@ -8,18 +8,22 @@ Codex's, and the helpers this file takes from it.)"""
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import shutil
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from helpers import DATA, ROOT, corpus_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters.copilot import CopilotAdapter
+from sessionscope.core.read.adapters.opencode import OpenCodeAdapter
 from sessionscope.core.read.ends import QuickMeta
 from sessionscope.core.read.listing import quick_meta
 
@@ -36,6 +40,23 @@ def assert_alike(paths: list[Path]) -> None:
     for nbytes in LANE_WINDOWS:
         for path in paths:
             assert lane_meta(path, nbytes) == general_meta(path, nbytes), (str(path), nbytes)
+
+
+def lane_answers(adapter: type, path: Path) -> tuple[QuickMeta, bool]:
+    """(the listing of `path`, whether `adapter`'s lane answered it), the listing asserted to be
+    the general way's."""
+    answered: list[QuickMeta | None] = []
+    lane = adapter.quick_lane
+
+    def spy(self: Any, *args: Any) -> QuickMeta | None:
+        answered.append(lane(self, *args))
+        return answered[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(adapter, "quick_lane", spy)
+        meta = quick_meta(path, REGISTRY)
+    assert meta == general_meta(path)
+    return meta, bool(answered) and answered[-1] is not None
 
 
 def _gen_formats():
@@ -150,25 +171,130 @@ def test_copilot_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first
 
 
 def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
-    """It answers a file whose first line is an event (a spy counts its answers) and leaves any
-    other first line to the general way."""
+    """It answers a file whose first line is an event and leaves any other first line to the
+    general way."""
     path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
     path.parent.mkdir(parents=True)
-    answered: list[QuickMeta | None] = []
-    lane = CopilotAdapter.quick_lane
+    for first, answers in ((_COPILOT_LINES[0], True), (b"{not json", False),
+                           (_COPILOT_LINES[22], False), ({"type": "x"}, False)):
+        path.write_bytes(_line(first) + b"\n" + _line(_COPILOT_LINES[5]) + b"\n")
+        meta, answered = lane_answers(CopilotAdapter, path)
+        assert answered is answers, first
+        if answers:
+            assert meta.format == "copilot-cli" and meta.title == "fix the cart"
 
-    def spy(self: CopilotAdapter, *args: Any) -> QuickMeta | None:
-        answered.append(lane(self, *args))
-        return answered[-1]
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(CopilotAdapter, "quick_lane", spy)
-        for first, answers in ((_COPILOT_LINES[0], True), (b"{not json", False),
-                               (_COPILOT_LINES[22], False), ({"type": "x"}, False)):
-            path.write_bytes(_line(first) + b"\n" + _line(_COPILOT_LINES[5]) + b"\n")
-            answered.clear()
-            meta = quick_meta(path, REGISTRY)
-            assert (answered[-1] is not None) is answers, first
-            assert meta == general_meta(path)
-            if answers:
-                assert meta.format == "copilot-cli" and meta.title == "fix the cart"
+# -- OpenCode's JSON tree --------------------------------------------------------------------------
+
+def _session_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("ses_*.json") if OpenCodeAdapter().likely(str(p)))
+
+
+def test_the_opencode_lane_is_there() -> None:
+    assert REGISTRY.by_name("opencode").quick_lane is not None
+
+
+def test_opencode_fixture_demo_and_bench_session_files_list_alike_in_the_lane(demo_root: Path,
+                                                                              tmp_path: Path) -> None:
+    gen = _gen_formats()
+    bench = [*gen.gen_opencode_tree(tmp_path / "b", random.Random(5), 4, 20)]
+    files = [*_session_files(DATA / "opencode"), *_session_files(demo_root), *bench]
+    assert len(files) >= 7
+    assert_alike(files)
+    meta = lane_meta(bench[0])
+    assert meta.error is None and meta.title and meta.project == "/home/dev/p0" and meta.first_timestamp
+
+
+_MS = 1772323200000
+_TIMES: list[Any] = [_MS, _MS + 61_000, _MS - 5, 1772323200, 1e12 + 0.5, "2026-03-01T10:00:00.000Z", "13:00", None,
+                     True, -3, 0, 2**62, 2**64 - 1, 10**30, 10**400, [1]]
+_TIME = st.sampled_from(_TIMES)
+_SES_KEYS = st.fixed_dictionaries({
+    "id": st.sampled_from(["ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "ses_", "msg_1", 7]),
+}, optional={
+    "slug": st.just("s"),
+    "directory": st.sampled_from(["/home/u/proj", "", None, 3]),
+    "title": st.sampled_from(["fix the cart", "", None, "t" * 250, "New session - 2026"]),
+    "parentID": st.sampled_from(["ses_parent", "", None]),
+    "time": st.one_of(st.fixed_dictionaries({"created": _TIME, "updated": _TIME}),
+                      st.fixed_dictionaries({}, optional={"created": _TIME, "updated": _TIME}),
+                      st.sampled_from(["x", None, [1]])),
+    "_session": st.just({}), "_message": st.just({}),
+    "pad": st.sampled_from(["", "p" * 700, "p" * 20_000, "p" * 140_000]),
+})
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(info=_SES_KEYS, id_first=st.sampled_from([True, True, False]), indent=st.booleans(),
+       lead=st.sampled_from([b"", b"", b"\n", b"\n\n\n", b"  ", b" " * 800, b"\n" + b" " * 20_000]),
+       end=st.sampled_from([b"", b"\n", b"\r\n", b"\n{}", b" \x00", b"\n\n\n", b"\n" + b" " * 140_000]), cut=st.sampled_from([0, 0, 0, 7, 40]),
+       bom=st.booleans(), folder=st.sampled_from(["p" * 40, "info"]), nbytes=st.sampled_from(LANE_WINDOWS))
+def test_opencode_session_files_of_any_shape_list_alike_in_the_lane(
+        tmp_path: Path, info: dict, id_first: bool, indent: bool, lead: bytes, end: bytes, cut: int, bom: bool,
+        folder: str, nbytes: int) -> None:
+    """A session JSON of any of the fields the tree's `quick` reads (any id, times of every kind
+    `parse_timestamp` takes or not, a parent or none, the wrapped record keys), pretty-printed or
+    on one line, padded past a window and 128 KB, led by blank lines, cut off, with junk or a NUL
+    after it, a BOM or not: the lane's answer is the general way's."""
+    if not id_first:
+        info = {**info, "id": info.pop("id")}
+    body = json.dumps(info, indent=2 if indent else None).encode()  # (orjson writes no int past 64 bits)
+    body = (b"\xef\xbb\xbf" if bom else b"") + lead + (body[:-cut] if cut else body) + end
+    path = tmp_path / "storage" / "session" / folder / "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+    assert lane_meta(path, nbytes) == general_meta(path, nbytes)
+
+
+def test_opencode_session_times_of_every_pair_of_kinds_list_alike_in_the_lane(tmp_path: Path) -> None:
+    """Created and updated times of every kind `parse_timestamp` takes or not, each pair: the
+    listing's first and last times are the full parse's (a session without messages: the
+    earlier and the later of the two; the tree's `quick` compares epoch milliseconds as
+    numbers, and makes only those times)."""
+    path = tmp_path / "storage" / "session" / ("p" * 40) / "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
+    path.parent.mkdir(parents=True)
+    adapter = REGISTRY.by_name("opencode")
+    for created in _TIMES:
+        for updated in _TIMES:
+            info = {"id": "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "title": "t", "time": {"created": created, "updated": updated}}
+            path.write_bytes(json.dumps(info, indent=2).encode())
+            meta, full = lane_meta(path), adapter.load(str(path))[0].session
+            assert meta == general_meta(path), (created, updated)
+            assert (meta.first_timestamp, meta.last_timestamp) == (full.first_timestamp, full.last_timestamp), \
+                (created, updated)
+
+
+@pytest.mark.parametrize("nbytes", LANE_WINDOWS)
+def test_opencode_session_ids_about_the_sniffers_edge_list_alike_in_the_lane(tmp_path: Path, nbytes: int) -> None:
+    """The session id's start just inside and just past what the sniffer sees (the first three
+    lines, or the window when they end past it), the document on one line or pretty-printed."""
+    path = tmp_path / "storage" / "session" / ("p" * 40) / "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
+    path.parent.mkdir(parents=True)
+    info = {"id": "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "title": "t", "time": {"created": _MS, "updated": _MS}}
+    answered = 0
+    for indent in (None, 2):
+        doc = json.dumps(info, indent=indent).encode()
+        for lead in (b"", b"\n", b"\n\n", b"\n\n\n"):
+            for spaces in (0, nbytes - 30, nbytes - 16, nbytes - 5, nbytes, nbytes + 10):
+                path.write_bytes(b" " * spaces + lead + doc)
+                meta = lane_meta(path, nbytes)
+                assert meta == general_meta(path, nbytes), (indent, lead, spaces)
+                answered += meta.format == "opencode"
+    assert answered >= 8
+
+
+def test_the_opencode_lane_answers_the_usual_session_file_and_leaves_the_rest(tmp_path: Path) -> None:
+    """It answers a session JSON as OpenCode writes it and leaves others to the general way: one
+    whose id is past the first three lines, one that is not one JSON object."""
+    path = tmp_path / "storage" / "session" / ("p" * 40) / "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD.json"
+    path.parent.mkdir(parents=True)
+    usual = orjson.dumps({"id": "ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD", "directory": "/home/u/proj", "title": "fix the cart",
+                          "time": {"created": _MS + 1000, "updated": _MS}}, option=orjson.OPT_INDENT_2)
+    for body, answers in ((usual, True), (b"\n\n\n" + usual, False), (usual + b"\n{}", False)):
+        path.write_bytes(body)
+        meta, answered = lane_answers(OpenCodeAdapter, path)
+        assert answered is answers, body[:10]
+        if answers:
+            assert (meta.title, meta.project, meta.unsure) == ("fix the cart", "/home/u/proj",
+                                                               frozenset({"last_timestamp"}))
+            assert meta.last_timestamp - meta.first_timestamp == timedelta(seconds=1)

@@ -47,12 +47,13 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 import orjson
 
-from ..jsonl import ParsedLine, RawLine, RecordFile, ReaderError, parse_line, reader_error
+from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile, ReaderError, parse_line, reader_error
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, parse_timestamp, truncate
 from ..ends import Ends, QuickMeta
 from .base import Adapter, LoadedSession, walk_files
@@ -179,13 +180,7 @@ class OpenCodeAdapter(Adapter):
         parsed = parse_line(RawLine(0, 1, ends.head.buf)) if ends.whole else None
         value = parsed.values[0] if parsed is not None and len(parsed.values) == 1 else None
         if type(value) is dict and _session_json(value):
-            # (what the parser makes of it, without a parser: `_session` of this one record)
-            sid, project, title, parent, created, updated = _session_info(value)
-            times = [t for t in (parse_timestamp(created), parse_timestamp(updated)) if t is not None]
-            return ends.meta(self, ("last_timestamp",), session_id=sid,
-                             kind=SessionKind.SUBAGENT if parent else SessionKind.MAIN, project=project,
-                             title=truncate(title, 200) if title else None,
-                             first_timestamp=min(times, default=None), last_timestamp=max(times, default=None))
+            return self._quick_session(ends.path, ends.size, ends.mtime, value)
         parser = self.parser(ends.path)
         parser.feed(parsed or ParsedLine(RawLine(0, 1, b""), (), "cut"))
         if parser.session_id is None:
@@ -193,6 +188,67 @@ class OpenCodeAdapter(Adapter):
         s_ = parser.session()
         return ends.meta(self, ("last_timestamp",), session_id=s_.id, kind=s_.kind, project=s_.project,
                          title=s_.title, first_timestamp=s_.first_timestamp, last_timestamp=s_.last_timestamp)
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        """`quick`'s answer for the usual session JSON of the tree (a file read whole, whose
+        first three lines the sniffer takes, one JSON object that is a session's), from the
+        buffer straight; None for any other file (the listing then reads it as it does every
+        format)."""
+        head = ht.head
+        if ht.tail is not head or not path.endswith(".json"):
+            return None  # (a database, or a document too big to read whole: the general way)
+        m = _SESSION_HEAD.match(head)
+        if m is None:
+            return None  # (`sniff` says no, or sees a BOM: the general way)
+        # The sniffer sees the first three lines (to the end of the third, past its newline)
+        # when they end inside the window, else the window (core/read/listing.py `_quick`):
+        # the match must end inside what it sees.
+        e1 = head.find(b"\n")
+        e2 = head.find(b"\n", e1 + 1) if e1 >= 0 else -1
+        if e2 >= 0:
+            e3 = head.find(b"\n", e2 + 1)
+            cut = (e3 if e3 >= 0 else len(head)) + 1
+            seen = cut if cut < nbytes else nbytes
+        else:
+            seen = nbytes
+        if m.end() > seen:
+            return None
+        try:
+            # (a document orjson reads has no NUL nor anything `parse_line` cleans that would
+            # change its value: its one value is `parse_line`'s)
+            value = _loads(head)
+        except _DecodeError:
+            return None
+        if type(value) is not dict or not _session_json(value):
+            return None
+        return self._quick_session(path, ht.size, ht.mtime, value)
+
+    def _quick_session(self, path: str, size: int, mtime: float, value: dict) -> QuickMeta:
+        """The listing of a tree's session JSON, read whole, that is one session record: what
+        the parser makes of it, without a parser (`_session` of this one record); the last time
+        is in its messages (unsure)."""
+        sid, project, title, parent, created, updated = _session_info(value)
+        first = last = None
+        if type(created) is int and type(updated) is int and created > 1e11 and updated > 1e11:
+            # Both epoch milliseconds (as OpenCode writes them): the earlier and the later made
+            # times as `parse_timestamp` makes them, compared as the numbers they are.
+            lo, hi = (created, updated) if created <= updated else (updated, created)
+            try:
+                first = _fromtimestamp(lo / 1000.0, _UTC)
+                last = first if hi == lo else _fromtimestamp(hi / 1000.0, _UTC)
+            except (ValueError, OverflowError, OSError):
+                first = last = None  # (out of range: as any other, the long way)
+        if first is None:
+            times = [t for t in (parse_timestamp(created), parse_timestamp(updated)) if t is not None]
+            first, last = min(times, default=None), max(times, default=None)
+        return QuickMeta(path, size, mtime, self.agent, self.name, sid,
+                         SessionKind.SUBAGENT if parent else SessionKind.MAIN, project,
+                         truncate(title, 200) if title else None, first, last, _LAST_UNSURE, True, None)
+
+
+_LAST_UNSURE = frozenset(("last_timestamp",))
+_fromtimestamp, _UTC = datetime.fromtimestamp, timezone.utc
+_loads, _DecodeError = orjson.loads, orjson.JSONDecodeError
 
 
 def _session_json(value: dict) -> bool:
