@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters.copilot import CopilotAdapter
 from sessionscope.core.read.adapters.opencode import OpenCodeAdapter
-from sessionscope.core.read.ends import QuickMeta
+from sessionscope.core.read.ends import QuickMeta, one_spaced
 from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
@@ -298,3 +298,17 @@ def test_the_opencode_lane_answers_the_usual_session_file_and_leaves_the_rest(tm
             assert (meta.title, meta.project, meta.unsure) == ("fix the cart", "/home/u/proj",
                                                                frozenset({"last_timestamp"}))
             assert meta.last_timestamp - meta.first_timestamp == timedelta(seconds=1)
+
+
+# -- helpers the lanes share -----------------------------------------------------------------------
+
+def test_every_whitespace_character_but_the_space_is_not_printable() -> None:
+    """What `one_spaced`'s shortcut stands on, over all of Unicode (as this Python's tables say)."""
+    assert [c for c in range(sys.maxunicode + 1) if chr(c).isspace() and chr(c).isprintable()] == [32]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.one_of(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u2028\u3000ab"), st.characters()),
+                    max_size=30))
+def test_one_spaced_is_the_words_joined_by_one_space(text: str) -> None:
+    assert one_spaced(text) == " ".join(text.split())
