@@ -170,6 +170,21 @@ def test_copilot_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first
     assert lane_meta(path, nbytes) == general_meta(path, nbytes)
 
 
+@pytest.mark.parametrize("nbytes", LANE_WINDOWS)
+def test_a_copilot_tail_window_that_starts_on_a_line_lists_alike_in_the_lane(tmp_path: Path, nbytes: int) -> None:
+    """The tail window begins exactly where its one line begins: that line is still not known
+    to be whole (the window could have cut it), so its time is not the last one."""
+    path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    last = _line(_ev("session.shutdown", {"pad": ""}, 30))
+    last = _line(_ev("session.shutdown", {"pad": "p" * (nbytes - 1 - len(last))}, 30))
+    assert len(last) == nbytes - 1
+    head = [_line(_COPILOT_LINES[0]), _line(_COPILOT_LINES[5]), _line(_ev("assistant.message", {"content": "p" * nbytes}, 9))]
+    path.write_bytes(b"\n".join([*head, last]) + b"\n")
+    meta = lane_meta(path, nbytes)
+    assert meta == general_meta(path, nbytes) and "last_timestamp" in meta.unsure
+
+
 def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
     """It answers a file whose first line is an event and leaves any other first line to the
     general way."""
