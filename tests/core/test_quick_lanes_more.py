@@ -185,6 +185,22 @@ def test_a_copilot_tail_window_that_starts_on_a_line_lists_alike_in_the_lane(tmp
     assert meta == general_meta(path, nbytes) and "last_timestamp" in meta.unsure
 
 
+def test_a_copilot_prompt_past_the_narrow_head_is_read_from_the_full_one(tmp_path: Path) -> None:
+    """A big events file is read with a narrow head first (`narrow_ends`); a prompt past it, after
+    a line longer than it, is found in the full head: the answer is the full windows' own."""
+    path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [_line(_COPILOT_LINES[0]), _line(_ev("assistant.message", {"content": "p" * 20_000}, 8)),
+             _line(_COPILOT_LINES[5]), *(_line(_ev("assistant.message", {"content": "p" * 30_000}, 10 + k)) for k in range(6))]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert path.stat().st_size > 2 * 65536
+    meta = lane_meta(path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(CopilotAdapter, "narrow_ends", False)
+        assert meta == lane_meta(path) == general_meta(path)
+    assert meta.title == "fix the cart" and "title" not in meta.unsure
+
+
 def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
     """It answers a file whose first line is an event and leaves any other first line to the
     general way."""

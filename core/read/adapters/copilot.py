@@ -83,6 +83,9 @@ class CopilotAdapter(CollectingAdapter):
     name = "copilot-cli"
     agent = "copilot-cli"
     suffixes = (".jsonl", ".json")
+    # `quick` reads an events file's ends line by line (a big legacy document's first 4 KB only,
+    # which a narrow head holds whole): a narrow head's answer is the full one's.
+    narrow_ends = True
 
     def likely(self, path: str) -> bool:
         """`session-state/<id>/events.jsonl`."""
