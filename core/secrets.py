@@ -99,6 +99,16 @@ class _Rule:
     #: kept re from skipping to where its first characters are (it tried every place of the text;
     #: 5-12x slower on kilobytes of prose)
     start: str | None = None
+    #: a command word (the pattern's start, after its `\\b`) followed by a lazy run to the end of
+    #: its command (`[^\\n|;&]*?`): the pattern is tried only from the first such word of each
+    #: command, and from the first after each match. A later word of the same command sees less
+    #: of it than the first, so it fails where the first did; re's own search tried each word,
+    #: each to the command's end (seconds on a long line of `curl curl …`).
+    segment: str | None = None
+
+    @functools.cached_property
+    def segment_word(self) -> re.Pattern[str]:
+        return re.compile(self.segment or "")
 
     @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -114,10 +124,12 @@ class _Rule:
 
 
 def _r(kind: str, pattern: str, group: int | tuple[int, ...] = 0, check: str | None = None, flags: int = 0,
-       hints: Iterable[str] = (), fold: bool = False) -> _Rule:
+       hints: Iterable[str] = (), fold: bool = False, segment: str | None = None) -> _Rule:
     for lead, start in ((_B, "token"), (r"\b", "word")):  # (see `_Rule.start`)
         if pattern.startswith(lead) and (start == "token" or _LETTER_FIRST.match(pattern, len(lead))):
-            return _Rule(kind, pattern[len(lead):], flags, group, check, tuple(hints), fold, start=start)
+            return _Rule(kind, pattern[len(lead):], flags, group, check, tuple(hints), fold, start=start,
+                         segment=segment)
+    assert segment is None, "a segment rule starts with its command word after `\\b`"
     return _Rule(kind, pattern, flags, group, check, tuple(hints), fold)
 
 
@@ -191,12 +203,21 @@ _KEY = (r"password|passwd|passphrase|pwd|secret[_-]?key|secret|api[_-]?key|apike
         r"account[_-]?key|master[_-]?key|signing[_-]?key|encryption[_-]?key|access[_-]?token|"
         r"auth[_-]?token|private[_-]?key|client[_-]?secret|token")
 
+#: an unquoted `password` value is matched and checked on its first this many characters, and masked
+#: to the end of its run when it is a secret (`_run_end`): a run of `password=password=…` is then
+#: not read to its end from each key in it (what made masking quadratic in its length)
+_VALUE_RUN = 256
+_VALUE_CHARS = re.compile(r"[^\s\"'`,;)\]}]*")
+
 RULES: tuple[_Rule, ...] = (
     _r("private-key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-       r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,\-]*)",
+       r"(?:(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?:(?!-----BEGIN)[A-Za-z0-9+/=\s:,\-])*)",
        hints=["PRIVATE KEY"]),
     _r("private-key", _B + r"AGE-SECRET-KEY-1[0-9A-Z]{58}" + _E, hints=["AGE-SECRET-KEY-"]),
-    _r("jwt", _B + r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*", hints=["eyJ"]),
+    # (the boundary checked again after the literal, which re still skips to: in a run of
+    # `eyJeyJ…` each later `eyJ` is refused at once; the header, a few dozen characters in a real
+    # token, is read to at most 1,024 from each start)
+    _r("jwt", _B + r"eyJ(?<![A-Za-z0-9_]eyJ)[A-Za-z0-9_-]{5,1024}+\.eyJ[A-Za-z0-9_-]{5,}+\.[A-Za-z0-9_-]*", hints=["eyJ"]),
     _r("aws-key", _B + r"(?:" + "|".join(_AWS) + r")[0-9A-Z]{16}" + _E, hints=_AWS),
     _r("aws-secret", r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
        r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", 1, flags=re.IGNORECASE, hints=["secret"], fold=True),
@@ -208,23 +229,27 @@ RULES: tuple[_Rule, ...] = (
     _r("azure-key", r"(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([A-Za-z0-9+/%]{20,}={0,2})",
        1, hints=["accountkey", "sharedaccess"], fold=True),
     _r("azure-key", r"[?&]sig=([A-Za-z0-9%+/=]{20,})", 1, hints=["sig="]),
-    _r("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@", 1, "placeholder",
-       hints=["://"]),
+    # (a scheme is looked for once a run of its characters: from the run's start, to its first
+    # letter after a word boundary, committed to; every scheme start in one run reaches the same
+    # `://`, so the first fails where any does, and a run of `a.a.a…` is not tried from each `a`)
+    _r("url-password", r"(?<![a-zA-Z0-9+.\-])(?=[a-zA-Z0-9+.\-]*+://)(?>[a-zA-Z0-9+.\-]*?\b[a-zA-Z][a-zA-Z0-9+.\-]*+)"
+       r"://[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@", 1, "placeholder", hints=["://"]),
     _r("bearer-token", r"\b[Bb]earer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1, hints=["earer"]),
     _r("basic-auth", r"\b[Bb]asic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])", 1, "userpass", hints=["asic"]),
     _r("basic-auth", r"[\"']auth[\"']\s*:\s*[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']", 1, "userpass", hints=["auth"]),
     _r("cli-password", r"\b(?:curl|wget|http|https|xh)\b[^\n|;&]*?\s(?:-u|--user|--http-user)[\s=]+['\"]?"
-       r"[A-Za-z0-9._@+-]+:([^\s'\"@]+)['\"]?(?=\s|$)", 1, "placeholder", hints=["-u", "--user", "--http-user"]),
+       r"[A-Za-z0-9._@+-]+:([^\s'\"@]+)['\"]?(?=\s|$)", 1, "placeholder", hints=["-u", "--user", "--http-user"],
+       segment=r"(?:curl|wget|http|https|xh)\b"),
     _r("cli-password", r"--pass(?:word|wd)?(?:=|\s+)['\"]?([^\s'\"-][^\s'\"]*)", 1, "placeholder",
        hints=["--pass"]),
     _r("cli-password", r"\bmysql(?:dump|admin|sh)?\b[^\n|;&]*?\s-p([^\s'\"]{3,})", 1, "placeholder",
-       hints=["mysql"]),
+       hints=["mysql"], segment=r"mysql(?:dump|admin|sh)?\b"),
     _r("hex-token", r"(?i)(?:auth[ _-]?token|api[ _-]?key|app[ _-]?key|secret|token|password)"
        r"[^\n]{0,24}?(?<![0-9a-f])([0-9a-f]{32,64})(?![0-9a-z])", 1, "mixed_hex",
        hints=["token", "key", "secret", "password"], fold=True),
     _r("password",
        r"(?i)(" + _KEY + r")[\"']?\s*(:=|=>|:|=)\s*"
-       r"(?:\"([^\"\n]{8,200})\"|'([^'\n]{8,200})'|`([^`\n]{8,200})`|([^\s\"'`,;)\]}]{8,}))",
+       r"(?:\"([^\"\n]{8,200})\"|'([^'\n]{8,200})'|`([^`\n]{8,200})`|([^\s\"'`,;)\]}]{8,%d}))" % _VALUE_RUN,
        (3, 4, 5, 6), "secret_like", hints=["pass", "pwd", "secret", "key", "token"], fold=True),
 )
 
@@ -374,6 +399,9 @@ def _matches(rule: _Rule, pattern: re.Pattern[str], text: str) -> Iterator[re.Ma
     """The rule's matches in `text`. A `password` match resumes right after its key, not after its
     value: in `aws_secret: aws_secret_access_key = VALUE` the first value is the name of the key
     that holds the secret, and VALUE must still be found."""
+    if rule.segment is not None:
+        yield from _segment_matches(rule, pattern, text)
+        return
     if rule.start is not None:  # (finditer's matches with `_B` or `\b` leading the pattern, in order)
         word = rule.start == "word"
         pos = 0
@@ -392,6 +420,39 @@ def _matches(rule: _Rule, pattern: re.Pattern[str], text: str) -> Iterator[re.Ma
     while (m := pattern.search(text, pos)) is not None:
         yield m
         pos = m.end(1)
+
+
+_SEGMENT_END = re.compile(r"[\n|;&]")
+
+
+def _segment_matches(rule: _Rule, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """`_matches` of a rule with a `segment` word: the pattern tried at the first word of each
+    command (after a word boundary, `_Rule.start`), and at the first after each match; after a
+    failure, the command is left at its end (the first newline, `|`, `;` or `&`)."""
+    word, pos = rule.segment_word, 0
+    while (w := word.search(text, pos)) is not None:
+        at = w.start()
+        if at and _is_word(text[at - 1]):
+            pos = at + 1
+            continue
+        m = pattern.match(text, at)
+        if m is not None:
+            yield m
+            pos = m.end() if m.end() > at else at + 1
+            continue
+        stop = _SEGMENT_END.search(text, w.end())
+        if stop is None:
+            return
+        pos = stop.start() + 1
+
+
+def _run_end(hay: str, end: int, memo: list[int]) -> int:
+    """The end of the run of unquoted value characters (`_VALUE_CHARS`) that goes on at `end`;
+    `memo` [start, end] of the last run found, which the next key's value in it ends at too."""
+    if memo[0] <= end - 1 < memo[1]:
+        return memo[1]
+    memo[0], memo[1] = end - 1, _VALUE_CHARS.match(hay, end).end()
+    return memo[1]
 
 
 def _rules_for(text: str, lower: str) -> set[int]:
@@ -414,6 +475,7 @@ def _spans(text: str, run: set[int] | None = None, lower: str | None = None) -> 
     spans: list[tuple[int, int, str]] = []
     lower = text.lower() if lower is None else lower
     protected: list[tuple[int, int]] | None = None
+    run_memo = [0, 0]
     for i in sorted(_rules_for(text, lower) if run is None else run):
         rule = RULES[i]
         pattern, hay = rule.pattern, text
@@ -430,6 +492,9 @@ def _spans(text: str, run: set[int] | None = None, lower: str | None = None) -> 
                 protected = [(p.start(), p.end()) for p in _MASKED.finditer(text)] if "[" in text else []
             if any(s < end and start < e for s, e in protected):
                 continue
+            if end - start == _VALUE_RUN and rule.kind == "password" and m.group(6) is not None:
+                end = _run_end(hay, end, run_memo)  # (a secret longer than what was checked: all of it)
+                end = min([end, *(s for s, _ in protected if start < s < end)])
             spans.append((start, end, rule.kind))
     return spans
 

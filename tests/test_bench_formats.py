@@ -26,3 +26,15 @@ def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
         assert r["floor_x_two_ends"] >= 1.0, name
         assert (r["parsed_kb_file"] > 0) == (name in ("claude-code", "codex", "copilot-cli", "pi", "gemini-cli (jsonl)",
                                                       "opencode (sqlite)")), name
+
+
+def test_the_hostile_masking_bench_reports_growth_for_each_unit() -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_mask_hostile.py"), "--n", "50", "--rounds", "1", "--json"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)["rows"]
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_mask_hostile import UNITS
+
+    assert [r["unit"] for r in rows] == list(UNITS)
+    assert all(r["big_ms"] > 0 and r["growth_4x"] > 0 and r["x_prose"] > 0 for r in rows)

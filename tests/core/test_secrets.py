@@ -2,6 +2,7 @@
 omitted, and a masked text never showing the secret again."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import pytest
@@ -229,3 +230,106 @@ def test_token_and_word_start_rules_find_what_their_assertion_found(text: str) -
 
     assert {r.start for r in secrets.RULES} == {None, "token", "word"}
     assert secrets.find_secrets(text) == _spans_with_lookbehind(text)
+
+
+# -- linear time on hostile text: the forms each rule had before, as the reference ---------------------
+
+#: (kind, the pattern's source before it was made linear) of the rules rewritten for that
+_QUADRATIC_FORMS = {
+    "url-password": r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@",
+    "jwt": r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+}
+
+
+def _spans_before_linear(text: str) -> list[tuple[int, int, str]]:
+    """find_secrets with each rule as it was before the rules were made linear (the command rules
+    searched by re alone, the private key's body to any END, a value read to the end of its run)."""
+    import dataclasses
+
+    from sessionscope.core import secrets
+
+    def old(r: Any) -> Any:
+        if r.segment is not None:
+            return dataclasses.replace(r, segment=None)
+        if r.kind in _QUADRATIC_FORMS and r.start is None:  # (url-password: `\b` led it, checked before each match)
+            return secrets._r(r.kind, _QUADRATIC_FORMS[r.kind], r.group, r.check, r.flags, r.hints, r.fold)
+        if r.kind == "jwt":
+            return dataclasses.replace(r, source=_QUADRATIC_FORMS["jwt"])
+        if r.kind == "private-key" and "(?!-----BEGIN)" in r.source:
+            return dataclasses.replace(r, source=r.source.replace(r"(?:(?!-----BEGIN)[\s\S])*?", r"[\s\S]*?").replace(
+                r"(?:(?!-----BEGIN)[A-Za-z0-9+/=\s:,\-])*", r"[A-Za-z0-9+/=\s:,\-]*"))
+        if r.kind == "password":
+            return dataclasses.replace(r, source=r.source.replace("{8,%d}" % secrets._VALUE_RUN, "{8,}"))
+        return r
+
+    return _spans_with_rules(text, old)
+
+
+_HOSTILE = st.sampled_from([
+    "curl ", "wget", "https", "http://", " -u ", "--user ", "--http-user=", "a:b", "pw9Xk2", "user:", "mysql", "mysqldump ",
+    " -p", "sekret1", "|", ";", "&", "\n", " ", "://", "postgres", "redis", ":", "@", "a.", "-", "+", "_", "é", "Ⅷ", "host",
+    "${PW}", "eyJ", "eyJhbGciOiJIUzI1NiJ9", ".", "eyJzdWIiOiIx", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+    "MIIEowIBAAKCAQEAx", "password", "token", "=", "x", "A1b2C3d4E5", "'", '"'])
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(_HOSTILE, max_size=24).map("".join))
+@example("curl x curl -u bob:pw9Xk2 http y")
+@example("curl a; curl b -u bob:pw9Xk2 -u al:sekret1")
+@example("see x.postgres://bob:pw9Xk2@host and é-redis://:sekret1@host")
+@example("eyJeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx.sig -eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx.sig")
+@example("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx\n-----END RSA PRIVATE KEY-----")
+@example("-----BEGIN RSA PRIVATE KEY----------BEGIN RSA PRIVATE KEY----------END RSA PRIVATE KEY-----curl ")
+def test_the_linear_rules_find_what_their_quadratic_forms_found(text: str) -> None:
+    """The rules rewritten so a long run of what they look for costs its length, not its square
+    (a command's first word only, a URL scheme once a run, a JWT's boundary after its literal, a
+    value checked on its first `_VALUE_RUN` characters) find the same secrets in texts made of
+    what they look for, run together. (A private key's body, to its END or to the end of its
+    base64 run, now ends before another BEGIN line, where a BEGIN and its END had all between them
+    masked: in a text with two BEGINs what is no longer masked was taken for a key's body, and
+    each key's header is masked where it was.)"""
+    if text.count("-----BEGIN") > 1:
+        masked = {i for s, e, _ in find_secrets(text) for i in range(s, e)}
+        old_spans = _spans_before_linear(text)
+        before = {i for s, e, _ in old_spans for i in range(s, e)}
+        assert before - masked <= {i for s, e, k in old_spans if k == "private-key" for i in range(s, e)}
+        for m in re.finditer(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----", text):  # (each header, as before at least)
+            assert set(range(*m.span())) & before <= masked
+        return
+    assert find_secrets(text) == _spans_before_linear(text)
+
+
+def test_a_command_rule_tries_the_first_word_of_each_command_only() -> None:
+    """`_Rule.segment`: on a line of many `curl` words and no `-u`, the pattern is tried once for
+    the line, not once a word; a word glued to another word is no command word."""
+    import re as re_module
+
+    from sessionscope.core import secrets
+
+    rule = next(r for r in secrets.RULES if r.segment and "curl" in r.source)
+    tried: list[int] = []
+
+    class Counting:
+        def __init__(self, pattern: re_module.Pattern[str]) -> None:
+            self.pattern = pattern
+
+        def match(self, text: str, pos: int) -> re_module.Match[str] | None:
+            tried.append(pos)
+            return self.pattern.match(text, pos)
+
+    text = "curl " * 500 + "| xcurl curl https -u bob:pw9Xk2 curl"
+    found = list(secrets._segment_matches(rule, Counting(rule.pattern), text))  # type: ignore[arg-type]
+    assert [m.group(1) for m in found] == ["pw9Xk2"]
+    assert tried == [0, text.index(" curl https") + 1, text.rindex("curl")]
+
+
+def test_a_long_unquoted_value_is_checked_on_its_start_and_masked_whole() -> None:
+    from sessionscope.core import secrets
+
+    value = "Xy9" + "a1B2c3" * 200  # (1,203 characters: longer than what is checked)
+    assert len(value) > secrets._VALUE_RUN
+    out = mask_text(f"export DB_PASSWORD={value} done")
+    assert out == "export DB_PASSWORD=[secret masked: password] done"
+    # a run of keys and values glued together: one mark for the run, every key's value in it
+    glued = "password=" * 3000
+    assert mask_text("x " + glued + " y") == "x password=[secret masked: password] y"
