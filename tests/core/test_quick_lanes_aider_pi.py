@@ -35,6 +35,17 @@ def lane_answer(path: Path, nbytes: int = 65536) -> QuickMeta | None:
     return adapter.quick_lane(str(path), read_head_tail(str(path), nbytes), nbytes, False)
 
 
+def assert_answered_alike(files: list[Path], bench: list[Path]) -> None:
+    """Each file lists alike in its lane and the general way in every window, and the lane
+    answers for each itself (at 64 KB); the first bench file is read whole, the last by its ends."""
+    assert len(files) >= 8
+    assert_alike(files)
+    for path in files:
+        got = lane_answer(path)
+        assert got is not None and got == general_meta(path), path
+    assert not lane_meta(bench[-1]).whole and lane_meta(bench[0]).whole
+
+
 # -- Aider -----------------------------------------------------------------------------------------
 
 def test_the_aider_lane_is_there() -> None:
@@ -52,12 +63,7 @@ def test_aider_fixture_real_demo_and_bench_histories_list_alike_in_the_lane(demo
     real = sorted((CORPUS / "aider").glob("*.chat.history.md"))
     files = [*sorted(DATA.glob("aider/**/.aider.chat.history.md")),
              *sorted(demo_root.rglob("*.chat.history.md")), *real, *bench]
-    assert len(files) >= 8
-    assert_alike(files)
-    for path in files:
-        got = lane_answer(path)
-        assert got is not None and got == general_meta(path), path
-    assert not lane_meta(bench[-1]).whole and lane_meta(bench[0]).whole
+    assert_answered_alike(files, bench)
 
 
 _STAMPS = ("2026-01-01 10:00:00", "2026-01-02 09:30:00", "2026-02-30 08:00:00")
@@ -145,12 +151,7 @@ def test_pi_fixture_real_demo_and_bench_files_list_alike_in_the_lane(demo_root: 
         dest.write_bytes(src.read_bytes())
         real.append(dest)
     files = [*_pi_files(DATA / "pi"), *_pi_files(demo_root), *real, *bench]
-    assert len(files) >= 8
-    assert_alike(files)
-    for path in files:
-        got = lane_answer(path)
-        assert got is not None and got == general_meta(path), path
-    assert not lane_meta(bench[-1]).whole and lane_meta(bench[0]).whole
+    assert_answered_alike(files, bench)
 
 
 def _pi(rtype: str, minute: int, **fields: object) -> dict:
