@@ -14,12 +14,12 @@ Secret masking has its own bench (bench_mask_hostile.py).
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
-import time
 from typing import Callable
+
+from bench_mask_hostile import growth_args, growth_row
 
 
 def _export_line(text: str) -> object:
@@ -40,39 +40,10 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
 )
 
 
-def prose(rng: random.Random, size: int) -> str:
-    words = "the a fix test cart webhook see `code` for **details** and run pytest -q on it.".split()
-    out, n = [], 0
-    while n < size:
-        w = rng.choice(words)
-        out.append(w)
-        n += len(w) + 1
-    return " ".join(out)[:size]
-
-
-def best(fn: Callable[[str], object], text: str, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        t = time.process_time()
-        fn(text)
-        times.append(time.process_time() - t)
-    return min(times)
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=4000, help="repeats of a unit at the smaller size (4x at the larger)")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
+    args = growth_args(__doc__, argv)
     rng = random.Random(1)
-    rows = []
-    for name, fn, lead, unit in ROWS:
-        small, big = lead + unit * args.n, lead + unit * (4 * args.n)
-        t_small, t_big = best(fn, small, args.rounds), best(fn, big, args.rounds)
-        t_prose = best(fn, lead + prose(rng, len(big) - len(lead)), args.rounds)
-        rows.append({"row": name, "unit": unit, "chars": len(big), "small_ms": t_small * 1e3, "big_ms": t_big * 1e3,
-                     "growth_4x": t_big / max(t_small, 1e-9), "x_prose": t_big / max(t_prose, 1e-9)})
+    rows = [{"row": name, **growth_row(fn, lead, unit, args.n, args.rounds, rng)} for name, fn, lead, unit in ROWS]
     if args.json:
         print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
         return 0
