@@ -74,5 +74,35 @@ def _groups() -> frozenset[int]:
     return frozenset((os.getegid(), *os.getgroups()))
 
 
+#: what follows a SQLite database's name for its write-ahead log
+WAL = "-wal"
+
+
+def with_wal(path: str, st: os.stat_result) -> os.stat_result:
+    """The stat of a file as the catalog compares it: a SQLite database's (an OpenCode
+    `opencode.db` root) with its write-ahead log's folded in, size added and the later times
+    taken. Why: while OpenCode runs, what it commits goes to `opencode.db-wal`, and the database
+    file itself (its size, its times) changes only when SQLite copies the log back, at a
+    checkpoint (every ~4 MB of writes, or when OpenCode closes it): a new session stayed out of
+    every listing until then. Any other file's stat is returned as it is."""
+    if not path.endswith(".db"):
+        return st
+    try:
+        log = os.stat(path + WAL)
+    except OSError:
+        return st
+    mtime_ns, ctime_ns = max(st.st_mtime_ns, log.st_mtime_ns), max(st.st_ctime_ns, log.st_ctime_ns)
+    return os.stat_result(
+        (st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size + log.st_size,
+         int(st.st_atime), mtime_ns // 10**9, ctime_ns // 10**9),
+        {"st_atime": st.st_atime, "st_mtime": mtime_ns / 1e9, "st_ctime": ctime_ns / 1e9,
+         "st_atime_ns": st.st_atime_ns, "st_mtime_ns": mtime_ns, "st_ctime_ns": ctime_ns})
+
+
+def wal_beside(paths: list[str]) -> bool:
+    """Whether one of these files (database roots) has a write-ahead log beside it now."""
+    return any(os.path.exists(p + WAL) for p in paths if p.endswith(".db"))
+
+
 def _stat_matches(fp: Fingerprint, st: os.stat_result) -> bool:
     return (fp.dev, fp.ino, fp.size, fp.mtime_ns) == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)

@@ -24,7 +24,7 @@ from ..onuse import orjson
 from ..records import record
 from . import tails
 from .activity import activity_of, tail_activity
-from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem
+from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem, wal_beside, with_wal
 from .keys import AGENT, ID, PROJECT, Key, Keys, WarmKeys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
 from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed
@@ -371,7 +371,7 @@ class Library:
         stat_failed = False
         for path in roots_files(live_roots, self._registry, walk, stats, listings):
             try:
-                todo.append((path, stats.pop(path, None) or os.stat(path)))
+                todo.append((path, with_wal(path, stats.pop(path, None) or os.stat(path))))
             except FileNotFoundError:
                 stat_failed = True
                 continue  # removed since the walk listed it: nothing to miss
@@ -540,6 +540,8 @@ class Library:
         live = [root for root, err in errors if err is None]
         if warm.roots_key(live) != data["roots"]:
             return None
+        if wal_beside([root.path for root in live if root.path.endswith(".db")]):
+            return None  # (a database being written: its log's changes are not in the snapshot's stats)
         if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
             return None
         paths = warm.unpack_paths(paths_blob)
@@ -663,7 +665,7 @@ class Library:
             return None  # (its project may be named by any other session's: the scan's keys)
         for row in rows:
             try:
-                st = os.stat(row.path)
+                st = with_wal(row.path, os.stat(row.path))
             except OSError:
                 return None
             if not _stat_matches(row.fingerprint, st) or _readable_changed(row, row.path, st):
@@ -845,7 +847,7 @@ class Library:
 
     def read_file_loaded(self, path: str) -> tuple[FileRow, list[LoadedSession]]:
         """`read_file`, with the sessions it loaded (their entries: what a new file reports)."""
-        row, loaded = self._load_file(path, os.stat(path))
+        row, loaded = self._load_file(path, with_wal(path, os.stat(path)))
         self.put_row(row)
         return row, loaded
 

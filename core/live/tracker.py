@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from ..catalog.activity import tail_activity
+from ..catalog.files import with_wal
 from ..catalog.library import Library
 from ..catalog.store import FileRow, Fingerprint
 from ..config import CacheError
@@ -147,7 +148,7 @@ class Tracker:
                 return None
             # A new file's entries are all new: reported as a grown file's are.
             return SessionEvent(Change.CREATED, path, tuple(new.sessions), tuple(e for ls in loaded for e in ls.entries))
-        st = os.stat(path)
+        st = with_wal(path, os.stat(path))
         fp = row.fingerprint
         if (st.st_size, st.st_mtime_ns, st.st_ino) == (fp.size, fp.mtime_ns, fp.ino):
             return None

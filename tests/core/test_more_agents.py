@@ -625,3 +625,46 @@ def test_opencode_files_are_sniffed_as_its_own_first_and_as_in_order(tmp_path: P
         assert REG.likely(str(path)) is REG.by_name("opencode")
         assert getattr(REG.sniff(str(path)), "name", None) == getattr(in_order.sniff(str(path)), "name", None)
         assert quick_meta(path, REG) == quick_meta(path, in_order)
+
+
+def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(tmp_path: Path) -> None:
+    """OpenCode running: a new session (and a rename) committed to `opencode.db-wal` change
+    nothing of `opencode.db` itself until SQLite checkpoints; every later scan, warm command and
+    lookup still sees them (`files.with_wal`), and after the checkpoint too."""
+    from sessionscope.core.catalog.library import Library
+    from sessionscope.core.catalog.store import Catalog
+
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    db = make_db(folder)
+    roots = resolve_roots([str(db)])
+    cat = tmp_path / "c.sqlite"
+
+    def listed() -> dict[str, str | None]:
+        lib = Library(roots, catalog=Catalog(cat))
+        lib.scan(lazy=True)
+        return {s.id: s.title for s in lib.all_sessions()}
+
+    first = listed()
+    assert listed() == first  # (warm)
+    writer = sqlite3.connect(db)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("UPDATE session SET title = 'renamed while open' WHERE id = 'ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD'")
+        writer.commit()
+        now = listed()
+        assert now["ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD"] == "renamed while open"
+        stat = (db.stat().st_size, db.stat().st_mtime_ns)
+        writer.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)"
+                       " SELECT 'ses_new' || id, project_id, slug, directory, 'a new one', version, time_created + 1,"
+                       " time_updated + 1 FROM session WHERE id = 'ses_4f2a9c1e3ffeQ8mNv2LkT0aBcD'")
+        writer.commit()
+        assert (db.stat().st_size, db.stat().st_mtime_ns) == stat  # (the database file as it was)
+        now = listed()
+        assert now.get("ses_newses_4f2a9c1e3ffeQ8mNv2LkT0aBcD") == "a new one"
+        assert listed() == now
+    finally:
+        writer.close()  # (the last connection: SQLite checkpoints and removes the log)
+    assert not (folder / "opencode.db-wal").exists()
+    assert listed() == now

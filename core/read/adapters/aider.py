@@ -30,15 +30,19 @@ import os
 import re
 import sys
 import uuid
-from hashlib import sha1
 from dataclasses import replace
 from datetime import datetime
 from typing import Iterator
 
-from ..jsonl import ParsedLine, RawLine, RecordFile
+from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, truncate
 from ..ends import FIELDS, Ends, QuickMeta
 from .base import Adapter, LoadedSession, RecordParser
+
+try:  # CPython's own SHA-1: a listing hashes one short name a file, and OpenSSL's set-up of a hash
+    from _sha1 import sha1  # costs more than that (~2.5 us a file in a listing)
+except ImportError:  # pragma: no cover - a build without it
+    from hashlib import sha1
 
 NAME = "aider"
 AGENT = "aider"
@@ -101,7 +105,7 @@ class AiderAdapter(Adapter):
         else its start from the last header in the tail (a guess, as its id and title are)."""
         project = _project(ends.path)
         if ends.whole:
-            meta = _quick_whole(self, ends, project)
+            meta = _quick_whole(self, ends.path, ends.head.buf, ends.size, ends.mtime, project)
             if meta is not None:
                 return meta
             loaded = self.load(ends.path)
@@ -110,29 +114,55 @@ class AiderAdapter(Adapter):
                 return ends.meta(self, (), session_id=s.id, kind=s.kind, project=s.project, title=s.title,
                                  first_timestamp=s.first_timestamp, last_timestamp=s.last_timestamp)
             return ends.meta(self, (), kind=SessionKind.MAIN, project=project)
-        start = None
-        buf = ends.tail.buf
-        stop = len(buf)
-        # the last complete line of the tail that reads as a header (found from the end by a
-        # search for its mark, not line by line: the first line of the window is cut, and an
-        # unterminated last line is not complete)
-        while (at := buf.rfind(b"\n" + _MARK, 0, stop)) >= 0:
-            end = buf.find(b"\n", at + 1)
-            m = _HEADER.match(buf[at + 1:end].decode("utf-8", "replace").rstrip("\r")) if end >= 0 else None
-            if m:
-                start = _local(m.group(1))
-                break
-            stop = at
-        unsure = set(FIELDS) - {"project", "kind"}
-        return ends.meta(self, unsure, kind=SessionKind.MAIN, project=project, first_timestamp=start,
-                         last_timestamp=start)
+        return _quick_tail(self, ends.path, ends.tail.buf, ends.size, ends.mtime, project)
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        """`quick`'s answer straight from the buffers (`Adapter.quick_lane`) for a history whose
+        first lines Aider's sniffer takes, without the registry's sniff, `Lines` and `Ends`; None
+        for any other file and where `quick` would parse the file whole or fail."""
+        head = ht.head
+        # Aider's sniffer on what the general way shows the sniffers (core/read/listing.py
+        # `_quick`): the first three lines (after a BOM), else the first `nbytes` bytes. A match
+        # within both (its header on line 1 to 3, short of `nbytes`) is in what they see.
+        m = _SNIFF.match(head)
+        if m is None or m.end() > nbytes or head.count(b"\n", 0, m.end()) > 2:
+            return None
+        try:
+            project = _project(path)
+            if ht.tail is head:
+                return _quick_whole(self, path, head, ht.size, ht.mtime, project)
+            return _quick_tail(self, path, ht.tail, ht.size, ht.mtime, project)
+        except Exception:  # noqa: BLE001 - the general way tells the failure
+            return None
+
+
+def _quick_tail(adapter: AiderAdapter, path: str, buf: bytes, size: int, mtime: float,
+                project: str) -> QuickMeta:
+    """A history read by its ends: the newest session's start from the last complete line of
+    the tail that reads as a header (a guess, as its id and title are)."""
+    start = None
+    stop = len(buf)
+    # (found from the end by a search for its mark, not line by line: the first line of the
+    # window is cut, and an unterminated last line is not complete)
+    while (at := buf.rfind(b"\n" + _MARK, 0, stop)) >= 0:
+        end = buf.find(b"\n", at + 1)
+        m = _HEADER.match(buf[at + 1:end].decode("utf-8", "replace").rstrip("\r")) if end >= 0 else None
+        if m:
+            start = _local(m.group(1))
+            break
+        stop = at
+    return QuickMeta(path, size, mtime, adapter.agent, adapter.name, None, SessionKind.MAIN, project, None,
+                     start, start, _TAIL_UNSURE, False)
 
 
 _MARK = b"# aider chat started at "
 _BOM = b"\xef\xbb\xbf"
+_TAIL_UNSURE = frozenset(FIELDS) - {"project", "kind"}
+_SURE: frozenset[str] = frozenset()
 
 
-def _quick_whole(adapter: AiderAdapter, ends: Ends, project: str) -> QuickMeta | None:
+def _quick_whole(adapter: AiderAdapter, path: str, buf: bytes, size: int, mtime: float,
+                 project: str) -> QuickMeta | None:
     """The full parse's newest session from a whole file's header and user lines only, found
     with bytes finds (None: a case left to the full parse: a NUL byte, which the parser drops
     from a line before reading it, no header, a header time that does not read).
@@ -142,9 +172,10 @@ def _quick_whole(adapter: AiderAdapter, ends: Ends, project: str) -> QuickMeta |
     one); its id counts the identical headers before it; its title is its first non-blank user
     block (a run of consecutive `####` lines); its first time is its header's, its last the
     latest of that and the input history's times matched to its user blocks (`_dated`)."""
-    buf = ends.head.buf
     if b"\x00" in buf:
         return None
+    stamps = _input_stamps(path)
+    real = real_path(path)
     # The last line the parser reads as a header, from the end backward (a byte search over
     # the whole file costs as much as reading it: only the newest session is searched).
     first = 3 if buf[:3] == _BOM else 0  # (line 1 is read after a BOM)
@@ -170,24 +201,25 @@ def _quick_whole(adapter: AiderAdapter, ends: Ends, project: str) -> QuickMeta |
     # the same text is the same bytes but for trailing CRs. The lines that begin with its bytes
     # are looked at (a search for the whole line skips through the file fastest).
     same = buf[hstart:end].rstrip(b"\r")
-    found = [first] if first < hstart and buf.startswith(same, first) else []
-    at, nsame = find(b"\n" + same, 0, hstart), b"\n" + same
-    while at >= 0:
-        found.append(at + 1)
-        at = find(nsame, at + 1, hstart)
-    n = sum(buf[at:find(b"\n", at)].decode("utf-8", "replace").rstrip("\r") == header for at in found)
+    nsame = b"\n" + same
+    at = find(nsame, 0, hstart)
+    n = 0
+    if at >= 0 or first < hstart and buf.startswith(same, first):  # (most files: none)
+        found = [first] if first < hstart and buf.startswith(same, first) else []
+        while at >= 0:
+            found.append(at + 1)
+            at = find(nsame, at + 1, hstart)
+        n = sum(buf[at:find(b"\n", at)].decode("utf-8", "replace").rstrip("\r") == header for at in found)
     # Its user blocks (runs of consecutive user lines): the first that is not blank is the
     # title; their times in the input history, if there is one, the last time.
-    stamps = _input_stamps(ends.path)
     texts = _user_texts(buf, end, not stamps)
     title = next((" ".join(t.split()) for t in texts if t), None)
     last = max((begin, *(t for _, t in _matched(texts, begin, stamps)))) if stamps else begin
-    return ends.meta(adapter, (), session_id=_session_id(real_path(ends.path), f"{header}\n{n}"),
-                     kind=SessionKind.MAIN, project=project, title=truncate(title, 200) if title else None,
-                     first_timestamp=begin, last_timestamp=last)
+    return QuickMeta(path, size, mtime, adapter.agent, adapter.name, _session_id(real, f"{header}\n{n}"),
+                     SessionKind.MAIN, project, truncate(title, 200) if title else None, begin, last, _SURE, True)
 
 
-def _user_texts(buf: bytes, pos: int, first: bool) -> list[str]:
+def _user_texts(buf: bytes, pos: int, first: bool = False) -> list[str]:
     """The text of each user block (a run of consecutive user lines) after `pos` (a newline
     or the end); with `first`, of those up to the first that is not blank only."""
     texts: list[str] = []
@@ -207,6 +239,11 @@ def _user_texts(buf: bytes, pos: int, first: bool) -> list[str]:
                 block = []
             block.append(text[5:].rstrip())
             last_end = stop
+            if first and not buf.startswith(b"####", stop + 1):  # it ends here
+                texts.append("\n".join(block).strip())
+                if texts[-1]:
+                    return texts
+                block = []
         if nl < 0:
             break
         at = find(b"\n####", stop)
@@ -244,15 +281,14 @@ else:  # pragma: no cover - no /proc
 def _session_id(real: str, header: str) -> str:
     """A session's id: from the file's real path and its header line numbered among the
     identical ones before it (stable while the file grows). It is `uuid.uuid5(NAMESPACE_URL,
-    name)`, made from the digest's bytes directly (a `UUID` object costs more than the hash)."""
-    digest = bytearray(sha1(_URL + f"aider:{real}\n{header}".encode()).digest()[:16])
-    digest[6] = digest[6] & 0x0F | 0x50  # version 5
-    digest[8] = digest[8] & 0x3F | 0x80  # RFC 4122 variant
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    name)`, made from the digest's hex digits directly (a `UUID` object costs more than the hash)."""
+    h = sha1(_URL + f"aider:{real}\n{header}".encode()).hexdigest()
+    # (version 5 in the 13th digit; the RFC 4122 variant in the two high bits of the 17th)
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 _URL = uuid.NAMESPACE_URL.bytes
+_VARIANT = {f"{d:x}": f"{d & 0x3 | 0x8:x}" for d in range(16)}
 
 
 class _Session:

@@ -47,18 +47,22 @@ from typing import Any, Iterator
 
 import orjson
 
-from ..jsonl import ParsedLine, RecordFile
+from ..jsonl import HeadTail, ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from ..ends import FIELDS, Ends, Lines, QuickMeta, first_json_lines, last_stamp
+from ..ends import (FIELDS, Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
+                    tail_values)
 from .base import Extension, LoadedSession, RecordParser, ResumingAdapter, UsagePart, load_json_document
 from .collect import carried_title, count
 from .base import json_text as _dumps
+
+_loads, _DecodeError = orjson.loads, orjson.JSONDecodeError
 
 NAME = "gemini-cli"
 AGENT = "gemini-cli"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _JSON_HEAD = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"sessionId"\s*:\s*"([^"\\]*)"\s*,\s*"projectHash"\s*:')
 _SYSTEM_TYPES = {"info": False, "warning": False, "error": True}
+_BOM = b"\xef\xbb\xbf"
 
 
 def is_metadata(value: Any) -> bool:
@@ -141,21 +145,173 @@ class GeminiAdapter(ResumingAdapter):
             for values in _patch_lines(ends.head, rest):
                 for value in values:
                     parser.observe(value)
-        last = last_stamp(ends, _stamp)
-        meta = parser.meta or {}
-        unsure: set[str] = set()
-        if not ends.whole:
-            if parser.meta is None:
-                unsure.update(FIELDS)
-            if not title_seen or meta.get("summary") is None:
-                unsure.add("title")  # a `$set` summary may come later and title the session
-            if last is None:
-                unsure.add("last_timestamp")
-        first = parse_timestamp(meta.get("startTime")) or parser.first_ts
-        last = max((t for t in (last, parse_timestamp(meta.get("lastUpdated")), first) if t), default=None)
-        ident = parser.identity()
-        return ends.meta(self, unsure, session_id=ident["id"], kind=ident["kind"], project=ident["project"],
-                         title=parser.title(), first_timestamp=first, last_timestamp=last)
+        return _jsonl_meta(self, ends.path, ends.size, ends.mtime, ends.whole, parser, title_seen,
+                           last_stamp(ends, _stamp))
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        return _quick_lane(self, path, ht, nbytes, narrow)
+
+
+def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whole: bool,
+                parser: _ChatHead, title_seen: bool, last: datetime | None) -> QuickMeta:
+    """A JSONL chat's listing from what `parser` observed of its head (`title_seen`: the head
+    walk met the metadata and a prompt) and the last time its tail shows: `quick`'s answer, and
+    its lane's."""
+    meta = parser.meta or {}
+    unsure: frozenset[str] = _SURE
+    if not whole:
+        out: set[str] = set()
+        if parser.meta is None:
+            out.update(FIELDS)
+        if not title_seen or meta.get("summary") is None:
+            out.add("title")  # a `$set` summary may come later and title the session
+        if last is None:
+            out.add("last_timestamp")
+        unsure = frozenset(out)
+    first = parse_timestamp(meta.get("startTime")) or parser.first_ts
+    # the latest of the tail's time, the metadata's and the first (the first of equal ones, as
+    # `max` takes it)
+    updated = parse_timestamp(meta.get("lastUpdated"))
+    if updated is not None and (last is None or updated > last):
+        last = updated
+    if first is not None and (last is None or first > last):
+        last = first
+    ident = parser.identity()
+    return QuickMeta(path, size, mtime, adapter.agent, adapter.name, ident["id"], ident["kind"],
+                     ident["project"], parser.title(), first, last, unsure, whole)
+
+
+_SURE: frozenset[str] = frozenset()
+
+
+def _quick_lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int,
+                narrow: bool) -> QuickMeta | None:
+    """`GeminiAdapter.quick_lane`: the listing of a JSONL chat whose first line is its metadata
+    (the sniffer then takes it), its lines read straight from the buffers; None for any other
+    file (a legacy document, another first line), for a whole file whose rest holds a patch
+    other than Gemini's `lastUpdated` ones (`_simple_patches`), or when anything raises: the
+    listing then asks as it does every format."""
+    if narrow or not path.endswith(".jsonl"):
+        return None
+    try:
+        return _lane(adapter, path, ht, nbytes)
+    except Exception:  # noqa: BLE001 - the general way tells what went wrong
+        return None
+
+
+def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> QuickMeta | None:
+    head = ht.head
+    start = 3 if head[:3] == _BOM else 0
+    find, n, view = head.find, len(head), memoryview(head)
+    end = find(b"\n", start)
+    if end < 0 or end >= nbytes:
+        return None  # (the sniffer would see line 1 cut, or other lines)
+    try:
+        first = _loads(view[start:end])
+    except _DecodeError:
+        return None
+    if not is_metadata(first):
+        return None  # the sniffer's first object is line 1's: not a chat's metadata, not this lane's
+    whole = ht.tail is head
+    chat = _ChatHead(path)
+    chat.meta = dict(first)
+    observe = chat.observe
+    title_seen, rest = False, -1
+    while True:  # `quick`'s head walk on, each complete line after the first
+        start = end + 1
+        end = find(b"\n", start)
+        if end < 0:
+            if not whole or start >= n:
+                break
+            end = n  # a whole file's unterminated end counts when it parses
+        try:
+            values: tuple[Any, ...] | None = (_loads(view[start:end]),)
+        except _DecodeError:
+            values = line_values(view[start:end])
+            if values is None:
+                continue
+        for value in values:
+            observe(value)
+        if chat.first_prompt is not None:
+            title_seen = True
+            if not whole or chat.first_ts is not None:
+                rest = end + 1
+                break
+    last = None
+    if whole and title_seen and rest >= 0:
+        patch = _simple_patches(head, rest)
+        if patch is None:
+            return None
+        if patch:
+            observe(patch[0])
+            if patch[1]:  # the last line: the tail's last time, unless it shows none
+                last = _stamp(patch[0])
+    if last is None:
+        last = last_stamp_of(tail_values(ht.tail, whole), _stamp)
+    return _jsonl_meta(adapter, path, ht.size, ht.mtime, whole, chat, title_seen, last)
+
+
+def _simple_patches(buf: bytes, pos: int) -> tuple[Any, bool] | tuple[()] | None:
+    """What `_patch_lines` gives from `pos` on (the rest of a whole file) when every patch there
+    is one of Gemini's `lastUpdated` alone (each line of the shape `_patch_lines` takes for
+    one): (the last one's value, whether its line is the file's last), or () when there is none;
+    None for any other rest (a `$set` of another shape, an escaped `$`, a last patch that does
+    not parse), which the general way then reads.
+
+    The usual rest first, with few steps a line (a chat holds one such patch a message): each
+    `$` is found by memchr and the line around it taken as one slice, of the length of a patch
+    whose value is a timestamp as Gemini writes it; all of them together are then held against
+    that shape (`_STAMPED`: its digits as zeros) in one comparison. When they are not all of it,
+    each `$` is looked at in turn (`_each_patch`)."""
+    find = buf.find
+    if find(b"\\", pos) >= 0 and find(b"\\u0024", pos) >= 0:
+        return None  # (a `$set` key spelled with escapes holds an escaped `$`)
+    d = find(b"$", pos)
+    if d < 0:
+        return ()
+    form = 0 if buf[d + 4:d + 7] == b'":{' else 1  # compact, or spaced as `json.dumps` writes it
+    template, size = _STAMPED[form], len(_STAMPED[form]) - 3
+    lines: list[bytes] = []
+    take = lines.append
+    while d >= 0:
+        take(buf[d - 3:d + size])
+        d = find(b"$", d + 1)
+    if b"".join(lines).translate(_ZEROS) != template * len(lines):
+        return _each_patch(buf, pos)
+    values = line_values(lines[-1][1:-1])
+    if values is None or len(values) != 1:
+        return None
+    return values[0], buf.rfind(b"$") + size >= len(buf)
+
+
+def _each_patch(buf: bytes, pos: int) -> tuple[Any, bool] | tuple[()] | None:
+    """`_simple_patches` looking at each `$` from `pos` on in turn: a patch of `lastUpdated`
+    alone of any value (`_UPDATED`), or a `$` that cannot begin a `$set` key (not followed by
+    `set` or an escape)."""
+    find, n = buf.find, len(buf)
+    compact, spaced = _UPDATED
+    last = q = -1
+    d = find(b"$", pos)
+    while d >= 0:
+        if buf[d - 3:d + 24] == spaced:
+            q = find(b'"', d + 24)
+        elif buf[d - 3:d + 22] == compact:
+            q = find(b'"', d + 22)
+        elif buf[d + 1:d + 4] == b"set" or buf[d + 1:d + 2] == b"\\":
+            return None  # a patch of another shape (or a key that may spell one)
+        else:
+            d = find(b"$", d + 1)
+            continue
+        if buf[q:q + 4] != b'"}}\n' and (q + 3 != n or buf[q:q + 3] != b'"}}'):
+            return None
+        last = d
+        d = find(b"$", q)
+    if last < 0:
+        return ()
+    values = line_values(memoryview(buf)[last - 2:q + 3])
+    if values is None or len(values) != 1:
+        return None
+    return values[0], q + 4 >= n
 
 
 def _quick_document(adapter: GeminiAdapter, ends: Ends) -> QuickMeta | None:
@@ -268,6 +424,12 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
 #: up to its value; spaced as Python's `json.dumps` writes it
 _UPDATED = (b'\n{"$set":{"lastUpdated":"', b'\n{"$set": {"lastUpdated": "')
 
+#: a patch of `lastUpdated` alone as Gemini writes one a message (`_UPDATED`, its value a time as
+#: `Date.toISOString` writes it), from the newline before it to the one after, its digits zeros
+#: (`_ZEROS`): compact, and spaced as `json.dumps` writes it
+_STAMPED = tuple(u + b'0000-00-00T00:00:00.000Z"}}\n' for u in _UPDATED)
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
 
 #: a line that is one patch of `lastUpdated` alone, its value printable ASCII without escapes
 _LAST_UPDATED = re.compile(rb'[ \t]*\{[ \t]*"\$set"[ \t]*:[ \t]*\{[ \t]*"lastUpdated"[ \t]*:[ \t]*'
@@ -294,26 +456,17 @@ class _Record:
         self.usage = usage
 
 
-class GeminiParser(RecordParser):
+class _ChatHead:
+    """What a chat's metadata and first records tell its session (`observe`): the metadata with
+    its patches, the first prompt and the first time. `GeminiParser`'s metadata half, and all a
+    quick listing keeps (`_lane`)."""
+
     def __init__(self, path: str) -> None:
-        super().__init__(path)
+        self.path = path
         self.meta: dict[str, Any] | None = None
         self.first_prompt: str | None = None
         self.first_ts: datetime | None = None
-        self.records: list[_Record] = []
-        self.noise: list[Locator] = []
-        self.warnings: list[str] = []
-        self._rewinds: list[tuple[str, int]] = []  # (message id, records fed before the rewind)
-        # reading on (`carry`, `resume`): the state taken up, the ids of the messages read before
-        # but the open one, what `finish` added up, a line of several records seen, and whether
-        # these lines change what was read before (a message of it written again, a rewind into it)
-        self._before: dict[str, Any] | None = None
-        self._prior: frozenset[str] = frozenset()
-        self._done: tuple[Any, ...] | None = None
-        self._multi = False
-        self.refused = False
 
-    # -- metadata ------------------------------------------------------------------------
     def observe(self, value: Any) -> None:
         """What a record tells the session (metadata, patches, the first prompt, times)."""
         if not isinstance(value, dict):
@@ -354,6 +507,26 @@ class GeminiParser(RecordParser):
             "parent_id": parent,
             "project": project_of(self.path, meta),
         }
+
+
+class GeminiParser(RecordParser, _ChatHead):
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.meta: dict[str, Any] | None = None
+        self.first_prompt: str | None = None
+        self.first_ts: datetime | None = None
+        self.records: list[_Record] = []
+        self.noise: list[Locator] = []
+        self.warnings: list[str] = []
+        self._rewinds: list[tuple[str, int]] = []  # (message id, records fed before the rewind)
+        # reading on (`carry`, `resume`): the state taken up, the ids of the messages read before
+        # but the open one, what `finish` added up, a line of several records seen, and whether
+        # these lines change what was read before (a message of it written again, a rewind into it)
+        self._before: dict[str, Any] | None = None
+        self._prior: frozenset[str] = frozenset()
+        self._done: tuple[Any, ...] | None = None
+        self._multi = False
+        self.refused = False
 
     def forget(self) -> None:
         self.records.clear()
