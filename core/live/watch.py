@@ -31,12 +31,14 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
+from ..catalog.files import WAL
 from ..catalog.library import Library
 from ..read.discovery import ARCHIVE, candidate_files
 from .inotify import Inotify, WakingEvent
 from .poller import POLL_MS, Poller
 from .tracker import SessionEvent, Tracker
 
+_DB_WAL = ".db" + WAL
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
 STEP_MS = 30  # the same, and how often it wakes to look, for watchfiles (where inotify is missing);
@@ -81,10 +83,48 @@ class Watcher:
         self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)
                        and not r.shallow and r.origin != ARCHIVE]
                       + [p for p in extra if os.path.isdir(p)])
+        self.flat = self._flat_folders(library)
         self.stop = WakingEvent()
         self.armed = threading.Event()
         self.caught_up = threading.Event()
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+
+    def _flat_folders(self, library: Library) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
+        """The folders watched alone, with what matters in each: (names, name endings). A
+        database root's folder (the database, and its write-ahead log, which OpenCode writes
+        while it runs: reported as the database); a project folder root's (shallow: the files an
+        adapter keeps there by name, as the scan reads it, `Adapter.project_files`). Watched by
+        our inotify reader (Linux); watchfiles and the poller pick them up at the next scan."""
+        endings = tuple(n for a in library.registry.adapters for n in a.project_files)
+        flat: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+        for r in library.roots:
+            if r.error is not None or r.origin == ARCHIVE or self._in_tree(r.path):
+                continue
+            if r.shallow and endings and os.path.isdir(r.path):
+                names, ends = flat.get(r.path, (frozenset(), ()))
+                flat[r.path] = (names, endings)
+            elif os.path.isfile(r.path):  # a database root
+                folder, name = os.path.split(r.path)
+                names, ends = flat.get(folder, (frozenset(), ()))
+                flat[folder] = (names | {name}, ends)
+        return flat
+
+    def _in_tree(self, path: str) -> bool:
+        return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+    def _wanted(self, changed: set[str]) -> set[str]:
+        """The changed paths as the tracker takes them: a SQLite database's write-ahead log
+        reported as the database (OpenCode commits to the log while it runs); in a folder
+        watched alone, only what matters there."""
+        out = set()
+        for path in changed:
+            if path.endswith(_DB_WAL):
+                path = path[: -len(WAL)]
+            folder, name = os.path.split(path)
+            what = self.flat.get(folder)
+            if what is None or name in what[0] or (what[1] and name.endswith(what[1])):
+                out.add(path)
+        return out
 
     def batches(self) -> Iterator[list[SessionEvent]]:
         """Blocking: one list of events per batch of changes, until `stop` is set.
@@ -93,14 +133,18 @@ class Watcher:
         roots is compared with what the library holds once, soon after the watches are armed:
         changes between the library's last scan and the arming are not lost. Looking at an
         unchanged file costs a stat and reports nothing."""
-        if not self.paths:
+        if not self.paths and not self.flat:
             return
         probe = _StopProbe(self.stop, self.armed)
         caught_up = False
         if self.poll:
+            if not self.paths:
+                return  # (the poller walks trees only: folders watched alone wait for a scan)
             source = self._polled(probe)
         else:
             inotify = Inotify.open()
+            if inotify is None and not self.paths:
+                return  # (likewise watchfiles)
             source = self._inotified(inotify, probe) if inotify is not None else self._notified(probe)
         for paths in source:
             first = not caught_up
@@ -125,6 +169,8 @@ class Watcher:
             inotify.roots = list(self.paths)
             for path in self.paths:
                 inotify.add_tree(path)
+            for folder in self.flat:
+                inotify.add_dir(folder)
             poller = select.poll()
             poller.register(inotify.fd, select.POLLIN)
             poller.register(wake, select.POLLIN)
@@ -143,6 +189,7 @@ class Watcher:
                     changed |= inotify.read()
                 if self.stop.is_set():
                     return
+                changed = self._wanted(changed)
                 if changed:
                     yield changed
         finally:
@@ -166,12 +213,12 @@ class Watcher:
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
-            yield {path for _, path in changes}
+            yield self._wanted({path for _, path in changes})
 
     def _polled(self, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths found by polling (see `Poller`), every POLL_MS."""
         suffixes = self.tracker._suffixes
-        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith(".md"))
+        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith((".md", _DB_WAL)))
         poller.sweep()  # what is there now: changes are compared with it
         next_sweep = time.monotonic() + poller.sweep_interval()
         while not probe.is_set():  # (the first question arms)
@@ -181,7 +228,7 @@ class Watcher:
             if time.monotonic() >= next_sweep:
                 changed |= poller.sweep()
                 next_sweep = time.monotonic() + poller.sweep_interval()
-            yield changed
+            yield self._wanted(changed)
 
     def take_changed(self) -> set[str]:
         """The files whose library rows the watcher changed since the last call (see Tracker)."""

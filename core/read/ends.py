@@ -382,3 +382,14 @@ def first_json_lines(head: bytes, n: int = 5) -> list[dict]:
 
     A last line cut off by the head's size simply fails to parse and is skipped."""
     return head_lines(head).objects(n)
+
+
+def one_spaced(text: str) -> str:
+    """`" ".join(text.split())` (a text on one line, its words one space apart), without splitting a
+    text that already is so, as a prompt usually is: every whitespace character but the space is
+    non-printable (tests/core/test_quick_lanes_more.py checks all of Unicode), so a printable
+    text with no space at either end and no two together is its own answer. Why: a listing
+    makes a title of a prompt a file, and splitting one costs more than parsing its line."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())

@@ -627,7 +627,8 @@ def test_opencode_files_are_sniffed_as_its_own_first_and_as_in_order(tmp_path: P
         assert quick_meta(path, REG) == quick_meta(path, in_order)
 
 
-def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("as_root", ["the database", "its folder"])
+def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(tmp_path: Path, as_root: str) -> None:
     """OpenCode running: a new session (and a rename) committed to `opencode.db-wal` change
     nothing of `opencode.db` itself until SQLite checkpoints; every later scan, warm command and
     lookup still sees them (`files.with_wal`), and after the checkpoint too."""
@@ -637,7 +638,7 @@ def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(t
     folder = tmp_path / "opencode"
     folder.mkdir()
     db = make_db(folder)
-    roots = resolve_roots([str(db)])
+    roots = resolve_roots([str(db) if as_root == "the database" else str(folder)])
     cat = tmp_path / "c.sqlite"
 
     def listed() -> dict[str, str | None]:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters.copilot import CopilotAdapter
 from sessionscope.core.read.adapters.opencode import OpenCodeAdapter
-from sessionscope.core.read.ends import QuickMeta
+from sessionscope.core.read.ends import QuickMeta, one_spaced
 from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
@@ -170,6 +170,37 @@ def test_copilot_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first
     assert lane_meta(path, nbytes) == general_meta(path, nbytes)
 
 
+@pytest.mark.parametrize("nbytes", LANE_WINDOWS)
+def test_a_copilot_tail_window_that_starts_on_a_line_lists_alike_in_the_lane(tmp_path: Path, nbytes: int) -> None:
+    """The tail window begins exactly where its one line begins: that line is still not known
+    to be whole (the window could have cut it), so its time is not the last one."""
+    path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    last = _line(_ev("session.shutdown", {"pad": ""}, 30))
+    last = _line(_ev("session.shutdown", {"pad": "p" * (nbytes - 1 - len(last))}, 30))
+    assert len(last) == nbytes - 1
+    head = [_line(_COPILOT_LINES[0]), _line(_COPILOT_LINES[5]), _line(_ev("assistant.message", {"content": "p" * nbytes}, 9))]
+    path.write_bytes(b"\n".join([*head, last]) + b"\n")
+    meta = lane_meta(path, nbytes)
+    assert meta == general_meta(path, nbytes) and "last_timestamp" in meta.unsure
+
+
+def test_a_copilot_prompt_past_the_narrow_head_is_read_from_the_full_one(tmp_path: Path) -> None:
+    """A big events file is read with a narrow head first (`narrow_ends`); a prompt past it, after
+    a line longer than it, is found in the full head: the answer is the full windows' own."""
+    path = tmp_path / "session-state" / _COPILOT_SID / "events.jsonl"
+    path.parent.mkdir(parents=True)
+    lines = [_line(_COPILOT_LINES[0]), _line(_ev("assistant.message", {"content": "p" * 20_000}, 8)),
+             _line(_COPILOT_LINES[5]), *(_line(_ev("assistant.message", {"content": "p" * 30_000}, 10 + k)) for k in range(6))]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert path.stat().st_size > 2 * 65536
+    meta = lane_meta(path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(CopilotAdapter, "narrow_ends", False)
+        assert meta == lane_meta(path) == general_meta(path)
+    assert meta.title == "fix the cart" and "title" not in meta.unsure
+
+
 def test_the_copilot_lane_answers_the_usual_file_and_not_others(tmp_path: Path) -> None:
     """It answers a file whose first line is an event and leaves any other first line to the
     general way."""
@@ -298,3 +329,17 @@ def test_the_opencode_lane_answers_the_usual_session_file_and_leaves_the_rest(tm
             assert (meta.title, meta.project, meta.unsure) == ("fix the cart", "/home/u/proj",
                                                                frozenset({"last_timestamp"}))
             assert meta.last_timestamp - meta.first_timestamp == timedelta(seconds=1)
+
+
+# -- helpers the lanes share -----------------------------------------------------------------------
+
+def test_every_whitespace_character_but_the_space_is_not_printable() -> None:
+    """What `one_spaced`'s shortcut stands on, over all of Unicode (as this Python's tables say)."""
+    assert [c for c in range(sys.maxunicode + 1) if chr(c).isspace() and chr(c).isprintable()] == [32]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(st.one_of(st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u2028\u3000ab"), st.characters()),
+                    max_size=30))
+def test_one_spaced_is_the_words_joined_by_one_space(text: str) -> None:
+    assert one_spaced(text) == " ".join(text.split())

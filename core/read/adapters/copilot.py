@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import os
 import re
+from datetime import datetime
 from itertools import chain
 from typing import Any, Iterable
 
@@ -48,7 +49,8 @@ import orjson
 
 from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile, parse_line, reader_error
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
-from ..ends import Ends, QuickMeta, basename, first_json_lines, head_values_from, last_stamp_of, tail_values
+from ..ends import (Ends, QuickMeta, basename, first_json_lines, head_values_from, last_stamp_of, line_values,
+                    one_spaced, tail_values)
 from .base import LoadedSession, array_spans
 from .collect import CollectingAdapter, CollectingParser, s, stem, text_of
 
@@ -81,6 +83,9 @@ class CopilotAdapter(CollectingAdapter):
     name = "copilot-cli"
     agent = "copilot-cli"
     suffixes = (".jsonl", ".json")
+    # `quick` reads an events file's ends line by line (a big legacy document's first 4 KB only,
+    # which a narrow head holds whole): a narrow head's answer is the full one's.
+    narrow_ends = True
 
     def likely(self, path: str) -> bool:
         """`session-state/<id>/events.jsonl`."""
@@ -139,10 +144,16 @@ class CopilotAdapter(CollectingAdapter):
         if not is_event(first):
             return None  # (`sniff` takes the first line that is an object: the general way)
         whole, ran_out = ht.tail is head, [False]
-        got = _head_events(chain(((first,),), head_values_from(head, e1 + 1, whole, ran_out)))
+        # The usual second line (the prompt) parsed here, the rest only when asked for.
+        e2 = head.find(b"\n", e1 + 1)
+        if e2 < 0:
+            rest = head_values_from(head, e1 + 1, whole, ran_out)
+        else:
+            rest = chain((line_values(memoryview(head)[e1 + 1:e2]),), head_values_from(head, e2 + 1, whole, ran_out))
+        got = _head_events(chain(((first,),), rest))
         if got is None or (narrow and ran_out[0]):
             return None
-        return self._quick_of(path, ht.size, ht.mtime, whole, got, tail_values(ht.tail, whole))
+        return self._quick_of(path, ht.size, ht.mtime, whole, got, _last_line_stamp(ht.tail, whole))
 
     def _quick_of(self, path: str, size: int, mtime: float, whole: bool, head: _Head,
                   tail_values: Iterable[tuple[Any, ...] | None]) -> QuickMeta:
@@ -157,7 +168,7 @@ class CopilotAdapter(CollectingAdapter):
                 unsure.add("session_id")
             if project is None:
                 unsure.add("project")
-        last = last_stamp_of(tail_values, _event_stamp)
+        last = tail_values if type(tail_values) is datetime else last_stamp_of(tail_values, _event_stamp)
         if last is None:
             unsure.add("last_timestamp")
         if sid is None:  # (as `CopilotParser.session` names it)
@@ -196,7 +207,7 @@ def _head_events(head_values: Iterable[tuple[Any, ...] | None]) -> _Head | None:
             elif etype == "user.message" and prompt is None:
                 content = s(data.get("content"))
                 if content is not None and content.strip():
-                    prompt = " ".join(content.split())
+                    prompt = one_spaced(content)
         if sid and prompt:
             break
     return sid, project, prompt, first
@@ -209,6 +220,25 @@ def _head_parsed(parser: CopilotParser, ends: Ends) -> _Head:
         if parser.session_id and parser.prompt_title:
             break
     return parser.session_id, parser.project, parser.prompt_title, parser.first_ts
+
+
+def _last_line_stamp(tail: bytes, whole: bool) -> Any:
+    """The last time of a tail buffer (`tail_values` read by `_event_stamp`): the usual last line,
+    a complete line that is one event with a time, read here; any other tail, the values of its
+    lines from the end backward (for `_quick_of` to read)."""
+    end = len(tail) - 1
+    if end > 0 and tail[end] == 10:  # (b"\n": what follows it is empty, not a line)
+        start = tail.rfind(b"\n", 0, end) + 1
+        if start:  # (a line after a newline: complete, in a window as in a whole file)
+            try:
+                value = _loads(memoryview(tail)[start:end])
+            except _DecodeError:
+                value = None
+            if value is not None and is_event(value):
+                ts = parse_timestamp(value["timestamp"])
+                if ts is not None:
+                    return ts
+    return tail_values(tail, whole)
 
 
 def _event_stamp(value: Any) -> Any:
