@@ -39,6 +39,11 @@ from .poller import POLL_MS, Poller
 from .tracker import SessionEvent, Tracker
 
 _DB_WAL = ".db" + WAL
+#: a SQLite database (OpenCode's: every session in one file, written at each message part while
+#: OpenCode streams) is read again at most every DB_MIN_S, and at most this many times the last
+#: reading's time (so its re-reading takes at most ~1/DB_COST_RATIO of a core however big it grows)
+DB_MIN_S = 3.0
+DB_COST_RATIO = 10.0
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
 STEP_MS = 30  # the same, and how often it wakes to look, for watchfiles (where inotify is missing);
@@ -84,6 +89,10 @@ class Watcher:
                        and not r.shallow and r.origin != ARCHIVE]
                       + [p for p in extra if os.path.isdir(p)])
         self.flat = self._flat_folders(library)
+        self.db_min_s = DB_MIN_S
+        self._db_next: dict[str, float] = {}  # a database -> when it may be read again
+        self._held: set[str] = set()  # databases changed, waiting for that time
+        self._wake_at: float | None = None  # the earliest of those times (the inotify reader wakes then)
         self.stop = WakingEvent()
         self.armed = threading.Event()
         self.caught_up = threading.Event()
@@ -151,14 +160,36 @@ class Watcher:
             if first:
                 caught_up = True
                 paths |= self._known_and_present()
+            paths = self._hold_databases(paths)
             events: list[SessionEvent] = []
             if paths:
+                started = time.monotonic()
                 with self.lock:
                     events = self.tracker.apply(paths)
+                self._databases_read(paths, time.monotonic() - started)
             if paths and (events or self.tracker.failures):  # (failures: said even with no event)
                 yield events
             if first:  # (after the caller handled that batch: it asks for the next one)
                 self.caught_up.set()
+
+    def _hold_databases(self, paths: set[str]) -> set[str]:
+        """The paths to apply now: a database read again too recently is held back (with the
+        changes to it that follow) until its time comes, then applied once."""
+        now = time.monotonic()
+        due = {p for p in self._held if self._db_next.get(p, 0.0) <= now}
+        self._held -= due
+        out = paths | due
+        for p in [p for p in out if p.endswith(".db") and self._db_next.get(p, 0.0) > now]:
+            out.discard(p)
+            self._held.add(p)
+        self._wake_at = min((self._db_next[p] for p in self._held), default=None)
+        return out
+
+    def _databases_read(self, paths: set[str], took: float) -> None:
+        now = time.monotonic()
+        for p in paths:
+            if p.endswith(".db"):
+                self._db_next[p] = now + max(self.db_min_s, DB_COST_RATIO * took)
 
     def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change
@@ -178,7 +209,13 @@ class Watcher:
                 return
             yield set()
             while True:
-                poller.poll()  # blocks: no timeout, no wake-ups while nothing happens
+                # (blocks: no timeout, no wake-ups while nothing happens; but when a database's
+                # change is held back, until its time)
+                wake_at = self._wake_at
+                timeout = None if wake_at is None else max(0.0, (wake_at - time.monotonic()) * 1000)
+                if not poller.poll(timeout) and wake_at is not None and not self.stop.is_set():
+                    yield set()  # (a held database's time: `batches` applies it)
+                    continue
                 if self.stop.is_set():
                     return
                 changed = inotify.read()
