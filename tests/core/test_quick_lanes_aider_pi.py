@@ -186,7 +186,8 @@ _PI_LINES: list[object] = [
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(first=st.one_of(st.just(0), st.integers(0, len(_PI_LINES) - 1)),
-       picks=st.lists(st.integers(0, len(_PI_LINES) - 1), max_size=12), pad=st.lists(st.integers(0, 90_000), max_size=3),
+       picks=st.lists(st.integers(0, len(_PI_LINES) - 1), max_size=12),
+       pad=st.lists(st.integers(0, 90_000), max_size=3),
        end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"type":"mess']), bom=st.booleans(),
        nbytes=st.sampled_from(LANE_WINDOWS))
 def test_pi_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first: int, picks: list[int], pad: list[int],

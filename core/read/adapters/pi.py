@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 from datetime import datetime
-from itertools import chain
 from typing import Any, Callable, Iterable
 
 from orjson import JSONDecodeError as _DecodeError, loads as _loads
@@ -104,18 +103,19 @@ class PiAdapter(CollectingAdapter):
         whole = ht.tail is head
         try:
             return _quick_of(self, path, ht.size, ht.mtime, whole, head,
-                             chain(((first,),), head_values_from(head, end + 1, whole, [False])),
-                             lambda: tail_values(ht.tail, whole))
+                             head_values_from(head, end + 1, whole, [False]), lambda: tail_values(ht.tail, whole),
+                             first)
         except Exception:  # noqa: BLE001 - the general way tells the failure
             return None
 
 
 def _quick_of(adapter: PiAdapter, path: str, size: int, mtime: float, whole: bool, buf: bytes,
               head_values: Iterable[tuple[Any, ...] | None],
-              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]]) -> QuickMeta:
-    """`PiAdapter.quick` from the values of the head's lines from the top and (asked for when
-    needed) of the tail's from the end; `buf` is the head's bytes (the whole file when `whole`)."""
-    header = named = prompt = None
+              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]], header: Any = None) -> QuickMeta:
+    """`PiAdapter.quick` from the values of the head's lines from the top (after the `header`
+    when it is given: the first line's) and (asked for when needed) of the tail's from the end;
+    `buf` is the head's bytes (the whole file when `whole`)."""
+    named = prompt = None
     if whole:  # the last session_info line, found from the end without parsing the rest
         # (one scan for the quoted type, whatever the spacing around its key: the scan costs
         # about what reading the file does; a line it finds is parsed to tell). The scan goes
