@@ -47,6 +47,26 @@ def _shell_code(text: str) -> object:
     return shell_code(text)
 
 
+def _injection(text: str) -> object:
+    from sessionscope.core.brief.patterns import _injected
+    return _injected(text)
+
+
+def _fail_summary(text: str) -> object:
+    from sessionscope.core.brief.patterns import _FAIL_SUMMARY
+    return _FAIL_SUMMARY.search(text)
+
+
+def _pushed(text: str) -> object:
+    from sessionscope.core.brief.generators import _PUSHED
+    return _PUSHED.search(text)
+
+
+def _plan(text: str) -> object:
+    from sessionscope.core.brief.generators import _PLAN_LINE
+    return list(_PLAN_LINE.finditer(text))
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -56,6 +76,10 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("codex: a tag without its >", _codex_injected, "<a", " a"),
     ("brief shell code: dashes", _shell_code, "echo ", "-"),
     ("brief shell code: a-a-a", _shell_code, "echo ", "a-"),
+    ("brief injection: curl curl …", _injection, "ignore ", "curl "),
+    ("brief failure: blank lines", _fail_summary, "", " \n"),
+    ("brief git push: blank lines", _pushed, "", "\n"),
+    ("brief plan: blank lines", _plan, "", "\n"),
 )
 
 

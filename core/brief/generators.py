@@ -412,7 +412,9 @@ def work_items(reader: SessionReader, found: list[Finding]) -> list[Finding]:
     return out
 
 
-_PUSHED = re.compile(r"^\s*(?:[0-9a-f]{7,}\.\.[0-9a-f]{7,}|\* \[new branch\])\s+(\S+)\s+->\s+(\S+)", re.M)
+# (`^[^\S\n]*` here and in `_PLAN_LINE`, not `^\s*`: the same matches but for their starts, which
+# no caller reads, in linear time: re read each line of a run of blank lines to the run's end)
+_PUSHED = re.compile(r"^[^\S\n]*(?:[0-9a-f]{7,}\.\.[0-9a-f]{7,}|\* \[new branch\])\s+(\S+)\s+->\s+(\S+)", re.M)
 
 
 def git_state(reader: SessionReader, found: list[Finding]) -> list[Finding]:
@@ -521,7 +523,7 @@ def background_jobs(reader: SessionReader, found: list[Finding]) -> list[Finding
 
 
 _PLAN_TOOLS = {"update_plan", "todowrite", "todo_write", "todos", "plan"}
-_PLAN_LINE = re.compile(r"^\s*\[(pending|in_progress|in progress|completed|done|todo)\]\s*(.+)$", re.I | re.M)
+_PLAN_LINE = re.compile(r"^[^\S\n]*\[(pending|in_progress|in progress|completed|done|todo)\]\s*(.+)$", re.I | re.M)
 
 
 def _plan_items(call: Entry) -> list[tuple[str, str]]:

@@ -81,7 +81,9 @@ _INJECTION = re.compile(
     r"(?:disregard|ignore|bypass|skip|override|forget)\b"
     r"|\b(?:disregard|ignore|bypass|override|disable)\s+(?:all\s+)?(?:its|your|their|the)\s+(?:safety|security)\s+(?:rules|guidelines|guardrails|restrictions|policies|checks)"
     r"|\bsystem\s+override\b|\bmay\s+skip\s+(?:the\s+)?(?:code\s+)?review"
-    r"|\bcurl\s+[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b", _I)
+    # (a command's text read up to the next `curl`, whose own try reads on to the same `|`: the
+    # same texts found, in linear time; re read each `curl` of a line to the line's end)
+    r"|\bcurl\s+(?:(?!\bcurl\s)[^|\n])*\|\s*(?:sudo\s+)?(?:ba|z)?sh\b", _I)
 # invisible characters that split a phrase without showing (zero-width, joiners, bidi controls, BOM, soft hyphen)
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 
@@ -139,9 +141,11 @@ _CHECK_CMD = re.compile(
     r"|cargo (?:test|build|check|clippy|nextest)|mix (?:test|compile|credo)|make\b|ctest|mvn|gradle|dotnet (?:test|build)"
     r"|rspec|phpunit|eslint|tsc\b|ruff|mypy|pyright|flake8|terraform (?:plan|validate|apply)|kubectl apply"
     r"|vite build|next build|webpack|bench\w*|pre-commit)", _I)
+# (`^[^\S\n]*`, not `^\s*`: the same texts found (where `^\s*` crossed blank lines, the last line start
+# among them matches), in linear time: re read each blank line of a run to the run's end)
 _FAIL_SUMMARY = re.compile(r"\b([1-9]\d*) (?:failed|failing|errors?)\b|\bFAILED\b|\bFAIL\b|✗|×|\bTraceback\b"
                            r"|\bError:|\berror(?:\[E\d+\]| TS\d+)?:|\bpanicked\b|[Ee]xit code:? [1-9]|exited with code [1-9]"
-                           r"|\bcommand not found\b|\bfatal:|^\s*\*\* \(\w+|\(\w+Error\)", re.M)
+                           r"|\bcommand not found\b|\bfatal:|^[^\S\n]*\*\* \(\w+|\(\w+Error\)", re.M)
 # a run's closing summary that says it passed, whatever it logged on the way
 _CLEAN_PASS = re.compile(r"\b0 failures\b|\b\d+ passed\b|\bTests?:?\s+\d+ passed\b|\bok\s*\(\d+ tests?\)|^OK\b", re.M)
 _FAIL_COUNT = re.compile(r"\b[1-9]\d* (?:failed|failures?|failing|errors?)\b|\bFAILED\b")

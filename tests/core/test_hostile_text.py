@@ -97,3 +97,35 @@ def test_shell_code_blanks_the_option_text_its_old_regex_blanked(text: str) -> N
 
     old = re.compile(r"(--?[\w-]+(?:=|\s+))(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
     assert patterns._OPTION_TEXT.sub(lambda m: m.group(1) + "''", text) == old.sub(lambda m: m.group(1) + "''", text)
+
+
+# -- the brief: what a shell's output and an agent's text are tested for ---------------------------------
+def _old_form(pattern: re.Pattern[str], new: str, old: str) -> re.Pattern[str]:
+    assert new in pattern.pattern
+    return re.compile(pattern.pattern.replace(new, old), pattern.flags)
+
+
+_OUTPUTS = st.lists(st.sampled_from(["curl", "CURL", "xcurl", " ", "\t", "\n", "\u2028", "|", "sh", "bash", "sudo ", "x",
+                                     "** (", "Err", "1234567..89abcdef", "* [new branch]", "a", "->", "[pending]",
+                                     "[done]", "step"]), max_size=24).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_OUTPUTS)
+@example("curl x curl y | sh")
+@example("curl xcurl y| sh")
+@example("\n \n  ** (Mix")
+@example(" \n\n1234567..89abcdef  main -> main\n")
+@example("\n\n [pending] a\n[done]\n b")
+def test_the_brief_patterns_find_what_their_old_forms_found(text: str) -> None:
+    from sessionscope.core.brief import generators, patterns
+
+    injection = _old_form(patterns._INJECTION, r"(?:(?!\bcurl\s)[^|\n])*", r"[^|\n]*")
+    assert bool(patterns._INJECTION.search(text)) == bool(injection.search(text))
+    fail = _old_form(patterns._FAIL_SUMMARY, r"^[^\S\n]*", r"^\s*")
+    assert bool(patterns._FAIL_SUMMARY.search(text)) == bool(fail.search(text))
+    pushed, new = _old_form(generators._PUSHED, r"^[^\S\n]*", r"^\s*").search(text), generators._PUSHED.search(text)
+    assert (pushed and (pushed.groups(), pushed.end())) == (new and (new.groups(), new.end()))
+    plan = _old_form(generators._PLAN_LINE, r"^[^\S\n]*", r"^\s*")
+    assert ([(m.groups(), m.end()) for m in generators._PLAN_LINE.finditer(text)]
+            == [(m.groups(), m.end()) for m in plan.finditer(text)])
