@@ -67,6 +67,16 @@ def _plan(text: str) -> object:
     return list(_PLAN_LINE.finditer(text))
 
 
+def _error_key(text: str) -> object:
+    from sessionscope.core.brief.episodes import error_key
+    return error_key(text)
+
+
+def _clean(text: str) -> object:
+    from sessionscope.core.brief.patterns import clean
+    return clean(text)
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -80,6 +90,9 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("brief failure: blank lines", _fail_summary, "", " \n"),
     ("brief git push: blank lines", _pushed, "", "\n"),
     ("brief plan: blank lines", _plan, "", "\n"),
+    ("brief error key: one long word", _error_key, "TypeError: ", "xa"),
+    ("brief error key: 1.1.1…", _error_key, "TypeError: ", "1."),
+    ("brief clean: **x **x …", _clean, "", "**x "),
 )
 
 

@@ -5,10 +5,11 @@ overlap (`similarity`), and what a tool call names: its shell command, edited fi
 symbols, its failure and success lines."""
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..model import Entry
 from ..secrets import mask_text
@@ -203,14 +204,41 @@ _CODE_SPAN = re.compile(r"(`+)[^`\n]*?\1")
 _EMPHASIS = re.compile(r"(?:(?<=^)|(?<=[\s(\[{\"'“‘]))(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_\\])\1"
                        r"(?=$|\s|[.,;:!?)\]}\"'”’…—–-](?:\s|$))")
 _DUNDER = re.compile(r"[A-Za-z]\w*")
+# (`_EMPHASIS`'s openers and closers, each found once: `_emphasis_sub`)
+_EMPHASIS_OPEN = re.compile(r"(?:(?<=^)|(?<=[\s(\[{\"'“‘]))(?=(\*\*|__)[^\s*_])")
+_EMPHASIS_CLOSE = re.compile(r"(?<=[^\s*_\\])(?=(\*\*|__)(?:$|\s|[.,;:!?)\]}\"'”’…—–-](?:\s|$)))")
+
+
+def _emphasis_sub(repl: Callable[[str, str, str], str], text: str) -> str:
+    """`_EMPHASIS.sub` in linear time, `repl` given the match's group 0, 1 and 2 (a line of
+    `**x ` 16,000 times took 17 s: re read each opener to the line's end). An opener's match ends
+    at the first closer of its kind after its first character, if no newline comes before it."""
+    closers: dict[str, list[int]] = {"**": [], "__": []}
+    for m in _EMPHASIS_CLOSE.finditer(text):
+        closers[m.group(1)].append(m.start())
+    out, pos, newline = [], 0, -1
+    for m in _EMPHASIS_OPEN.finditer(text):
+        p, mark = m.start(), m.group(1)
+        if p < pos:
+            continue
+        if newline < p + 2:
+            newline = text.find("\n", p + 2)
+            newline = len(text) if newline < 0 else newline
+        at = bisect.bisect_left(closers[mark], p + 3)
+        if at == len(closers[mark]) or closers[mark][at] > newline:
+            continue
+        q = closers[mark][at]
+        out += [text[pos:p], repl(text[p:q + 2], mark, text[p + 2:q])]
+        pos = q + 2
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _drop_emphasis(text: str) -> str:
     """Markdown bold markers dropped where they are bold; code spans and `__dunder__` names
     (a single identifier between `__`) left as they are."""
     def plain(part: str) -> str:
-        return _EMPHASIS.sub(lambda m: m.group(0) if m.group(1) == "__" and _DUNDER.fullmatch(m.group(2))
-                             else m.group(2), part)
+        return _emphasis_sub(lambda whole, mark, inner: whole if mark == "__" and _DUNDER.fullmatch(inner) else inner, part)
 
     out, pos = [], 0
     for m in _CODE_SPAN.finditer(text):

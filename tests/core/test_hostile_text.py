@@ -129,3 +129,35 @@ def test_the_brief_patterns_find_what_their_old_forms_found(text: str) -> None:
     plan = _old_form(generators._PLAN_LINE, r"^[^\S\n]*", r"^\s*")
     assert ([(m.groups(), m.end()) for m in generators._PLAN_LINE.finditer(text)]
             == [(m.groups(), m.end()) for m in plan.finditer(text)])
+
+
+_ERROR_LINES = st.lists(st.sampled_from(["a", "1", "0x", "f", "/", ".", "-", "~", "_", " ", '"', "'", "é", "deadbeef", "1.2",
+                                         "x/y", "A", "\t", "Error:"]), max_size=24).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_ERROR_LINES)
+@example("0x1f.a/b 12.5abc/d deadbeef1.x/y")
+@example("a~b/c ~/x 1.1.1/2")
+def test_an_error_keys_volatile_parts_are_what_the_old_regex_replaced(text: str) -> None:
+    from sessionscope.core.brief import episodes
+
+    assert episodes._volatile_sub(text) == episodes._VOLATILE.sub("#", text)
+
+
+_MARKDOWNY = st.lists(st.sampled_from(["**", "__", "*", "_", "x", " ", "\n", "(", ".", "\\", "init", "a b", "'", "”", "…", "-",
+                                       "`"]), max_size=24).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_MARKDOWNY)
+@example("**a** and __init__ (**b**). **c\n d**")
+@example("**x **y** __z__")
+def test_bold_markers_are_dropped_where_the_old_regex_dropped_them(text: str) -> None:
+    from sessionscope.core.brief import patterns
+
+    def old(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) == "__" and patterns._DUNDER.fullmatch(m.group(2)) else m.group(2)
+
+    assert patterns._emphasis_sub(lambda whole, mark, inner: whole if mark == "__" and patterns._DUNDER.fullmatch(inner)
+                                  else inner, text) == patterns._EMPHASIS.sub(old, text)
