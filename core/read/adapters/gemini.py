@@ -158,20 +158,16 @@ def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whol
     walk met the metadata and a prompt) and the last time its tail shows: `quick`'s answer, and
     its lane's."""
     meta = parser.meta or {}
-    unsure: frozenset[str] = _SURE
-    if not whole:
-        out: set[str] = set()
-        if parser.meta is None:
-            out.update(FIELDS)
-        if not title_seen or meta.get("summary") is None:
-            out.add("title")  # a `$set` summary may come later and title the session
-        if last is None:
-            out.add("last_timestamp")
-        unsure = frozenset(out)
-    first = parse_timestamp(meta.get("startTime")) or parser.first_ts
+    # (a `$set` summary may come later and title the session)
+    unsure = _SURE if whole else _UNSURE[parser.meta is None, not title_seen or meta.get("summary") is None,
+                                         last is None]
+    started, updated = meta.get("startTime"), meta.get("lastUpdated")
+    first = parse_timestamp(started)
+    # (the metadata's last time is often its start: then parsed once)
+    updated = first if type(updated) is str and updated == started else parse_timestamp(updated)
+    first = first or parser.first_ts
     # the latest of the tail's time, the metadata's and the first (the first of equal ones, as
     # `max` takes it)
-    updated = parse_timestamp(meta.get("lastUpdated"))
     if updated is not None and (last is None or updated > last):
         last = updated
     if first is not None and (last is None or first > last):
@@ -182,6 +178,11 @@ def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whol
 
 
 _SURE: frozenset[str] = frozenset()
+#: what a JSONL chat's listing from its ends leaves unsure, by (no metadata seen, the title unsure,
+#: no last time seen)
+_UNSURE = {(meta, title, last): frozenset(
+    [*(FIELDS if meta else ()), *(("title",) if title else ()), *(("last_timestamp",) if last else ())])
+    for meta in (False, True) for title in (False, True) for last in (False, True)}
 
 
 def _quick_lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int,
