@@ -203,12 +203,12 @@ def _quick_lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int,
 def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> QuickMeta | None:
     head = ht.head
     start = 3 if head[:3] == _BOM else 0
-    find, n, view = head.find, len(head), memoryview(head)
+    find, n = head.find, len(head)
     end = find(b"\n", start)
     if end < 0 or end >= nbytes:
         return None  # (the sniffer would see line 1 cut, or other lines)
     try:
-        first = _loads(view[start:end])
+        first = _loads(head[start:end])  # (a short line is copied sooner than viewed)
     except _DecodeError:
         return None
     if not is_metadata(first):
@@ -226,9 +226,9 @@ def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> Quick
                 break
             end = n  # a whole file's unterminated end counts when it parses
         try:
-            values: tuple[Any, ...] | None = (_loads(view[start:end]),)
+            values: tuple[Any, ...] | None = (_loads(head[start:end]),)
         except _DecodeError:
-            values = line_values(view[start:end])
+            values = line_values(head[start:end])
             if values is None:
                 continue
         for value in values:
@@ -261,7 +261,7 @@ def _last_time(tail: bytes, whole: bool) -> datetime | None:
         start = tail.rfind(b"\n", 0, n - 1) + 1
         if start > 3:  # (past a BOM; and not a window's first piece, cut)
             try:
-                ts = _stamp(_loads(memoryview(tail)[start:n - 1]))
+                ts = _stamp(_loads(tail[start:n - 1]))
             except _DecodeError:
                 ts = None
             if ts is not None:
