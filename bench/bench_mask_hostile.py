@@ -18,6 +18,7 @@ import json
 import os
 import random
 import time
+from typing import Any, Callable
 
 from sessionscope.core import secrets
 
@@ -35,30 +36,40 @@ def prose(rng: random.Random, size: int) -> str:
     return " ".join(out)[:size]
 
 
-def best(text: str, rounds: int) -> float:
+def best(text: str, rounds: int, fn: Callable[[str], object] = secrets.mask_text) -> float:
     times = []
     for _ in range(rounds):
         t = time.process_time()
-        secrets.mask_text(text)
+        fn(text)
         times.append(time.process_time() - t)
     return min(times)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def growth_row(fn: Callable[[str], object], lead: str, unit: str, n: int, rounds: int, rng: random.Random) -> dict[str, Any]:
+    """`fn` on `lead + unit * n` and `* 4n`, and on prose as long as the larger (bench_text_hostile.py's rows too)."""
+    small, big = lead + unit * n, lead + unit * (4 * n)
+    t_small, t_big = best(small, rounds, fn), best(big, rounds, fn)
+    t_prose = best(lead + prose(rng, len(big) - len(lead)), rounds, fn)
+    return {"unit": unit, "chars": len(big), "small_ms": t_small * 1e3, "big_ms": t_big * 1e3,
+            "growth_4x": t_big / max(t_small, 1e-9), "x_prose": t_big / max(t_prose, 1e-9)}
+
+
+def growth_args(doc: str | None, argv: list[str] | None) -> argparse.Namespace:
+    """--n, --rounds, --json (bench_text_hostile.py's too)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=4000, help="repeats of a unit at the smaller size (4x at the larger)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", action="store_true")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = growth_args(__doc__, argv)
     lead = " ".join(sorted(set(secrets._HINTS) | set(secrets._FOLD_HINTS))) + "\n"
     rng = random.Random(1)
     rows = []
     for unit in UNITS:
-        small, big = lead + unit * args.n, lead + unit * (4 * args.n)
-        t_small, t_big = best(small, args.rounds), best(big, args.rounds)
-        t_prose = best(lead + prose(rng, len(big) - len(lead)), args.rounds)
-        rows.append({"unit": unit, "chars": len(big), "small_ms": t_small * 1e3, "big_ms": t_big * 1e3,
-                     "growth_4x": t_big / max(t_small, 1e-9), "x_prose": t_big / max(t_prose, 1e-9)})
+        rows.append(growth_row(secrets.mask_text, lead, unit, args.n, args.rounds, rng))
     if args.json:
         print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
         return 0

@@ -28,13 +28,25 @@ def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
                                                       "opencode (sqlite)")), name
 
 
-def test_the_hostile_masking_bench_reports_growth_for_each_unit() -> None:
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_mask_hostile.py"), "--n", "50", "--rounds", "1", "--json"],
+def _hostile_bench_rows(script: str) -> list[dict]:
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--n", "50", "--rounds", "1", "--json"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["rows"]
+    assert all(r["big_ms"] > 0 and r["growth_4x"] > 0 and r["x_prose"] > 0 for r in rows)
     sys.path.insert(0, str(ROOT / "bench"))
+    return rows
+
+
+def test_the_hostile_masking_bench_reports_growth_for_each_unit() -> None:
+    rows = _hostile_bench_rows("bench_mask_hostile.py")
     from bench_mask_hostile import UNITS
 
     assert [r["unit"] for r in rows] == list(UNITS)
-    assert all(r["big_ms"] > 0 and r["growth_4x"] > 0 and r["x_prose"] > 0 for r in rows)
+
+
+def test_the_hostile_text_bench_reports_growth_for_each_row() -> None:
+    rows = _hostile_bench_rows("bench_text_hostile.py")
+    from bench_text_hostile import ROWS
+
+    assert [r["row"] for r in rows] == [name for name, *_ in ROWS]

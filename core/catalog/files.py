@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Iterable
 
 from .store import FileRow, Fingerprint
 
@@ -99,8 +100,8 @@ def with_wal(path: str, st: os.stat_result) -> os.stat_result:
          "st_atime_ns": st.st_atime_ns, "st_mtime_ns": mtime_ns, "st_ctime_ns": ctime_ns})
 
 
-def wal_beside(paths: list[str]) -> bool:
-    """Whether one of these files (database roots) has a write-ahead log beside it now."""
+def wal_beside(paths: Iterable[str]) -> bool:
+    """Whether one of these files (SQLite databases) has a write-ahead log beside it now."""
     return any(os.path.exists(p + WAL) for p in paths if p.endswith(".db"))
 
 

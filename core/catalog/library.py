@@ -540,7 +540,7 @@ class Library:
         live = [root for root, err in errors if err is None]
         if warm.roots_key(live) != data["roots"]:
             return None
-        if wal_beside([root.path for root in live if root.path.endswith(".db")]):
+        if wal_beside(data.get("db", ())):
             return None  # (a database being written: its log's changes are not in the snapshot's stats)
         if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
             return None
@@ -604,6 +604,8 @@ class Library:
             keys_blob = b'{"keys":' + keys_blob + b',"linked":' + orjson.dumps(state) + b"}"
             data = {"roots": warm.roots_key(live), "errors": errors,
                     "zstd": any(ZSTD_HINT in e for _, e in errors),
+                    # (SQLite databases, a root or in a folder: not trusted while a log is beside one)
+                    "db": [p for p in paths if p.endswith(".db")],
                     # (the projects the next scan's project roots come from, while no row changes)
                     "projects": self.catalog.projects() if looks_in_projects(given) else None,
                     # (projects named by linking (Gemini): the listing is made from every key)

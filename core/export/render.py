@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from ..format import date_span
 from ..model import iso
-from ..text import json_escaped, printable
+from ..text import code_spans, json_escaped, printable
 from .document import Block, ExportedSession
 
 FORMATS = ("md", "html", "json")
@@ -69,7 +69,6 @@ def _when(b: Block) -> str:
 
 # -- Markdown ------------------------------------------------------------------------------------
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _SCHEME = re.compile(r"\b(javascript|vbscript|data|file)(\s*):", re.I)
 
 
@@ -97,10 +96,10 @@ def inert_markdown(text: str) -> str:
 
 def _inert_line(line: str) -> str:
     parts, at = [], 0
-    for m in _CODE_SPAN.finditer(line):
-        parts.append(escape_md(line[at:m.start()]))
-        parts.append(m.group(0))
-        at = m.end()
+    for start, end in code_spans(line):  # (`` (`+)(?:(?!\1).)+?\1 ``'s matches, in linear time)
+        parts.append(escape_md(line[at:start]))
+        parts.append(line[start:end])
+        at = end
     parts.append(escape_md(line[at:]))
     return "".join(parts)
 

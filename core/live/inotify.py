@@ -56,6 +56,7 @@ class Inotify:
         self.roots: list[str] = []
         self.dirs: dict[int, str] = {}  # watch descriptor -> folder
         self.wds: dict[str, int] = {}  # folder -> watch descriptor
+        self.flat: set[str] = set()  # folders watched alone (`add_dir`): not the folders in them
 
     @classmethod
     def open(cls) -> Inotify | None:
@@ -99,6 +100,21 @@ class Inotify:
         for _ in walk_files(root, ("\0",), inside=top, on_dir=watch):  # (no name ends in NUL:
             pass  # the walk yields no file, it only calls `watch` on each folder)
 
+    def add_dir(self, folder: str) -> None:
+        """Watch `folder` alone: its own files, not the folders in it nor any created later (a
+        project folder holding Aider's history, the folder of an OpenCode database). One that
+        cannot be watched is skipped; running out of watches raises."""
+        wd = self._libc.inotify_add_watch(self.fd, os.fsencode(folder), _IN_MASK)
+        if wd < 0:
+            if ctypes.get_errno() == 28:
+                raise OSError(28, f"out of inotify watches adding {folder}")
+            return
+        if wd in self.dirs:  # (already watched as part of a tree: it stays the tree's)
+            return
+        self.dirs[wd] = folder
+        self.wds[folder] = wd
+        self.flat.add(folder)
+
     def _forget_tree(self, top: str) -> None:
         prefix = top + os.sep
         for d in [d for d in self.wds if d == top or d.startswith(prefix)]:
@@ -139,6 +155,8 @@ class Inotify:
             return
         path = os.path.join(d, name)
         if mask & _IN_ISDIR:
+            if d in self.flat:
+                return  # (a folder in a folder watched alone: not ours)
             if mask & (_IN_CREATE | _IN_MOVED_TO):
                 self.add_tree(path)
                 changed.add(path)

@@ -31,12 +31,19 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Iterable, Iterator
 
+from ..catalog.files import WAL
 from ..catalog.library import Library
 from ..read.discovery import ARCHIVE, candidate_files
 from .inotify import Inotify, WakingEvent
 from .poller import POLL_MS, Poller
 from .tracker import SessionEvent, Tracker
 
+_DB_WAL = ".db" + WAL
+#: a SQLite database (OpenCode's: every session in one file, written at each message part while
+#: OpenCode streams) is read again at most every DB_MIN_S, and at most this many times the last
+#: reading's time (so its re-reading takes at most ~1/DB_COST_RATIO of a core however big it grows)
+DB_MIN_S = 3.0
+DB_COST_RATIO = 10.0
 DEBOUNCE_MS = 150  # longest a burst is held back before it is reported
 QUIET_MS = 10  # a batch closes after this long without a new change (our inotify reader)
 STEP_MS = 30  # the same, and how often it wakes to look, for watchfiles (where inotify is missing);
@@ -81,10 +88,52 @@ class Watcher:
         self.paths = ([r.path for r in library.roots if r.error is None and os.path.isdir(r.path)
                        and not r.shallow and r.origin != ARCHIVE]
                       + [p for p in extra if os.path.isdir(p)])
+        self.flat = self._flat_folders(library)
+        self.db_min_s = DB_MIN_S
+        self._db_next: dict[str, float] = {}  # a database -> when it may be read again
+        self._held: set[str] = set()  # databases changed, waiting for that time
+        self._wake_at: float | None = None  # the earliest of those times (the inotify reader wakes then)
         self.stop = WakingEvent()
         self.armed = threading.Event()
         self.caught_up = threading.Event()
         self.lock: AbstractContextManager[Any] = lock if lock is not None else nullcontext()
+
+    def _flat_folders(self, library: Library) -> dict[str, tuple[frozenset[str], tuple[str, ...]]]:
+        """The folders watched alone, with what matters in each: (names, name endings). A
+        database root's folder (the database, and its write-ahead log, which OpenCode writes
+        while it runs: reported as the database); a project folder root's (shallow: the files an
+        adapter keeps there by name, as the scan reads it, `Adapter.project_files`). Watched by
+        our inotify reader (Linux); watchfiles and the poller pick them up at the next scan."""
+        endings = tuple(n for a in library.registry.adapters for n in a.project_files)
+        flat: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+        for r in library.roots:
+            if r.error is not None or r.origin == ARCHIVE or self._in_tree(r.path):
+                continue
+            if r.shallow and endings and os.path.isdir(r.path):
+                names, ends = flat.get(r.path, (frozenset(), ()))
+                flat[r.path] = (names, endings)
+            elif os.path.isfile(r.path):  # a database root
+                folder, name = os.path.split(r.path)
+                names, ends = flat.get(folder, (frozenset(), ()))
+                flat[folder] = (names | {name}, ends)
+        return flat
+
+    def _in_tree(self, path: str) -> bool:
+        return any(path == p or path.startswith(p.rstrip(os.sep) + os.sep) for p in self.paths)
+
+    def _wanted(self, changed: set[str]) -> set[str]:
+        """The changed paths as the tracker takes them: a SQLite database's write-ahead log
+        reported as the database (OpenCode commits to the log while it runs); in a folder
+        watched alone, only what matters there."""
+        out = set()
+        for path in changed:
+            if path.endswith(_DB_WAL):
+                path = path[: -len(WAL)]
+            folder, name = os.path.split(path)
+            what = self.flat.get(folder)
+            if what is None or name in what[0] or (what[1] and name.endswith(what[1])):
+                out.add(path)
+        return out
 
     def batches(self) -> Iterator[list[SessionEvent]]:
         """Blocking: one list of events per batch of changes, until `stop` is set.
@@ -93,28 +142,54 @@ class Watcher:
         roots is compared with what the library holds once, soon after the watches are armed:
         changes between the library's last scan and the arming are not lost. Looking at an
         unchanged file costs a stat and reports nothing."""
-        if not self.paths:
+        if not self.paths and not self.flat:
             return
         probe = _StopProbe(self.stop, self.armed)
         caught_up = False
         if self.poll:
+            if not self.paths:
+                return  # (the poller walks trees only: folders watched alone wait for a scan)
             source = self._polled(probe)
         else:
             inotify = Inotify.open()
+            if inotify is None and not self.paths:
+                return  # (likewise watchfiles)
             source = self._inotified(inotify, probe) if inotify is not None else self._notified(probe)
         for paths in source:
             first = not caught_up
             if first:
                 caught_up = True
                 paths |= self._known_and_present()
+            paths = self._hold_databases(paths)
             events: list[SessionEvent] = []
             if paths:
+                started = time.monotonic()
                 with self.lock:
                     events = self.tracker.apply(paths)
+                self._databases_read(paths, time.monotonic() - started)
             if paths and (events or self.tracker.failures):  # (failures: said even with no event)
                 yield events
             if first:  # (after the caller handled that batch: it asks for the next one)
                 self.caught_up.set()
+
+    def _hold_databases(self, paths: set[str]) -> set[str]:
+        """The paths to apply now: a database read again too recently is held back (with the
+        changes to it that follow) until its time comes, then applied once."""
+        now = time.monotonic()
+        due = {p for p in self._held if self._db_next.get(p, 0.0) <= now}
+        self._held -= due
+        out = paths | due
+        for p in [p for p in out if p.endswith(".db") and self._db_next.get(p, 0.0) > now]:
+            out.discard(p)
+            self._held.add(p)
+        self._wake_at = min((self._db_next[p] for p in self._held), default=None)
+        return out
+
+    def _databases_read(self, paths: set[str], took: float) -> None:
+        now = time.monotonic()
+        for p in paths:
+            if p.endswith(".db"):
+                self._db_next[p] = now + max(self.db_min_s, DB_COST_RATIO * took)
 
     def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change
@@ -125,6 +200,8 @@ class Watcher:
             inotify.roots = list(self.paths)
             for path in self.paths:
                 inotify.add_tree(path)
+            for folder in self.flat:
+                inotify.add_dir(folder)
             poller = select.poll()
             poller.register(inotify.fd, select.POLLIN)
             poller.register(wake, select.POLLIN)
@@ -132,7 +209,13 @@ class Watcher:
                 return
             yield set()
             while True:
-                poller.poll()  # blocks: no timeout, no wake-ups while nothing happens
+                # (blocks: no timeout, no wake-ups while nothing happens; but when a database's
+                # change is held back, until its time)
+                wake_at = self._wake_at
+                timeout = None if wake_at is None else max(0.0, (wake_at - time.monotonic()) * 1000)
+                if not poller.poll(timeout) and wake_at is not None and not self.stop.is_set():
+                    yield set()  # (a held database's time: `batches` applies it)
+                    continue
                 if self.stop.is_set():
                     return
                 changed = inotify.read()
@@ -143,6 +226,7 @@ class Watcher:
                     changed |= inotify.read()
                 if self.stop.is_set():
                     return
+                changed = self._wanted(changed)
                 if changed:
                     yield changed
         finally:
@@ -166,12 +250,12 @@ class Watcher:
             raise_interrupt=False,
             ignore_permission_denied=True,
         ):
-            yield {path for _, path in changes}
+            yield self._wanted({path for _, path in changes})
 
     def _polled(self, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths found by polling (see `Poller`), every POLL_MS."""
         suffixes = self.tracker._suffixes
-        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith(".md"))
+        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith((".md", _DB_WAL)))
         poller.sweep()  # what is there now: changes are compared with it
         next_sweep = time.monotonic() + poller.sweep_interval()
         while not probe.is_set():  # (the first question arms)
@@ -181,7 +265,7 @@ class Watcher:
             if time.monotonic() >= next_sweep:
                 changed |= poller.sweep()
                 next_sweep = time.monotonic() + poller.sweep_interval()
-            yield changed
+            yield self._wanted(changed)
 
     def take_changed(self) -> set[str]:
         """The files whose library rows the watcher changed since the last call (see Tracker)."""

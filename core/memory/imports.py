@@ -9,12 +9,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text import code_spans
 from .markdown import NoteCorrupt, code_marked, read_text
 
 MAX_IMPORT_DEPTH = 5
 MAX_IMPORT_NODES = 200
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<ref>[^\s`]+)")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 # -- imports ------------------------------------------------------------------------------------------
@@ -37,6 +37,16 @@ class ImportRef:
         return out
 
 
+def _blank_code_spans(line: str) -> str:
+    """`line` with each code span (`code_spans`) written over with spaces."""
+    parts, at = [], 0
+    for start, end in code_spans(line):
+        parts += [line[at:start], " " * (end - start)]
+        at = end
+    parts.append(line[at:])
+    return "".join(parts)
+
+
 def find_imports(text: str) -> list[tuple[str, int]]:
     """`@path` references outside code blocks and code spans, as (path, 1-based line).
 
@@ -46,7 +56,7 @@ def find_imports(text: str) -> list[tuple[str, int]]:
     for n, (line, code) in enumerate(code_marked(text), 1):
         if code:
             continue
-        for im in _IMPORT.finditer(_CODE_SPAN.sub(lambda s: " " * len(s.group(0)), line)):
+        for im in _IMPORT.finditer(_blank_code_spans(line)):
             ref = im.group("ref").rstrip(".,;:!?)]}'\"")
             if ref and ("/" in ref or "." in ref or ref.startswith("~")):
                 found.append((ref, n))

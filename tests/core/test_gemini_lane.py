@@ -235,3 +235,26 @@ def test_a_reply_after_the_last_patch_dates_the_chat(tmp_path: Path, reply: str)
     path.write_text("\n".join(lines) + "\n")
     got = lane_meta(path)
     assert got is not None and got == general_meta(path) and got.last_timestamp.minute == 9
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(alphabet="ab "), st.text(alphabet=st.sampled_from(
+    ["a", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x7f", "\x85", "\xa0", "\u2003", "\u3000", "\u00e9",
+     "\x00"]))))
+def test_a_prompt_s_words_are_split_and_joined_only_when_they_must_be(text: str) -> None:
+    """`_words` (a prompt's words one space apart, the title's too) is `" ".join(text.split())`."""
+    assert gemini._words(text) == " ".join(text.split())
+
+
+@pytest.mark.parametrize("blob", [b"", b"\n", b"  \n", b"{}\n", b"null\n", b"[1]\n\n", b'{"a":1}',
+                                  b'{"timestamp":"2026-04-01T10:00:05.000Z"}\n',
+                                  b'\xef\xbb\xbf{"timestamp":"2026-04-01T10:00:05.000Z"}\n',
+                                  b'x\n{"timestamp":"2026-04-01T10:00:05.000Z"}\n',
+                                  b'{"timestamp":"2026-04-01T10:00:05.000Z"}\n{"$set":{"lastUpdated":"no"}}\n',
+                                  b'{"timestamp":"2026-04-01T10:00:05.000Z"}\n{"$set":{"lastUpdated":"no"}}',
+                                  b'{"timestamp":"2026-04-01T10:00:05.000Z"}{"timestamp":"2026-04-01T11:00:05.000Z"}\n'])
+def test_the_last_time_read_straight_is_the_general_tail_s(blob: bytes) -> None:
+    from sessionscope.core.read.ends import last_stamp_of, tail_values
+
+    for whole in (True, False):
+        assert gemini._last_time(blob, whole) == last_stamp_of(tail_values(blob, whole), gemini._stamp)

@@ -287,7 +287,8 @@ def copilot_heads(path: Path) -> tuple:
 def test_copilot_head_read_without_the_parser_is_the_parsers(path: Path, tmp_path: Path, inserts: list) -> None:
     """The quick listing reads a Copilot head's session id, project, prompt title and first time
     without building the parser's entries: the same four the parser fed those lines gives, and the
-    whole listing still agrees with the full parse (a `_legacy` record: read by the parser)."""
+    whole listing still agrees with the full parse (a line shaped like a legacy document's part
+    included: an unknown record to both)."""
     lines = path.read_bytes().rstrip(b"\n").split(b"\n")
     for pos, line in sorted(inserts, reverse=True):
         lines.insert(pos, line)
@@ -295,25 +296,28 @@ def test_copilot_head_read_without_the_parser_is_the_parsers(path: Path, tmp_pat
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(b"\n".join(lines) + b"\n")
     lean, parsed = copilot_heads(target)
-    assert lean == parsed or (lean is None and any(b'"_legacy"' in line for line in lines))
-    # (a `_legacy` line after the head the listing reads changes the parser's session id: the
-    # parser takes such a record from any events file; left as it was before this reading)
-    if REG.sniff(str(target)) is REG.by_name("copilot-cli") and not any(b'"_legacy"' in line for line in lines):
+    assert lean == parsed
+    if REG.sniff(str(target)) is REG.by_name("copilot-cli"):
         q, s = quick_vs_full(target)  # (the listing's sniffer sees 3 lines, the full scan's 8)
         for field in ("session_id", "kind", "project", "title") if q.error is None else ():
             assert getattr(q, field) == getattr(s, "id" if field == "session_id" else field), field
 
 
-def test_copilot_legacy_record_in_an_events_head_is_read_by_the_parser(tmp_path: Path) -> None:
-    lines = CP_EVENTS.read_bytes().rstrip(b"\n").split(b"\n")
-    lines.insert(1, b'{"_legacy": "header", "item": {"sessionId": "legacy-id", "startTime": "2025-11-30T00:00:00Z"}}')
-    target = tmp_path / "session-state" / "5d2c8e1a" / "events.jsonl"
-    target.parent.mkdir(parents=True)
-    target.write_bytes(b"\n".join(lines) + b"\n")
-    lean, parsed = copilot_heads(target)
-    assert lean is None and parsed[0] == "legacy-id"
-    q, s = quick_vs_full(target)
-    assert (q.session_id, q.first_timestamp) == (s.id, s.first_timestamp) == ("legacy-id", parsed[3])
+def test_a_line_shaped_like_a_legacy_part_gives_an_events_file_no_other_id(tmp_path: Path) -> None:
+    """The parser is fed a legacy document's parts as `_LegacyPart`s, which no JSON line makes:
+    an events line written as one (a `_legacy` key, naming another session's id) is an unknown
+    record, where it set the session's id and start (a hostile file could take another's id)."""
+    own = load(CP_EVENTS)[1][0].session
+    for at in (1, 40):
+        lines = CP_EVENTS.read_bytes().rstrip(b"\n").split(b"\n")
+        lines.insert(at, b'{"_legacy": "header", "item": {"sessionId": "legacy-id", "startTime": "2025-11-30T00:00:00Z"}}')
+        target = tmp_path / str(at) / "session-state" / "5d2c8e1a" / "events.jsonl"
+        target.parent.mkdir(parents=True)
+        target.write_bytes(b"\n".join(lines) + b"\n")
+        lean, parsed = copilot_heads(target)
+        assert lean == parsed and parsed[0] == own.id
+        q, s = quick_vs_full(target)
+        assert (q.session_id, q.first_timestamp) == (s.id, s.first_timestamp) == (own.id, own.first_timestamp)
 
 
 def test_resume_commands() -> None:
@@ -627,7 +631,8 @@ def test_opencode_files_are_sniffed_as_its_own_first_and_as_in_order(tmp_path: P
         assert quick_meta(path, REG) == quick_meta(path, in_order)
 
 
-def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(tmp_path: Path) -> None:
+@pytest.mark.parametrize("as_root", ["the database", "its folder"])
+def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(tmp_path: Path, as_root: str) -> None:
     """OpenCode running: a new session (and a rename) committed to `opencode.db-wal` change
     nothing of `opencode.db` itself until SQLite checkpoints; every later scan, warm command and
     lookup still sees them (`files.with_wal`), and after the checkpoint too."""
@@ -637,7 +642,7 @@ def test_a_session_opencode_commits_to_its_log_is_listed_before_any_checkpoint(t
     folder = tmp_path / "opencode"
     folder.mkdir()
     db = make_db(folder)
-    roots = resolve_roots([str(db)])
+    roots = resolve_roots([str(db) if as_root == "the database" else str(folder)])
     cat = tmp_path / "c.sqlite"
 
     def listed() -> dict[str, str | None]:

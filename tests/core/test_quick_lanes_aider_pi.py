@@ -12,6 +12,7 @@ import random
 import sys
 from pathlib import Path
 
+import orjson
 from helpers import CORPUS, DATA, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,7 @@ from sessionscope.core.read.jsonl import read_head_tail
 from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
-from test_listing import LANE_WINDOWS, REGISTRY, demo_root, general_meta  # noqa: E402,F401 - a fixture
+from test_listing import LANE_WINDOWS, REGISTRY, _line, demo_root, general_meta, iso  # noqa: E402,F401 - a fixture
 from test_quick_lanes_more import _gen_formats, assert_alike, lane_meta  # noqa: E402
 
 
@@ -32,6 +33,17 @@ def lane_answer(path: Path, nbytes: int = 65536) -> QuickMeta | None:
     adapter = REGISTRY.likely(str(path))
     assert adapter is not None and adapter.quick_lane is not None
     return adapter.quick_lane(str(path), read_head_tail(str(path), nbytes), nbytes, False)
+
+
+def assert_answered_alike(files: list[Path], bench: list[Path]) -> None:
+    """Each file lists alike in its lane and the general way in every window, and the lane
+    answers for each itself (at 64 KB); the first bench file is read whole, the last by its ends."""
+    assert len(files) >= 8
+    assert_alike(files)
+    for path in files:
+        got = lane_answer(path)
+        assert got is not None and got == general_meta(path), path
+    assert not lane_meta(bench[-1]).whole and lane_meta(bench[0]).whole
 
 
 # -- Aider -----------------------------------------------------------------------------------------
@@ -51,12 +63,7 @@ def test_aider_fixture_real_demo_and_bench_histories_list_alike_in_the_lane(demo
     real = sorted((CORPUS / "aider").glob("*.chat.history.md"))
     files = [*sorted(DATA.glob("aider/**/.aider.chat.history.md")),
              *sorted(demo_root.rglob("*.chat.history.md")), *real, *bench]
-    assert len(files) >= 8
-    assert_alike(files)
-    for path in files:
-        got = lane_answer(path)
-        assert got is not None and got == general_meta(path), path
-    assert not lane_meta(bench[-1]).whole and lane_meta(bench[0]).whole
+    assert_answered_alike(files, bench)
 
 
 _STAMPS = ("2026-01-01 10:00:00", "2026-01-02 09:30:00", "2026-02-30 08:00:00")
@@ -116,3 +123,94 @@ def test_the_title_of_a_history_without_input_history_is_its_first_user_block(li
     pos = buf.find(b"\n") if b"\n" in buf else len(buf)
     want = next((" ".join(t.split()) for t in _user_texts(buf, pos) if t), None)
     assert next((" ".join(t.split()) for t in _user_texts(buf, pos, True) if t), None) == want
+
+
+# -- pi ---------------------------------------------------------------------------------------------
+
+_PI_SID = "0199f3a2-7c41-7d10-9a55-2b8e1f0c4d21"
+
+
+def _pi_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.jsonl") if REGISTRY.by_name("pi").likely(str(p)))
+
+
+def test_the_pi_lane_is_there() -> None:
+    assert REGISTRY.by_name("pi").quick_lane is not None
+
+
+def test_pi_fixture_real_demo_and_bench_files_list_alike_in_the_lane(demo_root: Path, tmp_path: Path) -> None:
+    """The corpus's session laid out as pi keeps it (`--<cwd>--/<time>_<id>.jsonl`: the name the
+    lane is asked for); and the lane answers for each file itself."""
+    gen = _gen_formats()
+    bench = [*gen.gen_pi(tmp_path / "b60", random.Random(3), 4, 60),
+             *gen.gen_pi(tmp_path / "b200", random.Random(4), 3, 200)]
+    real = []
+    for k, src in enumerate(sorted((CORPUS / "pi").glob("*.jsonl"))):
+        dest = tmp_path / "real" / "--home-u-p--" / f"2026-01-01T00-00-0{k}-000Z_{_PI_SID}.jsonl"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(src.read_bytes())
+        real.append(dest)
+    files = [*_pi_files(DATA / "pi"), *_pi_files(demo_root), *real, *bench]
+    assert_answered_alike(files, bench)
+
+
+def _pi(rtype: str, minute: int, **fields: object) -> dict:
+    return {"type": rtype, "id": f"r{minute:07d}", "parentId": None, "timestamp": iso(minute), **fields}
+
+
+_PI_HEADER = {"type": "session", "version": 3, "id": _PI_SID, "timestamp": iso(0), "cwd": "/home/u/proj"}
+_PI_LINES: list[object] = [
+    _PI_HEADER,
+    {"type": "session", "id": "other-session", "timestamp": iso(1)},  # a v1 header: no version, no cwd
+    {"type": "session", "id": _PI_SID, "timestamp": iso(0), "message": "not a header"},
+    {**_PI_HEADER, "cwd": "/home/" + "long/" * 150},  # (longer than the narrowest window)
+    {"type": "session", "id": 7, "timestamp": iso(0)},
+    _pi("model_change", 2, provider="p", modelId="m"),
+    _pi("message", 3, message={"role": "user", "content": "fix   the\ncart", "timestamp": 1}),
+    _pi("message", 4, message={"role": "user", "content": [{"type": "text", "text": "list"}, {"type": "image"}]}),
+    _pi("message", 5, message={"role": "user", "content": "   "}),
+    _pi("message", 6, message={"role": "assistant", "content": [{"type": "text", "text": "ok"}]}),
+    _pi("message", 7, message="not a dict"),
+    {**_pi("message", 8, message={"role": "toolResult", "content": "x"}), "timestamp": None},
+    _pi("session_info", 9, name="My title"),
+    _pi("session_info", 10, name=""),
+    {"type": "session_info", "name": "no time"},
+    _pi("label", 11, label="x"),
+    {"timestamp": 1772359200000},
+    {"timestamp": "13:00"},
+    [1, 2], "text", 3,
+    b"{not json", b"", b"   ", b'{"type":"label"}{"type":"session_info","name":"two on a line"}',
+    b'\xff{"type":"message"}', b'{"type" : "session_info" , "name" : "spaced"}',
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(first=st.one_of(st.just(0), st.integers(0, len(_PI_LINES) - 1)),
+       picks=st.lists(st.integers(0, len(_PI_LINES) - 1), max_size=12),
+       pad=st.lists(st.integers(0, 90_000), max_size=3),
+       end=st.sampled_from([b"\n", b"", b"\n\n", b'\n{"type":"mess']), bom=st.booleans(),
+       nbytes=st.sampled_from(LANE_WINDOWS))
+def test_pi_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first: int, picks: list[int], pad: list[int],
+                                                    end: bytes, bom: bool, nbytes: int) -> None:
+    """Any first line (a header or not), then lines of every shape pi's `quick` tells apart and
+    junk, some padded long (past a window, past 128 KB: read by its ends), with any end: the
+    lane's answer is the general way's."""
+    lines = [_line(_PI_LINES[i]) for i in [first, *picks]]
+    for k, n in enumerate(pad):
+        lines.insert(1 + k * 3 % len(lines), orjson.dumps(_pi("message", 40 + k, message={
+            "role": "assistant", "content": [{"type": "text", "text": "p" * n}]})))
+    path = tmp_path / "sessions" / "--home-u-proj--" / f"2026-03-01T10-00-00-000Z_{_PI_SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
+    assert lane_meta(path, nbytes) == general_meta(path, nbytes)
+
+
+def test_a_pi_header_longer_than_the_window_is_left_to_the_general_way(tmp_path: Path) -> None:
+    """A small file (read whole) whose header line is longer than the window: the sniffers see
+    only the window's bytes of it, and no format reads the file; the lane does not take it."""
+    path = tmp_path / "--home-u-proj--" / f"2026-03-01T10-00-00-000Z_{_PI_SID}.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(_line(_PI_LINES[3]) + b"\n" + _line(_PI_LINES[6]) + b"\n")
+    assert 700 < path.read_bytes().index(b"\n") < path.stat().st_size <= 1400
+    assert lane_answer(path, 700) is None and lane_meta(path, 700) == general_meta(path, 700)
+    assert lane_meta(path, 700).error is not None and lane_meta(path, 4096).format == "pi"

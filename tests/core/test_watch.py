@@ -569,3 +569,168 @@ def test_the_catch_up_pass_reads_the_library_under_the_lock(setup, monkeypatch: 
         watcher.stop.set()
         thread.join(10)
     assert held and all(held), held
+
+
+def _watch(watcher: Watcher) -> tuple[threading.Thread, queue.Queue]:
+    got: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert watcher.armed.wait(10) and watcher.caught_up.wait(10)  # (what follows is the watch's to see)
+    return thread, got
+
+
+def _events_until(got: queue.Queue, done) -> list:  # noqa: ANN001
+    seen: list = []
+    while not done(seen):
+        seen.extend(got.get(timeout=10))
+    return seen
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path) -> None:
+    """A database root (a file) is watched through its folder, alone: a session OpenCode commits
+    to its write-ahead log (the database file unchanged) comes as the database's event; other
+    files of the folder and a folder made in it say nothing."""
+    import sqlite3
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_more_agents import make_db
+
+    folder = tmp_path / "opencode"
+    folder.mkdir()
+    db = make_db(folder)
+    lib = Library([Root(str(db), "opencode")], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    before = {s.id for s in lib.all_sessions()}
+    watcher = Watcher(lib)
+    assert watcher.paths == [] and list(watcher.flat) == [str(folder)]
+    writer = sqlite3.connect(db)
+    thread, got = _watch(watcher)
+    try:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        (folder / "opencode.log").write_text("noise")
+        (folder / "sub").mkdir()
+        (folder / "sub" / "x.db").write_bytes(b"")
+        writer.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)"
+                       " SELECT 'ses_live', project_id, slug, directory, 'made live', version, time_created + 1,"
+                       " time_updated + 1 FROM session LIMIT 1")
+        writer.commit()
+        seen = _events_until(got, lambda evs: any("ses_live" in {s.id for s in e.sessions} for e in evs))
+        assert {e.path for e in seen} == {str(db)}
+        assert {s.id for s in lib.all_sessions()} == before | {"ses_live"}
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+        writer.close()
+    assert not thread.is_alive()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_a_project_folder_root_is_watched_alone_for_the_files_kept_there(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shallow root (a project folder holding Aider's history): the history growing comes as
+    its event; the project's own files, and a folder made in it, are not looked at."""
+    import shutil
+
+    from helpers import DATA
+    from sessionscope.core.read.discovery import PROJECT
+
+    monkeypatch.delenv("AIDER_CHAT_HISTORY_FILE", raising=False)
+    proj = tmp_path / "shop"
+    shutil.copytree(DATA / "aider" / "shop", proj)
+    history = proj / ".aider.chat.history.md"
+    lib = Library([Root(str(proj), PROJECT, shallow=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    count = len(lib.all_sessions())
+    watcher = Watcher(lib)
+    assert list(watcher.flat) == [str(proj)]
+    thread, got = _watch(watcher)
+    try:
+        (proj / "README.md").write_text("# shop\n")
+        (proj / "src").mkdir()
+        (proj / "src" / ".aider.chat.history.md").write_text("# aider chat started at 2026-11-02 10:00:00\n")
+        with open(history, "a") as fh:
+            fh.write("\n# aider chat started at 2026-11-03 09:00:00\n\n#### add a refund\n\nDone.\n")
+        seen = _events_until(got, lambda evs: len(lib.all_sessions()) > count)
+        assert {e.path for e in seen} == {str(history)}
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+    assert not thread.is_alive()
+
+
+def test_changes_are_taken_as_the_tracker_reads_them() -> None:
+    """`Watcher._wanted`: a database's log is the database; in a folder watched alone, only the
+    names that matter there; elsewhere everything."""
+    w = Watcher.__new__(Watcher)
+    w.flat = {"/p": (frozenset({"opencode.db"}), ()), "/proj": (frozenset(), (".aider.chat.history.md",))}
+    assert w._wanted({"/p/opencode.db-wal", "/p/opencode.db", "/p/other.txt", "/p/opencode.db-shm"}) == {"/p/opencode.db"}
+    assert w._wanted({"/proj/.aider.chat.history.md", "/proj/README.md"}) == {"/proj/.aider.chat.history.md"}
+    assert w._wanted({"/tree/a.jsonl", "/tree/x.db-wal"}) == {"/tree/a.jsonl", "/tree/x.db"}
+
+
+def test_a_database_read_again_too_soon_is_held_back_then_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenCode writes its database at each message part while it streams: a database is read
+    again at most every `db_min_s`, and at most DB_COST_RATIO times its last reading's time;
+    what changes meanwhile is held and applied once, when its time comes (other files at once)."""
+    from sessionscope.core.live import watch
+
+    now = [100.0]
+    monkeypatch.setattr(watch.time, "monotonic", lambda: now[0])
+    w = Watcher.__new__(Watcher)
+    w.db_min_s, w._db_next, w._held, w._wake_at = 3.0, {}, set(), None
+    assert w._hold_databases({"/o/opencode.db", "/c/a.jsonl"}) == {"/o/opencode.db", "/c/a.jsonl"}
+    w._databases_read({"/o/opencode.db", "/c/a.jsonl"}, 0.5)  # (a slow read: 10 x 0.5 s)
+    assert w._db_next == {"/o/opencode.db": 105.0}
+    now[0] = 101.0
+    assert w._hold_databases({"/o/opencode.db", "/c/b.jsonl"}) == {"/c/b.jsonl"}
+    assert w._held == {"/o/opencode.db"} and w._wake_at == 105.0
+    assert w._hold_databases({"/o/opencode.db"}) == set()  # (changed again: still one held)
+    now[0] = 105.0
+    assert w._hold_databases(set()) == {"/o/opencode.db"}
+    assert w._held == set() and w._wake_at is None
+    w._databases_read({"/o/opencode.db"}, 0.01)
+    assert w._db_next["/o/opencode.db"] == 108.0  # (at least db_min_s)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_a_held_database_change_is_applied_when_its_time_comes(tmp_path: Path) -> None:
+    """Two commits in a row: the first read at once, the second held, then read (the inotify
+    reader wakes for it with nothing else happening)."""
+    import sqlite3
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_more_agents import make_db
+
+    db = make_db(tmp_path)
+    lib = Library([Root(str(db), "opencode")], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    watcher = Watcher(lib)
+    watcher.db_min_s = 0.3
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    thread, got = _watch(watcher)
+
+    def add(sid: str) -> None:
+        writer.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)"
+                       f" SELECT '{sid}', project_id, slug, directory, '{sid}', version, time_created + 1,"
+                       " time_updated + 1 FROM session LIMIT 1")
+        writer.commit()
+
+    try:
+        add("ses_one")
+        _events_until(got, lambda evs: any("ses_one" in {s.id for s in e.sessions} for e in evs))
+        add("ses_two")
+        _events_until(got, lambda evs: any("ses_two" in {s.id for s in e.sessions} for e in evs))
+    finally:
+        watcher.stop.set()
+        thread.join(10)
+        writer.close()
+    assert not thread.is_alive()

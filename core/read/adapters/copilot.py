@@ -43,7 +43,7 @@ import os
 import re
 from datetime import datetime
 from itertools import chain
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import orjson
 
@@ -124,8 +124,6 @@ class CopilotAdapter(CollectingAdapter):
                              title=session.title, first_timestamp=session.first_timestamp,
                              last_timestamp=session.last_timestamp)
         head = _head_events(ends.head_values())
-        if head is None:  # a line only the parser's own rules read (a legacy record in a JSONL)
-            head = _head_parsed(self.parser(ends.path), ends)
         return self._quick_of(ends.path, ends.size, ends.mtime, ends.whole, head,
                               ends.tail_values_backward())
 
@@ -150,7 +148,7 @@ class CopilotAdapter(CollectingAdapter):
         if e2 >= 0:
             two = ((first,), line_values(memoryview(head)[e1 + 1:e2]))
             got = _head_events(two)
-            if got is not None and not (got[0] and got[2]):
+            if not (got[0] and got[2]):
                 got = _head_events(chain(two, head_values_from(head, e2 + 1, whole, ran_out := [False])))
                 if narrow and ran_out[0]:
                     return None
@@ -158,8 +156,6 @@ class CopilotAdapter(CollectingAdapter):
             got = _head_events(chain(((first,),), head_values_from(head, e1 + 1, whole, ran_out := [False])))
             if narrow and ran_out[0]:
                 return None
-        if got is None:
-            return None
         return self._quick_of(path, ht.size, ht.mtime, whole, got, _last_line_stamp(ht.tail, whole))
 
     def _quick_of(self, path: str, size: int, mtime: float, whole: bool, head: _Head,
@@ -189,17 +185,24 @@ class CopilotAdapter(CollectingAdapter):
 _Head = tuple[str | None, str | None, str | None, Any]  # (session id, project, prompt title, first time)
 
 
-def _head_events(head_values: Iterable[tuple[Any, ...] | None]) -> _Head | None:
+class _LegacyPart(NamedTuple):
+    """A part of a legacy session document (`_load_legacy`) as the parser is fed it: of a type no
+    JSON line can make, so a line of an events file that looks like one (a `_legacy` key) is an
+    unknown record there, not a header that would give the session another's id."""
+
+    which: str  # "header", "chatMessages" or "timeline"
+    item: Any
+    timeline: bool = False  # (the header's: whether the document has a timeline)
+
+
+def _head_events(head_values: Iterable[tuple[Any, ...] | None]) -> _Head:
     """What `CopilotParser` makes of the head's lines (the values of each from the top), read
     until it has the session id and the prompt title (the session id, project and first user
     text of its `session.start` and `user.message` events, the oldest time of its events),
-    without the parser: no entry is built for a listing. None at a record only the parser reads
-    (`_legacy`, never in a real events file): `_head_parsed` then reads the head."""
+    without the parser: no entry is built for a listing (`_head_parsed` is the reference)."""
     sid = project = prompt = first = None
     for values in head_values:
         for value in values or ():
-            if isinstance(value, dict) and "_legacy" in value:
-                return None
             if not is_event(value):
                 continue
             ts = parse_timestamp(value.get("timestamp"))
@@ -286,7 +289,7 @@ class CopilotParser(CollectingParser):
         return True
 
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
-        if isinstance(value, dict) and "_legacy" in value:
+        if type(value) is _LegacyPart:
             return self._legacy(value, parsed)
         if not is_event(value):
             return None
@@ -397,12 +400,12 @@ class CopilotParser(CollectingParser):
                            model=model if isinstance(model, str) else None)
 
     # -- the legacy document ---------------------------------------------------------------------
-    def _legacy(self, value: dict, parsed: ParsedLine) -> list[Entry] | None:
-        which, item = value["_legacy"], value["item"]
+    def _legacy(self, value: _LegacyPart, parsed: ParsedLine) -> list[Entry] | None:
+        which, item = value.which, value.item
         if which == "header":
             self.session_id = s(item.get("sessionId"))
             self.note_time(item.get("startTime"))
-            self._legacy_timeline = bool(value.get("timeline"))
+            self._legacy_timeline = value.timeline
             return []
         if not isinstance(item, dict):
             return None
@@ -486,8 +489,8 @@ def _load_legacy(adapter: CopilotAdapter, path: str) -> list[LoadedSession]:
         return parser.finish()
     timeline = doc.get("timeline")
     header = {k: v for k, v in doc.items() if k not in ("chatMessages", "timeline")}
-    parser.feed(ParsedLine(RawLine(shift, 1, b""), ({"_legacy": "header", "item": header,
-                                                     "timeline": isinstance(timeline, list) and timeline},)))
+    parser.feed(ParsedLine(RawLine(shift, 1, b""), (_LegacyPart("header", header,
+                                                              isinstance(timeline, list) and bool(timeline)),)))
     for key in ("chatMessages", "timeline"):
         items = doc.get(key)
         if not isinstance(items, list):
@@ -500,7 +503,7 @@ def _load_legacy(adapter: CopilotAdapter, path: str) -> list[LoadedSession]:
             line += body.count(b"\n", pos, start)
             pos = max(pos, start)
             raw = RawLine(start + shift, line, orjson.dumps(item))
-            parser.feed(ParsedLine(raw, ({"_legacy": key, "item": item},)))
+            parser.feed(ParsedLine(raw, (_LegacyPart(key, item),)))
     return parser.finish()
 
 

@@ -247,8 +247,25 @@ def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> Quick
             if patch[1]:  # the last line: the tail's last time, unless it shows none
                 last = _stamp(patch[0])
     if last is None:
-        last = last_stamp_of(tail_values(ht.tail, whole), _stamp)
+        last = _last_time(ht.tail, whole)
     return _jsonl_meta(adapter, path, ht.size, ht.mtime, whole, chat, title_seen, last)
+
+
+def _last_time(tail: bytes, whole: bool) -> datetime | None:
+    """`last_stamp_of(tail_values(tail, whole), _stamp)`: the last line read straight when it
+    ends the buffer with its newline, parses and has a time (a patch or a message, as Gemini
+    writes them); any other end the general way."""
+    n = len(tail)
+    if tail[n - 1:] == b"\n":
+        start = tail.rfind(b"\n", 0, n - 1) + 1
+        if start > 3:  # (past a BOM; and not a window's first piece, cut)
+            try:
+                ts = _stamp(_loads(memoryview(tail)[start:n - 1]))
+            except _DecodeError:
+                ts = None
+            if ts is not None:
+                return ts
+    return last_stamp_of(tail_values(tail, whole), _stamp)
 
 
 def _simple_patches(buf: bytes, pos: int) -> tuple[Any, bool] | tuple[()] | None:
@@ -485,12 +502,12 @@ class _ChatHead:
         if value.get("type") == "user" and self.first_prompt is None:
             text = _user_text(value).strip()
             if text:
-                self.first_prompt = " ".join(text.split())
+                self.first_prompt = _words(text)
 
     def title(self) -> str | None:
         summary = (self.meta or {}).get("summary")
         title = summary if isinstance(summary, str) and summary.strip() else self.first_prompt
-        return truncate(" ".join(title.split()), 200) if title else None
+        return truncate(_words(title), 200) if title else None
 
     def identity(self) -> dict[str, Any]:
         meta = self.meta or {}
@@ -867,6 +884,16 @@ def _usage(tokens: Any) -> TokenUsage:
 
     cached = n("cached")
     return TokenUsage(max(n("input") - cached, 0) + n("tool"), n("output") + n("thoughts"), cached, 0)
+
+
+def _words(text: str) -> str:
+    """`" ".join(text.split())`: the words of `text` one space apart. A printable ASCII text (no
+    white space there but the space) without two spaces together, at its start or at its end
+    already is that (the usual prompt), and is told by a few checks in C: splitting and joining
+    makes a string a word."""
+    if text.isascii() and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def _stem(path: str) -> str:

@@ -34,11 +34,14 @@ Rules:
 from __future__ import annotations
 
 import os
-from typing import Any
+from datetime import datetime
+from typing import Any, Callable, Iterable
 
-from ..jsonl import ParsedLine, loads_lenient
+from orjson import JSONDecodeError as _DecodeError, loads as _loads
+
+from ..jsonl import HeadTail, ParsedLine, loads_lenient
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
-from ..ends import Ends, QuickMeta, first_json_lines, last_stamp
+from ..ends import Ends, QuickMeta, first_json_lines, head_values_from, last_stamp_of, tail_values
 from .base import LoadedSession
 from .collect import CollectingAdapter, CollectingParser, off_branch, s, text_of
 
@@ -77,42 +80,84 @@ class PiAdapter(CollectingAdapter):
         """The header gives id, project and first time; the tail the last time; the title is the
         last `session_info` name (looked for by its bytes in a whole file: it can come anywhere,
         so in a longer one the title is a guess), else the first user text."""
-        header = named = prompt = None
-        buf = ends.head.buf
-        if ends.whole:  # the last session_info line, found from the end without parsing the rest
-            # (one scan for the quoted type, whatever the spacing around its key: the scan costs
-            # about what reading the file does; a line it finds is parsed to tell). The scan goes
-            # forward: a search from the end crawls at half its speed, and most files hold none;
-            # one that does is searched from the end down to the first found.
-            first = buf.find(_SESSION_INFO)
-            at = buf.rfind(_SESSION_INFO, first) if first >= 0 else -1
-            while at >= 0 and named is None:
-                start = buf.rfind(b"\n", 0, at) + 1
-                end = buf.find(b"\n", at)
-                value = loads_lenient(buf[start:end if end >= 0 else len(buf)])
-                if isinstance(value, dict) and value.get("type") == "session_info" and s(value.get("name")):
-                    named = value["name"]
-                at = buf.rfind(_SESSION_INFO, 0, start)
-        for values in ends.head_values():
-            for value in values or ():
-                if header is None and is_header(value):
-                    header = value
-                elif isinstance(value, dict) and value.get("type") == "message" and prompt is None:
-                    msg = value.get("message")
-                    if isinstance(msg, dict) and msg.get("role") == "user":
-                        prompt = " ".join(text_of(msg.get("content")).split()) or None
-            if header is not None and prompt is not None:
-                break
-        if header is None:
-            return ends.meta(self)
-        unsure = set() if ends.whole else {"title"}
-        last = last_stamp(ends, lambda v: parse_timestamp(v.get("timestamp")) if isinstance(v, dict) else None)
-        if last is None:
-            unsure.add("last_timestamp")
-        title = named or prompt
-        return ends.meta(self, unsure, session_id=header["id"], kind=SessionKind.MAIN, project=s(header.get("cwd")),
-                         title=truncate(title, 200) if title else None,
-                         first_timestamp=parse_timestamp(header.get("timestamp")), last_timestamp=last)
+        return _quick_of(self, ends.path, ends.size, ends.mtime, ends.whole, ends.head.buf, ends.head_values(),
+                         ends.tail_values_backward)
+
+    def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
+        """`quick`'s answer straight from the buffers (`Adapter.quick_lane`) for a file whose
+        first line is a session header, without the registry's sniff, `Lines` and `Ends`; None for
+        any other file (the general way then reads it)."""
+        head = ht.head
+        start = 3 if head[:3] == _BOM else 0
+        end = head.find(b"\n", start)
+        # (a line that ends inside the first `nbytes` is the first the sniffers see, whatever
+        # else the general way shows them; pi's takes it when it is a header)
+        if end < 0 or end >= nbytes:
+            return None
+        try:
+            first = _loads(memoryview(head)[start:end])
+        except _DecodeError:
+            return None
+        if not is_header(first):
+            return None
+        whole = ht.tail is head
+        try:
+            return _quick_of(self, path, ht.size, ht.mtime, whole, head,
+                             head_values_from(head, end + 1, whole, [False]), lambda: tail_values(ht.tail, whole),
+                             first)
+        except Exception:  # noqa: BLE001 - the general way tells the failure
+            return None
+
+
+def _quick_of(adapter: PiAdapter, path: str, size: int, mtime: float, whole: bool, buf: bytes,
+              head_values: Iterable[tuple[Any, ...] | None],
+              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]], header: Any = None) -> QuickMeta:
+    """`PiAdapter.quick` from the values of the head's lines from the top (after the `header`
+    when it is given: the first line's) and (asked for when needed) of the tail's from the end;
+    `buf` is the head's bytes (the whole file when `whole`)."""
+    named = prompt = None
+    if whole:  # the last session_info line, found from the end without parsing the rest
+        # (one scan for the quoted type, whatever the spacing around its key: the scan costs
+        # about what reading the file does; a line it finds is parsed to tell). The scan goes
+        # forward: a search from the end crawls at half its speed, and most files hold none;
+        # one that does is searched from the end down to the first found.
+        first = buf.find(_SESSION_INFO)
+        at = buf.rfind(_SESSION_INFO, first) if first >= 0 else -1
+        while at >= 0 and named is None:
+            start = buf.rfind(b"\n", 0, at) + 1
+            end = buf.find(b"\n", at)
+            value = loads_lenient(buf[start:end if end >= 0 else len(buf)])
+            if isinstance(value, dict) and value.get("type") == "session_info" and s(value.get("name")):
+                named = value["name"]
+            at = buf.rfind(_SESSION_INFO, 0, start)
+    for values in head_values:
+        for value in values or ():
+            if header is None and is_header(value):
+                header = value
+            elif isinstance(value, dict) and value.get("type") == "message" and prompt is None:
+                msg = value.get("message")
+                if isinstance(msg, dict) and msg.get("role") == "user":
+                    prompt = " ".join(text_of(msg.get("content")).split()) or None
+        if header is not None and prompt is not None:
+            break
+    if header is None:
+        return QuickMeta(path, size, mtime, adapter.agent, adapter.name, whole=whole)
+    last = last_stamp_of(tail_values(), _stamp)
+    unsure = (_SURE if whole else _TITLE) if last is not None else (_LAST if whole else _TITLE_LAST)
+    title = named or prompt
+    return QuickMeta(path, size, mtime, adapter.agent, adapter.name, header["id"], SessionKind.MAIN,
+                     s(header.get("cwd")), truncate(title, 200) if title else None,
+                     parse_timestamp(header.get("timestamp")), last, unsure, whole)
+
+
+def _stamp(value: Any) -> datetime | None:
+    return parse_timestamp(value.get("timestamp")) if isinstance(value, dict) else None
+
+
+_BOM = b"\xef\xbb\xbf"
+_SURE: frozenset[str] = frozenset()
+_TITLE, _LAST = frozenset({"title"}), frozenset({"last_timestamp"})
+_TITLE_LAST = _TITLE | _LAST
 
 
 class PiParser(CollectingParser):

@@ -1,0 +1,60 @@
+"""Text functions over transcript content on hostile text: a long run of what one regex looks for,
+at two sizes.
+
+A regex that tries each place of a run to the run's end costs the square of the run's length (the
+cube when it also tries each length of a run it opens with): a line of 1,000 backticks took 10 s
+to export before code spans were found in linear time. For each row (a function and the hostile
+unit it is fed, repeated N and 4N times after the row's lead), this prints the time (CPU, best of
+`--rounds`), its growth from N to 4N (4: linear; 16: quadratic; 64: cubic) and the time over the
+same function on ordinary prose of the same length (`x prose`), measured in the same run.
+Secret masking has its own bench (bench_mask_hostile.py).
+
+    .venv/bin/python bench/bench_text_hostile.py            # N = 4,000
+    .venv/bin/python bench/bench_text_hostile.py --n 16000 --json
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+from typing import Callable
+
+from bench_mask_hostile import growth_args, growth_row
+
+
+def _export_line(text: str) -> object:
+    from sessionscope.core.export.render import inert_markdown
+    return inert_markdown(text)
+
+
+def _imports(text: str) -> object:
+    from sessionscope.core.memory.imports import find_imports
+    return find_imports(text)
+
+
+#: (row name, function, lead, unit): the function is fed `lead + unit * N`
+ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
+    ("export: a line of backticks", _export_line, "x", "`"),
+    ("export: backticks, unclosed", _export_line, "x ``", "a`"),
+    ("memory imports: backticks", _imports, "see @a.md ", "`"),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = growth_args(__doc__, argv)
+    rng = random.Random(1)
+    rows = [{"row": name, **growth_row(fn, lead, unit, args.n, args.rounds, rng)} for name, fn, lead, unit in ROWS]
+    if args.json:
+        print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
+        return 0
+    print(f"each function on a run of its unit, {args.n:,} and {4 * args.n:,} times (CPU, best of {args.rounds}); growth 4 = "
+          f"linear, 16 = quadratic; x prose: over ordinary prose of the same length; load {os.getloadavg()[0]:.1f}")
+    print(f"{'row':36} {'unit':10} {'KB':>6} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
+    for r in rows:
+        print(f"{r['row']:36} {r['unit']!r:10} {r['chars'] / 1024:6.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} "
+              f"{r['growth_4x']:7.1f} {r['x_prose']:8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
