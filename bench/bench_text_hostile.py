@@ -32,11 +32,30 @@ def _imports(text: str) -> object:
     return find_imports(text)
 
 
+def _claude_command(text: str) -> object:
+    from sessionscope.core.read.adapters.claude import _command
+    return _command(text)
+
+
+def _codex_injected(text: str) -> object:
+    from sessionscope.core.read.adapters.codex import _is_injected
+    return _is_injected(text)
+
+
+def _shell_code(text: str) -> object:
+    from sessionscope.core.brief.patterns import shell_code
+    return shell_code(text)
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
     ("export: backticks, unclosed", _export_line, "x ``", "a`"),
     ("memory imports: backticks", _imports, "see @a.md ", "`"),
+    ("claude: a command's args, unclosed", _claude_command, "<command-name>/x</command-name>", "<command-args>"),
+    ("codex: a tag without its >", _codex_injected, "<a", " a"),
+    ("brief shell code: dashes", _shell_code, "echo ", "-"),
+    ("brief shell code: a-a-a", _shell_code, "echo ", "a-"),
 )
 
 
@@ -49,9 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"each function on a run of its unit, {args.n:,} and {4 * args.n:,} times (CPU, best of {args.rounds}); growth 4 = "
           f"linear, 16 = quadratic; x prose: over ordinary prose of the same length; load {os.getloadavg()[0]:.1f}")
-    print(f"{'row':36} {'unit':10} {'KB':>6} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
+    print(f"{'row':36} {'unit':16} {'KB':>6} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
     for r in rows:
-        print(f"{r['row']:36} {r['unit']!r:10} {r['chars'] / 1024:6.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} "
+        print(f"{r['row']:36} {r['unit']!r:16} {r['chars'] / 1024:6.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} "
               f"{r['growth_4x']:7.1f} {r['x_prose']:8.1f}")
     return 0
 

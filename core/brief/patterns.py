@@ -300,7 +300,11 @@ def quotable(text: str) -> list[str]:
 
 
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1")
-_OPTION_TEXT = re.compile(r"(--?[\w-]+(?:=|\s+))(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
+# (an option tried only from the start of its run of `[\w-]`, the word characters before its first
+# dash kept by the replacement: from any dash of a run, `--?[\w-]+` reaches the run's end, so the
+# run's first dash fails where any does; re tried each dash of a run to the run's end, seconds
+# on a command holding a line of dashes)
+_OPTION_TEXT = re.compile(r"(?<![\w-])(\w*--?[\w-]+(?:=|\s+))(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
 
 
 def shell_code(command: str) -> str:

@@ -88,8 +88,6 @@ _MARKUP = LazyPattern(
     r"|local-command-caveat|bash-input|bash-stdout|bash-stderr|system-reminder"
     r"|user-prompt-submit-hook|task-notification)>|Caveat: The messages below were generated)"
 )
-_CMD_NAME = LazyPattern(r"<command-name>\s*(.*?)\s*</command-name>", re.S)
-_CMD_ARGS = LazyPattern(r"<command-args>\s*(.*?)\s*</command-args>", re.S)
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _INTERRUPTED = "[Request interrupted by user"
 _SYNTHETIC = "<synthetic>"
@@ -1262,12 +1260,25 @@ def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
     return truncate(" ".join(text.split()), limit)
 
 
-def _command(text: str) -> str | None:
-    name = _CMD_NAME.search(text)
-    if not name or not name.group(1):
+def _tag_text(text: str, tag: str) -> str | None:
+    """What `<tag>\\s*(.*?)\\s*</tag>` (re.S) finds first in `text`: the text from the first `<tag>`
+    to the first `</tag>` after it, stripped (str.strip's whitespace is re's `\\s`); None without
+    that closing tag. In linear time: re tried each `<tag>` to the text's end, and each length of a
+    run of spaces (a text of `<command-args>` a thousand times took seconds)."""
+    start = text.find(f"<{tag}>")
+    if start < 0:
         return None
-    args = _CMD_ARGS.search(text)
-    return f"{name.group(1)} {args.group(1)}".strip() if args else name.group(1)
+    start += len(tag) + 2
+    end = text.find(f"</{tag}>", start)
+    return None if end < 0 else text[start:end].strip()
+
+
+def _command(text: str) -> str | None:
+    name = _tag_text(text, "command-name")
+    if not name:
+        return None
+    args = _tag_text(text, "command-args")
+    return f"{name} {args}".strip() if args is not None else name
 
 
 def _is_warmup(recs: list[_Rec]) -> bool:

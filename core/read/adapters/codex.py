@@ -98,8 +98,9 @@ _INJECTED_PREFIXES = (
     "<subagent_notification>",
     "<permissions instructions>",
 )
-# A message that is exactly one `<tag ...>...</tag>` block is harness-injected context.
-_ONE_BLOCK = LazyPattern(r"^<([A-Za-z_][\w\- ]*?)(?:\s[^>]*)?>.*</\1>$", re.S)
+# A message that is exactly one `<tag ...>...</tag>` block is harness-injected context
+# (`_one_block`); a tag's name:
+_TAG_NAME = LazyPattern(r"[A-Za-z_][\w\- ]*")
 _IDE_REQUEST = "## My request for Codex:"
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "cmd", "cmd.exe"})
 _NOISE_EVENTS = frozenset(
@@ -1093,7 +1094,23 @@ def _title(text: str, limit: int | None = None) -> str:
 
 def _is_injected(text: str) -> bool:
     s = text.strip()
-    return s.startswith(_INJECTED_PREFIXES) or bool(_ONE_BLOCK.match(s))
+    return s.startswith(_INJECTED_PREFIXES) or _one_block(s)
+
+
+def _one_block(s: str) -> bool:
+    """Whether stripped `s` matches `^<([A-Za-z_][\\w\\- ]*?)(?:\\s[^>]*)?>.*</\\1>$` (re.S), in
+    linear time: re tried each length of the name, each read to the first `>` (seconds on a
+    prompt of `<a a a …` without one). The name can only be what stands between the last `</`
+    and the final `>` (a name holds no `<`); the `>` after it, the first `>` of the text."""
+    close = s.rfind("</")
+    if close < 0 or not s.startswith("<") or not s.endswith(">"):
+        return False
+    name = s[close + 2:-1]
+    after = 1 + len(name)
+    if not _TAG_NAME.fullmatch(name) or not s.startswith(name, 1):
+        return False
+    gt = s.find(">", after)
+    return 0 <= gt < close and (gt == after or s[after].isspace())
 
 
 def _cwd_of(text: str) -> str | None:
