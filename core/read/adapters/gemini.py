@@ -158,20 +158,16 @@ def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whol
     walk met the metadata and a prompt) and the last time its tail shows: `quick`'s answer, and
     its lane's."""
     meta = parser.meta or {}
-    unsure: frozenset[str] = _SURE
-    if not whole:
-        out: set[str] = set()
-        if parser.meta is None:
-            out.update(FIELDS)
-        if not title_seen or meta.get("summary") is None:
-            out.add("title")  # a `$set` summary may come later and title the session
-        if last is None:
-            out.add("last_timestamp")
-        unsure = frozenset(out)
-    first = parse_timestamp(meta.get("startTime")) or parser.first_ts
+    # (a `$set` summary may come later and title the session)
+    unsure = _SURE if whole else _UNSURE[parser.meta is None, not title_seen or meta.get("summary") is None,
+                                         last is None]
+    started, updated = meta.get("startTime"), meta.get("lastUpdated")
+    first = parse_timestamp(started)
+    # (the metadata's last time is often its start: then parsed once)
+    updated = first if type(updated) is str and updated == started else parse_timestamp(updated)
+    first = first or parser.first_ts
     # the latest of the tail's time, the metadata's and the first (the first of equal ones, as
     # `max` takes it)
-    updated = parse_timestamp(meta.get("lastUpdated"))
     if updated is not None and (last is None or updated > last):
         last = updated
     if first is not None and (last is None or first > last):
@@ -182,6 +178,11 @@ def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whol
 
 
 _SURE: frozenset[str] = frozenset()
+#: what a JSONL chat's listing from its ends leaves unsure, by (no metadata seen, the title unsure,
+#: no last time seen)
+_UNSURE = {(meta, title, last): frozenset(
+    [*(FIELDS if meta else ()), *(("title",) if title else ()), *(("last_timestamp",) if last else ())])
+    for meta in (False, True) for title in (False, True) for last in (False, True)}
 
 
 def _quick_lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int,
@@ -202,12 +203,12 @@ def _quick_lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int,
 def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> QuickMeta | None:
     head = ht.head
     start = 3 if head[:3] == _BOM else 0
-    find, n, view = head.find, len(head), memoryview(head)
+    find, n = head.find, len(head)
     end = find(b"\n", start)
     if end < 0 or end >= nbytes:
         return None  # (the sniffer would see line 1 cut, or other lines)
     try:
-        first = _loads(view[start:end])
+        first = _loads(head[start:end])  # (a short line is copied sooner than viewed)
     except _DecodeError:
         return None
     if not is_metadata(first):
@@ -225,9 +226,9 @@ def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> Quick
                 break
             end = n  # a whole file's unterminated end counts when it parses
         try:
-            values: tuple[Any, ...] | None = (_loads(view[start:end]),)
+            values: tuple[Any, ...] | None = (_loads(head[start:end]),)
         except _DecodeError:
-            values = line_values(view[start:end])
+            values = line_values(head[start:end])
             if values is None:
                 continue
         for value in values:
@@ -260,7 +261,7 @@ def _last_time(tail: bytes, whole: bool) -> datetime | None:
         start = tail.rfind(b"\n", 0, n - 1) + 1
         if start > 3:  # (past a BOM; and not a window's first piece, cut)
             try:
-                ts = _stamp(_loads(memoryview(tail)[start:n - 1]))
+                ts = _stamp(_loads(tail[start:n - 1]))
             except _DecodeError:
                 ts = None
             if ts is not None:
