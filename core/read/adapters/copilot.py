@@ -141,16 +141,21 @@ class CopilotAdapter(CollectingAdapter):
             return None
         if not is_event(first):
             return None  # (`sniff` takes the first line that is an object: the general way)
-        whole, ran_out = ht.tail is head, [False]
-        # The usual second line (the prompt) parsed here, the rest only when asked for.
+        whole = ht.tail is head
+        # The usual head: the session's start and the prompt on the next line. When those two do
+        # not settle it, the walk is made again from the top over every line it asks for.
         e2 = head.find(b"\n", e1 + 1)
-        if e2 < 0:
-            rest = head_values_from(head, e1 + 1, whole, ran_out)
+        if e2 >= 0:
+            two = ((first,), line_values(memoryview(head)[e1 + 1:e2]))
+            got = _head_events(two)
+            if not (got[0] and got[2]):
+                got = _head_events(chain(two, head_values_from(head, e2 + 1, whole, ran_out := [False])))
+                if narrow and ran_out[0]:
+                    return None
         else:
-            rest = chain((line_values(memoryview(head)[e1 + 1:e2]),), head_values_from(head, e2 + 1, whole, ran_out))
-        got = _head_events(chain(((first,),), rest))
-        if narrow and ran_out[0]:
-            return None
+            got = _head_events(chain(((first,),), head_values_from(head, e1 + 1, whole, ran_out := [False])))
+            if narrow and ran_out[0]:
+                return None
         return self._quick_of(path, ht.size, ht.mtime, whole, got, _last_line_stamp(ht.tail, whole))
 
     def _quick_of(self, path: str, size: int, mtime: float, whole: bool, head: _Head,
