@@ -77,6 +77,11 @@ def _clean(text: str) -> object:
     return clean(text)
 
 
+def _heredoc(text: str) -> object:
+    from sessionscope.core.read.diffs import _heredoc_patch
+    return _heredoc_patch(text)
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -93,6 +98,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("brief error key: one long word", _error_key, "TypeError: ", "xa"),
     ("brief error key: 1.1.1…", _error_key, "TypeError: ", "1."),
     ("brief clean: **x **x …", _clean, "", "**x "),
+    ("apply_patch script: blank lines", _heredoc, "", "\n"),
 )
 
 

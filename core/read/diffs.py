@@ -44,7 +44,10 @@ def _patch_text(entry: Entry) -> str | None:
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # `apply_patch` as a command (line start or after ; && || | ( ), then a heredoc: <<DELIM, <<-DELIM,
 # with the delimiter bare, 'quoted' or "quoted"
-_HEREDOC = re.compile(r"""(?:^|[;&|(]|\n)\s*apply_patch\s*<<(-?)\s*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s;&|<>()'"]+))[^\n]*\n""")
+# (`[^\S\n]*`, not `\s*`, after a command's start: where `\s*` crossed blank lines, the last newline
+# among them starts the same match (the same groups and end; its start unread), in linear time:
+# re read each blank line of a run to the run's end)
+_HEREDOC = re.compile(r"""(?:^|[;&|(]|\n)[^\S\n]*apply_patch\s*<<(-?)\s*(?:'([^'\n]+)'|"([^"\n]+)"|([^\s;&|<>()'"]+))[^\n]*\n""")
 
 
 def _shell_script(cmd: Any) -> str | None:

@@ -161,3 +161,18 @@ def test_bold_markers_are_dropped_where_the_old_regex_dropped_them(text: str) ->
 
     assert patterns._emphasis_sub(lambda whole, mark, inner: whole if mark == "__" and patterns._DUNDER.fullmatch(inner)
                                   else inner, text) == patterns._EMPHASIS.sub(old, text)
+
+
+_SCRIPTS = st.lists(st.sampled_from(["apply_patch", " <<", "<<-", "'EOF'", '"EOF"', "EOF", "\n", " ", "\t", ";", "(", "&", "|",
+                                     "x", "*** Begin Patch"]), max_size=20).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_SCRIPTS)
+@example("x;\n\n apply_patch <<'EOF'\n*** Begin Patch\nEOF\n")
+@example("x(\tapply_patch <<EOF\n")
+def test_an_apply_patch_heredoc_is_found_where_the_old_regex_found_it(text: str) -> None:
+    from sessionscope.core.read import diffs
+
+    old, new = _old_form(diffs._HEREDOC, r"[^\S\n]*apply_patch", r"\s*apply_patch").search(text), diffs._HEREDOC.search(text)
+    assert (old and (old.groups(), old.end())) == (new and (new.groups(), new.end()))
