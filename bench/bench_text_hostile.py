@@ -82,6 +82,11 @@ def _heredoc(text: str) -> object:
     return _heredoc_patch(text)
 
 
+def _sections(text: str) -> object:
+    from sessionscope.core.memory.markdown import split_sections
+    return split_sections(text + "x")
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -99,6 +104,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("brief error key: 1.1.1…", _error_key, "TypeError: ", "1."),
     ("brief clean: **x **x …", _clean, "", "**x "),
     ("apply_patch script: blank lines", _heredoc, "", "\n"),
+    ("memory heading: spaces, then x", _sections, "## a", " "),
 )
 
 

@@ -176,3 +176,17 @@ def test_an_apply_patch_heredoc_is_found_where_the_old_regex_found_it(text: str)
 
     old, new = _old_form(diffs._HEREDOC, r"[^\S\n]*apply_patch", r"\s*apply_patch").search(text), diffs._HEREDOC.search(text)
     assert (old and (old.groups(), old.end())) == (new and (new.groups(), new.end()))
+
+
+# -- memory notes: a section's heading ---------------------------------------------------------------------
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["#", "##", " ", "\t", "a", "x y", "\r", "é", "###"]), max_size=12).map(lambda u: "##" + "".join(u)))
+@example("## a" + " " * 40 + "x")
+@example("##  ")
+@example("## ")
+@example("## #")
+def test_a_heading_is_what_the_old_regex_found(line: str) -> None:
+    from sessionscope.core.memory import markdown
+
+    m = markdown._HEADING.match(line)
+    assert markdown.heading(line) == (m.group(1) if m else None)
