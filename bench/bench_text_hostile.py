@@ -87,6 +87,13 @@ def _sections(text: str) -> object:
     return split_sections(text + "x")
 
 
+def _aider_reply(text: str) -> object:
+    from sessionscope.core.read.adapters.aider import _reply_entries
+    from sessionscope.core.read.jsonl import RawLine
+    lines = [(RawLine(0, n + 1, b""), body) for n, body in enumerate(text.split("\n"))]
+    return list(_reply_entries("x.md", lines, None))
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -105,6 +112,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("brief clean: **x **x …", _clean, "", "**x "),
     ("apply_patch script: blank lines", _heredoc, "", "\n"),
     ("memory heading: spaces, then x", _sections, "## a", " "),
+    ("aider reply: SEARCH lines, no block", _aider_reply, "", "<<<<<<< SEARCH\n"),
 )
 
 

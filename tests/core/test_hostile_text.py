@@ -190,3 +190,23 @@ def test_a_heading_is_what_the_old_regex_found(line: str) -> None:
 
     m = markdown._HEADING.match(line)
     assert markdown.heading(line) == (m.group(1) if m else None)
+
+
+# -- Aider: a reply's SEARCH/REPLACE blocks ------------------------------------------------------------------
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "```", "x", "", "a.py"]), max_size=20))
+def test_an_aider_blocks_ends_are_where_the_old_scan_found_them(bodies: list[str]) -> None:
+    from sessionscope.core.read.adapters import aider
+
+    lines = [(None, b) for b in bodies]
+    div, rep = aider._block_ends(lines)  # type: ignore[arg-type]
+    n = len(lines)
+    for i in range(n):
+        j = i + 1
+        while j < n and not aider._DIVIDER.match(lines[j][1]):
+            j += 1
+        k = j + 1
+        while k < n and not aider._REPLACE.match(lines[k][1]):
+            k += 1
+        assert div[i + 1] == j
+        assert (rep[j + 1] if j < n else n + 1) == k

@@ -454,18 +454,17 @@ def _reply_entries(path: str, lines: list[tuple[RawLine, str]], model: str | Non
     """A reply's text, with each SEARCH/REPLACE block taken out as an Edit call."""
     text: list[tuple[RawLine, str]] = []
     i, n = 0, len(lines)
+    ends: tuple[list[int], list[int]] | None = None
     while i < n:
         raw, body = lines[i]
         if not _SEARCH.match(body):
             text.append((raw, body))
             i += 1
             continue
-        j = i + 1
-        while j < n and not _DIVIDER.match(lines[j][1]):
-            j += 1
-        k = j + 1
-        while k < n and not _REPLACE.match(lines[k][1]):
-            k += 1
+        if ends is None:
+            ends = _block_ends(lines)
+        j = ends[0][i + 1]  # (the first divider after the SEARCH line, n if none)
+        k = ends[1][j + 1] if j < n else n + 1  # (the first REPLACE after it)
         if k >= n:  # not a whole edit block: left as text
             text.append((raw, body))
             i += 1
@@ -494,6 +493,19 @@ def _reply_entries(path: str, lines: list[tuple[RawLine, str]], model: str | Non
         if i < n and lines[i][1].strip() == "```":
             i += 1
     yield from _text_entry(path, text, model)
+
+
+def _block_ends(lines: list[tuple[RawLine, str]]) -> tuple[list[int], list[int]]:
+    """For each index of `lines` (and `len(lines)`), the index of the first divider and of the
+    first REPLACE line at or after it (`len(lines)` if none): found once for a reply, not read
+    from each SEARCH line to the reply's end (8,000 SEARCH lines without a block took 8.9 s)."""
+    n = len(lines)
+    div, rep = [n] * (n + 1), [n] * (n + 1)
+    for x in range(n - 1, -1, -1):
+        body = lines[x][1]
+        div[x] = x if _DIVIDER.match(body) else div[x + 1]
+        rep[x] = x if _REPLACE.match(body) else rep[x + 1]
+    return div, rep
 
 
 def _text_entry(path: str, text: list[tuple[RawLine, str]], model: str | None) -> Iterator[Entry]:
