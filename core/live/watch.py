@@ -193,7 +193,8 @@ class Watcher:
 
     def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change
-        or DEBOUNCE_MS after its first; an empty set once, when armed (for the catch-up pass)."""
+        or DEBOUNCE_MS after its first; an empty set once, when armed (for the catch-up pass),
+        and when a held database's time comes (`_hold_databases`)."""
         wake = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         self.stop.wakes.add(wake)
         try:
