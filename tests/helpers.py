@@ -238,3 +238,23 @@ def v6(path: Path) -> None:
     db.execute("UPDATE meta SET value='6' WHERE key='schema_version'")
     db.commit()
     db.close()
+
+
+def watching(watcher, *, caught_up: bool = False):  # noqa: ANN001, ANN201 - (thread, queue of batches)
+    """`watcher.batches()` run in a thread, each batch put in a queue; returned once the watcher is
+    armed (and, with `caught_up`, once its catch-up pass is done: what follows is the watch's to see)."""
+    import queue
+    import threading
+
+    got: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        for batch in watcher.batches():
+            got.put(batch)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert watcher.armed.wait(10)
+    if caught_up:
+        assert watcher.caught_up.wait(10)
+    return thread, got

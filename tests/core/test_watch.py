@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from helpers import watching
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
@@ -196,16 +197,8 @@ def test_watcher_is_armed_before_the_first_write(setup) -> None:  # noqa: ANN001
 
     lock = SeenLock()
     watcher = Watcher(lib, lock=lock)
-    got: queue.Queue = queue.Queue()
-
-    def run() -> None:
-        for batch in watcher.batches():
-            got.put(batch)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+    thread, got = watching(watcher)
     try:
-        assert watcher.armed.wait(10)
         with lock:  # while the lock is held elsewhere, changes wait (they are not lost)
             with open(p, "ab") as fh:
                 fh.write(line("one write", 0))
@@ -572,16 +565,7 @@ def test_the_catch_up_pass_reads_the_library_under_the_lock(setup, monkeypatch: 
 
 
 def _watch(watcher: Watcher) -> tuple[threading.Thread, queue.Queue]:
-    got: queue.Queue = queue.Queue()
-
-    def run() -> None:
-        for batch in watcher.batches():
-            got.put(batch)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert watcher.armed.wait(10) and watcher.caught_up.wait(10)  # (what follows is the watch's to see)
-    return thread, got
+    return watching(watcher, caught_up=True)  # (what follows is the watch's to see)
 
 
 def _events_until(got: queue.Queue, done) -> list:  # noqa: ANN001

@@ -2,12 +2,11 @@
 is known by one path, as the scan and inotify mode know it (issue 10, item 13)."""
 from __future__ import annotations
 
-import queue
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
+from helpers import watching
 
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read.discovery import Root
@@ -58,17 +57,9 @@ def test_watch_poll_over_a_loop_indexes_each_session_once(tmp_path: Path) -> Non
     index = SearchIndex(tmp_path / "index")
     index.update(lib)
     watcher = Watcher(lib, poll=True)
-    got: queue.Queue = queue.Queue()
-
-    def run() -> None:
-        for batch in watcher.batches():
-            got.put(batch)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+    thread, got = watching(watcher)
     events = []
     try:
-        watcher.armed.wait(10)
         session(root / "a" / "s2.jsonl", "s2", "more loopy words")
         while not any(s.id == "s2" for ev in events for s in ev.sessions):
             events += got.get(timeout=10)
