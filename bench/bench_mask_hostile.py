@@ -63,23 +63,28 @@ def growth_args(doc: str | None, argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def report(rows: list[dict[str, Any]], args: argparse.Namespace, what: str, head: str,
+           label: Callable[[dict[str, Any]], str]) -> int:
+    """The rows as JSON (`--json`) or as a table: `head` and `label(row)` the columns before the
+    figures (bench_text_hostile.py's too)."""
+    if args.json:
+        print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
+        return 0
+    print(f"{what}, {args.n:,} and {4 * args.n:,} times (CPU, best of {args.rounds}); growth 4 = linear, "
+          f"16 = quadratic; x prose: over ordinary prose of the same length; load {os.getloadavg()[0]:.1f}")
+    print(f"{head} {'KB':>7} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
+    for r in rows:
+        print(f"{label(r)} {r['chars'] / 1024:7.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} {r['growth_4x']:7.1f} "
+              f"{r['x_prose']:8.1f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = growth_args(__doc__, argv)
     lead = " ".join(sorted(set(secrets._HINTS) | set(secrets._FOLD_HINTS))) + "\n"
     rng = random.Random(1)
-    rows = []
-    for unit in UNITS:
-        rows.append(growth_row(secrets.mask_text, lead, unit, args.n, args.rounds, rng))
-    if args.json:
-        print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
-        return 0
-    print(f"masking a run of each unit, {args.n:,} and {4 * args.n:,} times (CPU, best of {args.rounds}); growth 4 = linear, "
-          f"16 = quadratic; x prose: over ordinary prose of the same length; load {os.getloadavg()[0]:.1f}")
-    print(f"{'unit':32} {'KB':>7} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
-    for r in rows:
-        print(f"{r['unit']!r:32} {r['chars'] / 1024:7.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} {r['growth_4x']:7.1f} "
-              f"{r['x_prose']:8.1f}")
-    return 0
+    rows = [growth_row(secrets.mask_text, lead, unit, args.n, args.rounds, rng) for unit in UNITS]
+    return report(rows, args, "masking a run of each unit", f"{'unit':32}", lambda r: f"{r['unit']!r:32}")
 
 
 if __name__ == "__main__":

@@ -14,12 +14,10 @@ Secret masking has its own bench (bench_mask_hostile.py).
 """
 from __future__ import annotations
 
-import json
-import os
 import random
 from typing import Callable
 
-from bench_mask_hostile import growth_args, growth_row
+from bench_mask_hostile import growth_args, growth_row, report
 
 
 def _export_line(text: str) -> object:
@@ -120,16 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     args = growth_args(__doc__, argv)
     rng = random.Random(1)
     rows = [{"row": name, **growth_row(fn, lead, unit, args.n, args.rounds, rng)} for name, fn, lead, unit in ROWS]
-    if args.json:
-        print(json.dumps({"params": vars(args), "rows": rows}, indent=2))
-        return 0
-    print(f"each function on a run of its unit, {args.n:,} and {4 * args.n:,} times (CPU, best of {args.rounds}); growth 4 = "
-          f"linear, 16 = quadratic; x prose: over ordinary prose of the same length; load {os.getloadavg()[0]:.1f}")
-    print(f"{'row':36} {'unit':16} {'KB':>6} {'N ms':>9} {'4N ms':>9} {'growth':>7} {'x prose':>8}")
-    for r in rows:
-        print(f"{r['row']:36} {r['unit']!r:16} {r['chars'] / 1024:6.0f} {r['small_ms']:9.1f} {r['big_ms']:9.1f} "
-              f"{r['growth_4x']:7.1f} {r['x_prose']:8.1f}")
-    return 0
+    return report(rows, args, "each function on a run of its unit", f"{'row':36} {'unit':16}",
+                  lambda r: f"{r['row']:36} {r['unit']!r:16}")
 
 
 if __name__ == "__main__":
