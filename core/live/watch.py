@@ -89,7 +89,7 @@ class Watcher:
                        and not r.shallow and r.origin != ARCHIVE]
                       + [p for p in extra if os.path.isdir(p)])
         self.flat = self._flat_folders(library)
-        self.db_min_s = DB_MIN_S
+        self.db_min_s, self.db_cost_ratio = DB_MIN_S, DB_COST_RATIO
         self._db_next: dict[str, float] = {}  # a database -> when it may be read again
         self._held: set[str] = set()  # databases changed, waiting for that time
         self._wake_at: float | None = None  # the earliest of those times (the inotify reader wakes then)
@@ -189,7 +189,7 @@ class Watcher:
         now = time.monotonic()
         for p in paths:
             if p.endswith(".db"):
-                self._db_next[p] = now + max(self.db_min_s, DB_COST_RATIO * took)
+                self._db_next[p] = now + max(self.db_min_s, self.db_cost_ratio * took)
 
     def _inotified(self, inotify: Inotify, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths as inotify reports them: a batch closes QUIET_MS after its last change

@@ -593,6 +593,7 @@ def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path) -> No
     before = {s.id for s in lib.all_sessions()}
     watcher = Watcher(lib)
     assert watcher.paths == [] and list(watcher.flat) == [str(folder)]
+    watcher.db_min_s = watcher.db_cost_ratio = 0  # (not about the hold: on a loaded machine 10x a read is long)
     writer = sqlite3.connect(db)
     thread, got = _watch(watcher)
     try:
@@ -668,7 +669,7 @@ def test_a_database_read_again_too_soon_is_held_back_then_read_once(monkeypatch:
     now = [100.0]
     monkeypatch.setattr(watch.time, "monotonic", lambda: now[0])
     w = Watcher.__new__(Watcher)
-    w.db_min_s, w._db_next, w._held, w._wake_at = 3.0, {}, set(), None
+    w.db_min_s, w.db_cost_ratio, w._db_next, w._held, w._wake_at = 3.0, watch.DB_COST_RATIO, {}, set(), None
     assert w._hold_databases({"/o/opencode.db", "/c/a.jsonl"}) == {"/o/opencode.db", "/c/a.jsonl"}
     w._databases_read({"/o/opencode.db", "/c/a.jsonl"}, 0.5)  # (a slow read: 10 x 0.5 s)
     assert w._db_next == {"/o/opencode.db": 105.0}
@@ -696,7 +697,7 @@ def test_a_held_database_change_is_applied_when_its_time_comes(tmp_path: Path) -
     lib = Library([Root(str(db), "opencode")], catalog=Catalog(tmp_path / "c.sqlite"))
     lib.scan()
     watcher = Watcher(lib)
-    watcher.db_min_s = 0.3
+    watcher.db_min_s, watcher.db_cost_ratio = 0.3, 0  # (a hold of its own length, whatever the load)
     writer = sqlite3.connect(db)
     writer.execute("PRAGMA journal_mode=WAL")
     writer.execute("PRAGMA wal_autocheckpoint=0")
