@@ -242,8 +242,11 @@ def test_a_reply_after_the_last_patch_dates_the_chat(tmp_path: Path, reply: str)
     ["a", " ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x7f", "\x85", "\xa0", "\u2003", "\u3000", "\u00e9",
      "\x00"]))))
 def test_a_prompt_s_words_are_split_and_joined_only_when_they_must_be(text: str) -> None:
-    """`_words` (a prompt's words one space apart, the title's too) is `" ".join(text.split())`."""
-    assert gemini._words(text) == " ".join(text.split())
+    """`ends.one_spaced` (a prompt's words one space apart, the title's too, as Gemini's parser
+    makes them) is `" ".join(text.split())`."""
+    from sessionscope.core.read.ends import one_spaced
+
+    assert one_spaced(text) == " ".join(text.split())
 
 
 @pytest.mark.parametrize("blob", [b"", b"\n", b"  \n", b"{}\n", b"null\n", b"[1]\n\n", b'{"a":1}',

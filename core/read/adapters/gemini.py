@@ -50,7 +50,7 @@ import orjson
 from ..jsonl import HeadTail, ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import (FIELDS, Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
-                    tail_values)
+                    one_spaced, tail_values)
 from .base import Extension, LoadedSession, RecordParser, ResumingAdapter, UsagePart, load_json_document
 from .collect import carried_title, count
 from .base import json_text as _dumps
@@ -503,12 +503,12 @@ class _ChatHead:
         if value.get("type") == "user" and self.first_prompt is None:
             text = _user_text(value).strip()
             if text:
-                self.first_prompt = _words(text)
+                self.first_prompt = one_spaced(text)
 
     def title(self) -> str | None:
         summary = (self.meta or {}).get("summary")
         title = summary if isinstance(summary, str) and summary.strip() else self.first_prompt
-        return truncate(_words(title), 200) if title else None
+        return truncate(one_spaced(title), 200) if title else None
 
     def identity(self) -> dict[str, Any]:
         meta = self.meta or {}
@@ -885,16 +885,6 @@ def _usage(tokens: Any) -> TokenUsage:
 
     cached = n("cached")
     return TokenUsage(max(n("input") - cached, 0) + n("tool"), n("output") + n("thoughts"), cached, 0)
-
-
-def _words(text: str) -> str:
-    """`" ".join(text.split())`: the words of `text` one space apart. A printable ASCII text (no
-    white space there but the space) without two spaces together, at its start or at its end
-    already is that (the usual prompt), and is told by a few checks in C: splitting and joining
-    makes a string a word."""
-    if text.isascii() and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
-    return " ".join(text.split())
 
 
 def _stem(path: str) -> str:
