@@ -109,11 +109,20 @@ class Ends:
             return False
         return piece[0] < piece[1] and lines.values(piece) is not None
 
-    def head_pieces(self) -> Iterator[tuple[int, int]]:
-        """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`."""
+    def head_pieces(self, look: Look | None = None) -> Iterator[tuple[int, int]]:
+        """The complete lines of the head, from the top, as `(start, end)` of `self.head.buf`;
+        with `look`, once it is active, those it does not want as the empty piece `(start,
+        start)` (no values), and none from where it is cut (`Look`)."""
         lines = self.head
         found, piece_at, n, i = lines._fwd, lines.piece, len(lines.buf), 0
         while (piece := found[i] if i < len(found) else piece_at(i)) is not None:
+            if look is not None and look.active:
+                if look.past(piece[0]):
+                    return  # (not run out: what lies further on is not looked at)
+                if (piece[1] < n or self._last_counts(lines, piece)) and not look.wants(lines.buf, *piece):
+                    yield piece[0], piece[0]
+                    i += 1
+                    continue
             if piece[1] < n or self._last_counts(lines, piece):
                 yield piece
             i += 1
@@ -133,9 +142,10 @@ class Ends:
             yield piece
             j += 1
 
-    def head_values(self) -> Iterator[tuple[Any, ...] | None]:
-        """The values of each complete head line from the top (None: not JSON)."""
-        return map(self.head.values, self.head_pieces())
+    def head_values(self, look: Look | None = None) -> Iterator[tuple[Any, ...] | None]:
+        """The values of each complete head line from the top (None: not JSON); with `look`,
+        as `head_pieces` says."""
+        return map(self.head.values, self.head_pieces(look))
 
     def tail_values_backward(self) -> Iterator[tuple[Any, ...] | None]:
         """The values of each complete tail line from the end backward (None: not JSON)."""
@@ -327,18 +337,57 @@ def line_values(line: bytes | memoryview) -> tuple[Any, ...] | None:
         return loads_values(bytes(line))
 
 
-def head_values_from(buf: bytes, pos: int, whole: bool, ran_out: list[bool]) -> Iterator[tuple[Any, ...] | None]:
+def head_values_from(buf: bytes, pos: int, whole: bool, ran_out: list[bool],
+                     look: Look | None = None) -> Iterator[tuple[Any, ...] | None]:
     """`Ends.head_values` of a head buffer `buf` (the whole file when `whole`) from the line that
-    starts at `pos` on, without a `Lines`; `ran_out[0]` is set when they are all read."""
+    starts at `pos` on, without a `Lines`; `ran_out[0]` is set when they are all read (not when
+    `look` cut them short)."""
     find, n, view = buf.find, len(buf), memoryview(buf)
     while (nl := find(b"\n", pos)) >= 0:
-        yield line_values(view[pos:nl])
+        if look is not None and look.active:
+            if look.past(pos):
+                return
+            yield line_values(view[pos:nl]) if look.wants(buf, pos, nl) else ()
+        else:
+            yield line_values(view[pos:nl])
         pos = nl + 1
     if whole and pos < n:  # the file's unterminated end, when it parses (`Ends._last_counts`)
+        if look is not None and look.active and look.past(pos):
+            return
         values = line_values(view[pos:])
         if values is not None:
-            yield values
+            yield values if look is None or not look.active or look.wants(buf, pos, n) else ()
     ran_out[0] = True
+
+
+class Look:
+    """How far a head walk goes on once what it must know is known, and which lines it still
+    parses: a reader that has what it needs but would like more (a title is a guess: a prompt
+    further down) turns it on (`active`); from then on, a line that `wants(buf, start, end)`
+    says no to is given as a blank one (not parsed), and the walk stops at the first line that
+    starts `budget` bytes or more after the first line it looked at so (`cut` is then set; the
+    head has not run out: a narrow one is not read again for it).
+
+    Why: a session started by a slash command has no typed prompt for many lines, or none at
+    all, and looking for one parsed every line of the head (of a whole small file: all of it),
+    10 to 100 times the cost of reading the ends, for a guess."""
+
+    __slots__ = ("budget", "wants", "active", "until", "cut")
+
+    def __init__(self, budget: int, wants: Callable[[bytes, int, int], bool]) -> None:
+        self.budget = budget
+        self.wants = wants
+        self.active = False
+        self.until = -1  # (set at the first line looked at once active)
+        self.cut = False
+
+    def past(self, start: int) -> bool:
+        """Whether the line that starts at `start` lies past the budget (then `cut`)."""
+        if self.until < 0:
+            self.until = start + self.budget
+        elif start >= self.until:
+            self.cut = True
+        return self.cut
 
 
 def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:

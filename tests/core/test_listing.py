@@ -645,6 +645,82 @@ def test_claude_files_of_any_lines_list_alike_in_their_lane(tmp_path: Path, pick
     assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)
 
 
+def _command_started(path: Path, sizes: list[int], prompt_at: int | None, **extra: Any) -> Path:
+    """A Claude Code session opened by a slash command, then tool rounds (a tool call, its result
+    of `sizes[i]` bytes), the first typed prompt before round `prompt_at` (None: no prompt)."""
+    lines = [claude("user", 0, [{"type": "text", "text": "<command-name>/init</command-name>"}], minute=0, **extra)]
+    for i, n in enumerate(sizes, 1):
+        call = claude("assistant", 2 * i, "x", minute=i, **extra)
+        call["message"]["content"] = [{"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {}}]
+        lines += [call, claude("user", 2 * i + 1, [{"type": "tool_result", "tool_use_id": f"t{i}",
+                                                     "content": "o" * n}], minute=i, **extra)]
+    if prompt_at is not None:
+        lines.insert(1 + 2 * min(prompt_at, len(sizes)),
+                     claude("user", 1000, "fix the cart", minute=min(prompt_at, len(sizes)), **extra))
+    return write_jsonl(path, lines)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sizes=st.lists(st.integers(0, 30_000), max_size=8), prompt_at=st.none() | st.integers(0, 8),
+       rounds=st.integers(0, 40), agent=st.booleans())
+def test_a_session_opened_by_a_command_lists_alike_every_way(tmp_path: Path, sizes: list[int],
+                                                            prompt_at: int | None, rounds: int,
+                                                            agent: bool) -> None:
+    """The walk that looks a little further for a prompt (`Look`): lane and general way, narrow
+    head and full one, every window, give one answer, and what it claims is the full parse's."""
+    name = "p1/subagents/agent-a7.jsonl" if agent else "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl"
+    extra = {"isSidechain": True, "agentId": "a7"} if agent else {}
+    path = _command_started(tmp_path / "projects" / "-home-u-proj" / name, sizes + [300] * rounds, prompt_at,
+                            **extra)
+    assert quick_meta(path, REGISTRY) == full_windows_meta(path)
+    for nbytes in LANE_WINDOWS:
+        assert quick_meta(path, REGISTRY, nbytes) == general_meta(path, nbytes)
+        assert_agrees(path, nbytes)
+
+
+def test_a_session_opened_by_a_command_is_not_parsed_through_for_a_prompt(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small file read whole that a command opened and 60 tool rounds followed: the listing
+    looks for a prompt through `_TITLE_LOOK` bytes past the command, parsing only the lines
+    that may hold one (not the tool results), and lists the command as the title guess; a
+    prompt within that reach is found."""
+    from sessionscope.core.read import ends
+    from sessionscope.core.read.adapters import claude as claude_module
+
+    parsed: list[int] = []
+    real = ends._loads
+
+    def spy(data: Any) -> Any:
+        parsed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(ends, "_loads", spy)
+    monkeypatch.setattr(claude_module, "_loads", spy)
+    path = _command_started(tmp_path / "p" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 59)
+    size = path.stat().st_size
+    assert size <= 2 * listing.HEAD_TAIL
+    meta = quick_meta(path, REGISTRY)
+    # The three lines of the sniff, the calls within reach (~270 bytes each; the results are not
+    # parsed), the last line: a few KB of the file's ~120.
+    assert sum(parsed) < claude_module._TITLE_LOOK // 2 + 4000, (parsed, size)
+    assert meta.whole and meta.title == "/init" and meta.unsure == {"title"}
+    assert full_session(path).title == "fix the cart"  # (the full parse finds the prompt at the end)
+    near = _command_started(tmp_path / "q" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 3)
+    assert quick_meta(near, REGISTRY).title == "fix the cart" == full_session(near).title
+
+
+def test_an_agent_whose_prompt_is_looked_for_past_reach_leaves_its_kind_unsure(tmp_path: Path) -> None:
+    """A subagent file read whole whose "Warmup" prompt comes only after tool rounds past the
+    look's reach: its kind (a warmup's is told by that prompt) is left to the full parse."""
+    path = _command_started(tmp_path / "p1" / "subagents" / "agent-a7.jsonl", [1500] * 20, 20,
+                            isSidechain=True, agentId="a7")
+    text = path.read_bytes().replace(b"fix the cart", b"Warmup")
+    path.write_bytes(text)
+    meta = assert_agrees(path)
+    assert meta.whole and "kind" in meta.unsure
+    assert full_session(path).kind == SessionKind.WARMUP
+
+
 def test_a_lane_that_runs_out_of_a_narrow_head_leaves_it_to_the_full_one(tmp_path: Path) -> None:
     """Three small lines, then one longer than the narrow head, then the prompt: the lane has
     read all the narrow head holds and still looks for it, so the full head is read."""

@@ -40,7 +40,6 @@ import os
 import re
 import stat
 from bisect import bisect_left
-from itertools import chain
 from dataclasses import field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
@@ -60,7 +59,7 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import FIELDS, Ends, QuickMeta, basename, first_json_lines, head_values_from, tail_values
+from ..ends import FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, tail_values
 from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
 from .codex import is_codex_record
 
@@ -1681,8 +1680,9 @@ class _Tail:
 
 
 def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
-    return _quick_of(adapter, ends.path, ends.size, ends.mtime, ends.whole, ends.head_values(),
-                     ends.tail_values_backward)
+    look = _title_look()
+    return _quick_of(adapter, ends.path, ends.size, ends.mtime, ends.whole, ends.head_values(look),
+                     ends.tail_values_backward, look)
 
 
 def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
@@ -1713,18 +1713,32 @@ def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
             other += 1
     if claude <= other:
         return None
-    whole, ran_out = ht.tail is head, [False]
-    meta = _quick_of(adapter, path, ht.size, ht.mtime, whole,
-                     chain(((v,) for v in first), head_values_from(head, e3 + 1, whole, ran_out)),
-                     lambda: tail_values(ht.tail, whole))
+    whole, ran_out, look = ht.tail is head, [False], _title_look()
+
+    def head_values() -> Iterator[tuple[Any, ...]]:
+        # (the three lines parsed for the sniff, then the rest: each line through `look` alike)
+        for start, end, value in ((0, e1, first[0]), (e1 + 1, e2, first[1]), (e2 + 1, e3, first[2])):
+            if look.active:
+                if look.past(start):
+                    return
+                if not look.wants(head, start, end):
+                    yield ()
+                    continue
+            yield (value,)
+        yield from head_values_from(head, e3 + 1, whole, ran_out, look)
+
+    meta = _quick_of(adapter, path, ht.size, ht.mtime, whole, head_values(),
+                     lambda: tail_values(ht.tail, whole), look)
     return None if narrow and ran_out[0] else meta
 
 
 def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole: bool,
               head_values: Iterator[tuple[Any, ...] | None],
-              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]]) -> QuickMeta:
+              tail_values: Callable[[], Iterable[tuple[Any, ...] | None]], look: Look) -> QuickMeta:
     """The quick listing from the values of the head's lines from the top and (asked for when
-    needed) of the tail's from the end."""
+    needed) of the tail's from the end; `look`, the head's: once the grouping knows all but its
+    prompt, the walk goes on for it through `_TITLE_LOOK` bytes more only, parsing only the
+    lines that may hold a prompt, a command or a title record (`_may_title`)."""
     stem = _stem(path)
     named = _named_agent_file(path, stem)
     uuid_stem = len(stem) == 36 and _UUID.fullmatch(stem) is not None
@@ -1760,7 +1774,11 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
         if track is None and (named or main_records):
             track = every if named else main
         if (track is not None and any_sid and track.cwd is not None and track.first is not None
-                and track.prompt is not None):  # the grouping knows its cwd, first time, prompt
+                and not look.active):  # the grouping knows its cwd and first time
+            if track.prompt is not None:  # and its prompt
+                break
+            look.active = True  # a prompt (for a title, a guess) is looked for a little further
+        elif look.active and track.prompt is not None:  # (`track` is set by then)
             break
     # An agent file holds sidechain records only; a head without main-thread records leaves it
     # to the tail (and, in the unseen middle, possibly to the full parse).
@@ -1788,7 +1806,7 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
         if not whole and (not tail.agent_id or any_sid is None):
             unsure.update(("session_id", "kind"))
         sid, _parent, aid = _agent_session_id(path, stem, tail.agent_id or agent_id, any_sid)
-        if every.prompt is None and not whole:
+        if every.prompt is None and (not whole or look.active):  # (a looked-for prompt: a guess)
             unsure.add("kind")
         kind = _agent_kind(aid, every.prompt is not None and every.prompt.strip() == "Warmup")
         agent_type = _agent_type(path) if title and rank <= RANK_PROMPT else None
@@ -1801,6 +1819,27 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
         kind = SessionKind.MAIN
     return QuickMeta(path, size, mtime, adapter.agent, adapter.name, sid, kind, track.cwd, title,
                      track.first, tail.last, frozenset(unsure), whole)
+
+
+#: how many bytes of a file's head past the line that settled all else a listing looks through
+#: for a prompt (`Look`; a title is a guess): a session started by a slash command (`/init`, a
+#: command of the user's own) has none for many lines, or none at all
+_TITLE_LOOK = 8192
+
+
+def _title_look() -> Look:
+    return Look(_TITLE_LOOK, _may_title)
+
+
+def _may_title(buf: bytes, start: int, end: int) -> bool:
+    """Whether the line at `buf[start:end]` may hold what a title is made of: a user record's
+    prompt or command, but not a tool result's (its text is a tool's), or a title record (a
+    custom or AI title, a summary). Over the raw bytes: a parse of every line is what a look
+    for a prompt costs a session started by a command (a few false yeses cost only a parse)."""
+    find = buf.find
+    if find(b'"user"', start, end) >= 0:
+        return find(b'"tool_result"', start, end) < 0
+    return find(b'-title"', start, end) >= 0 or find(b'"summary"', start, end) >= 0
 
 
 def _quick_title(track: _Track, seen: set[str], head_titles: list[JSON]) -> tuple[str | None, int]:
