@@ -14,8 +14,15 @@ of its own, then parsed again alone; a JSON document's, which that read already 
 over the same read: the least a listing that parses what this one parses can cost; the listing's own
 Python is the difference between the two columns.
 
+With `--real DIR`, a second table: the same figures over the transcripts found under DIR (every
+file some adapter's sniffer takes, grouped by format; e.g. `--real ../shared/corpus`, files the
+agents wrote): the generated files are the usual shape (a prompt on the first lines, a tool
+result last), real ones are not always (a session opened by a slash command has no prompt for
+many lines; a small file is read whole, its every line in reach).
+
     .venv/bin/python bench/bench_formats.py                 # 100 sessions a format, ~60 KB each
     .venv/bin/python bench/bench_formats.py --files 30 --file-kb 200 --json
+    .venv/bin/python bench/bench_formats.py --real ../shared/corpus
 """
 from __future__ import annotations
 
@@ -136,6 +143,17 @@ def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Pa
     return found
 
 
+def real_corpora(root: Path) -> dict[str, list[Path]]:
+    """The files under `root` that an adapter's sniffer takes and the listing lists, by format."""
+    registry, found = default_registry(), {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            adapter = registry.sniff(str(p))
+            if adapter is not None and quick_meta(str(p), registry).error is None:
+                found.setdefault(adapter.name, []).append(p)
+    return found
+
+
 def best(fn: Callable[[], Any], rounds: int) -> float:
     """The least CPU time of this process over `rounds` runs (what other processes on a busy
     machine leave alone, where wall time moves with them)."""
@@ -176,26 +194,41 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="best of this many runs")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--real", type=Path, metavar="DIR",
+                    help="also measure the transcripts under DIR (e.g. ../shared/corpus), by format")
     args = ap.parse_args(argv)
+    if args.real is not None and not args.real.is_dir():
+        ap.error(f"--real: not a folder: {args.real}")
     with tempfile.TemporaryDirectory(prefix="ss-formats-") as tmp:
         results = {name: measure(paths, args.rounds)
                    for name, paths in corpora(Path(tmp), args.files, args.file_kb, args.seed).items()}
-    ref = results["claude-code"]
+    real = ({name: measure(paths, args.rounds) for name, paths in real_corpora(args.real).items()}
+            if args.real is not None else None)
     if args.json:
-        print(json.dumps({"params": vars(args), "formats": results}, indent=2))
+        print(json.dumps({"params": {**vars(args), "real": str(args.real) if args.real else None},
+                          "formats": results, "real": real}, indent=2))
         return 0
     print(f"{args.files} sessions a format, ~{args.file_kb} KB each; best of {args.rounds} (CPU time); ratios to claude-code; "
           f"x 2 ends: the quick listing's time over reading the bytes it must touch (`two_end_read`; target 3); "
           f"floor x: that read and parsing the lines the listing parsed (KB a file), over the read; "
           f"load {os.getloadavg()[0]:.1f}")
-    print(f"{'format':22} {'MB':>6} {'list files/s':>13} {'ratio':>6} {'x 2 ends':>9} {'floor x':>8} {'KB':>5} {'parse MB/s':>11} {'ratio':>6} "
+    table(results, results["claude-code"], "format")
+    if real is not None:
+        print(f"\nthe transcripts under {args.real}, by format (the same figures; ratios to its claude-code, when "
+              f"it has any; load {os.getloadavg()[0]:.1f}):")
+        table(real, real.get("claude-code") or next(iter(real.values()), None), "files: format")
+    return 0
+
+
+def table(results: dict[str, dict[str, float]], ref: dict[str, float] | None, head: str) -> None:
+    print(f"{head:22} {'MB':>6} {'list files/s':>13} {'ratio':>6} {'x 2 ends':>9} {'floor x':>8} {'KB':>5} {'parse MB/s':>11} {'ratio':>6} "
           f"{'entries/s':>10} {'ratio':>6} {'sessions/s':>11}")
     for name, r in results.items():
-        print(f"{name:22} {r['mb']:6.1f} {r['list_files_s']:13,.0f} {r['list_files_s'] / ref['list_files_s']:6.2f} "
+        label = f"{r['files']:.0f}: {name}" if head.startswith("files") else name
+        print(f"{label:22} {r['mb']:6.1f} {r['list_files_s']:13,.0f} {r['list_files_s'] / ref['list_files_s']:6.2f} "
               f"{r['list_x_two_ends']:9.2f} {r['floor_x_two_ends']:8.2f} {r['parsed_kb_file']:5.1f} "
               f"{r['parse_mb_s']:11.1f} {r['parse_mb_s'] / ref['parse_mb_s']:6.2f} {r['parse_entries_s']:10,.0f} "
               f"{r['parse_entries_s'] / ref['parse_entries_s']:6.2f} {r['parse_sessions_s']:11,.0f}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,22 @@ def test_tiny_run_measures_every_format(tmp_path) -> None:  # noqa: ANN001
                                                       "opencode (sqlite)")), name
 
 
+def test_a_tiny_run_measures_the_transcripts_of_a_folder_by_format() -> None:
+    """`--real DIR`: the files under DIR some sniffer takes, a row per format (here the project's
+    own fixtures: several formats, some files not transcripts at all)."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_formats.py"), "--files", "2", "--file-kb", "4",
+                          "--rounds", "1", "--json", "--real", str(ROOT / "tests" / "data")],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    real = json.loads(out.stdout)["real"]
+    assert {"claude-code", "copilot-cli", "pi", "aider"} <= set(real), sorted(real)
+    for name, r in real.items():
+        assert r["files"] >= 1 and r["list_x_two_ends"] > 0 and r["floor_x_two_ends"] >= 1.0, name
+    missing = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_formats.py"), "--real", str(ROOT / "nowhere")],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert missing.returncode == 2 and "not a folder" in missing.stderr
+
+
 def _hostile_bench_rows(script: str) -> list[dict]:
     out = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--n", "50", "--rounds", "1", "--json"],
                          capture_output=True, text=True, timeout=300, cwd=ROOT)
