@@ -75,6 +75,11 @@ def _clean(text: str) -> object:
     return clean(text)
 
 
+def _negated(text: str) -> object:
+    from sessionscope.core.brief.patterns import negated_failure
+    return negated_failure(text)
+
+
 def _heredoc(text: str) -> object:
     from sessionscope.core.read.diffs import _heredoc_patch
     return _heredoc_patch(text)
@@ -108,6 +113,8 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("brief error key: one long word", _error_key, "TypeError: ", "xa"),
     ("brief error key: 1.1.1…", _error_key, "TypeError: ", "1."),
     ("brief clean: **x **x …", _clean, "", "**x "),
+    ("brief clean: a line of backticks", _clean, "x ", "`"),
+    ("brief negated failure: if did not …", _negated, "it failed ", "if did not "),
     ("apply_patch script: blank lines", _heredoc, "", "\n"),
     ("memory heading: spaces, then x", _sections, "## a", " "),
     ("aider reply: SEARCH lines, no block", _aider_reply, "", "<<<<<<< SEARCH\n"),

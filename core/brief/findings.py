@@ -147,7 +147,6 @@ from .patterns import (
     _INTERRUPT,
     _LOOKUP,
     _NEGATED,
-    _NEGATED_FAILURE,
     _NOISE_USER,
     _OPEN,
     _OUTCOME,
@@ -166,6 +165,7 @@ from .patterns import (
     failure_line,
     named_paths,
     named_symbols,
+    negated_failure,
     normalise,
     quotable,
     shell_code,
@@ -459,7 +459,7 @@ class SessionReader:
 
     @staticmethod
     def _agent_kind(s: str, *, at_end: bool, last: bool, closing: bool = True) -> str | None:
-        if _FAILED_AGENT.search(s) and not _NEGATED_FAILURE.search(s):
+        if _FAILED_AGENT.search(s) and not negated_failure(s):
             return FAILED
         if _SELF_CORRECTION.search(s):
             return CORRECTION

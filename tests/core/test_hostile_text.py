@@ -163,6 +163,38 @@ def test_bold_markers_are_dropped_where_the_old_regex_dropped_them(text: str) ->
                                   else inner, text) == patterns._EMPHASIS.sub(old, text)
 
 
+_OLD_BRIEF_CODE_SPAN = re.compile(r"(`+)[^`\n]*?\1")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_TICKS)
+@example("`````a``")
+@example("```a``\n`b`")
+@example("``a`b``")
+def test_the_briefs_code_spans_are_the_old_regexs_matches(text: str) -> None:
+    from sessionscope.core.brief import patterns
+
+    assert list(patterns._code_spans(text)) == [m.span() for m in _OLD_BRIEF_CODE_SPAN.finditer(text)]
+
+
+_OLD_NEGATED_FAILURE = re.compile(r"\b(?:if|unless|in case|whether)\b[^.]*\b(?:doesn'?t|does not|didn'?t|did not) (?:work|help)",
+                                  re.IGNORECASE)
+_CONDITIONAL = st.lists(st.sampled_from(["if", "If", "unless", "in case", "whether", "iff", " ", "x", ".", "\n", "doesn't",
+                                         "doesnt", "does not", "didn't", "DID NOT", "did not", " work", " help", " helps",
+                                         "é", "_"]), max_size=14).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_CONDITIONAL)
+@example("if it doesn't work")
+@example("if. it didn't help")
+@example("xif didn't work, in case. did not help")
+def test_a_negated_failure_is_found_where_the_old_regex_found_one(text: str) -> None:
+    from sessionscope.core.brief import patterns
+
+    assert patterns.negated_failure(text) == (_OLD_NEGATED_FAILURE.search(text) is not None)
+
+
 _SCRIPTS = st.lists(st.sampled_from(["apply_patch", " <<", "<<-", "'EOF'", '"EOF"', "EOF", "\n", " ", "\t", ";", "(", "&", "|",
                                      "x", "*** Begin Patch"]), max_size=20).map("".join)
 
