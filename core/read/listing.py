@@ -26,7 +26,8 @@ A field in `unsure` is a best guess from the two ends (None when they showed not
 full parse: a line longer than the 64 KB windows can hide a record, the unseen middle of a file
 can hold what the ends do not show. A Claude Code title is always a guess: a rename (custom title)
 or AI title can be anywhere, and looking at every line of even a small file would cost more than
-the rest of its listing. A file of at most 128 KB is read whole (`whole`), and then nothing else
+the rest of its listing; so is its first prompt, looked for only 8 KB past the line that settled
+the rest (`ends.Look`: a session opened by a slash command may have none for many lines). A file of at most 128 KB is read whole (`whole`), and then nothing else
 is unsure. The format is sniffed from the first three lines (the full scan's sniffer reads up to
 eight): a file whose lines 4 to 8 belong to another format is listed here and rejected by the full
 parse. Unreadable, empty, compressed-without-support and unrecognised files give a result with
