@@ -338,23 +338,32 @@ def line_values(line: bytes | memoryview) -> tuple[Any, ...] | None:
 
 
 def head_values_from(buf: bytes, pos: int, whole: bool, ran_out: list[bool],
-                     look: Look | None = None) -> Iterator[tuple[Any, ...] | None]:
+                     look: Look | None = None, memo: dict[int, Any] | None = None,
+                     ) -> Iterator[tuple[Any, ...] | None]:
     """`Ends.head_values` of a head buffer `buf` (the whole file when `whole`) from the line that
     starts at `pos` on, without a `Lines`; `ran_out[0]` is set when they are all read (not when
-    `look` cut them short)."""
+    `look` cut them short). With `memo`, the values of each line parsed are kept by where it
+    starts (for `tail_values` of the same buffer: a small file read whole is one buffer)."""
     find, n, view = buf.find, len(buf), memoryview(buf)
     while (nl := find(b"\n", pos)) >= 0:
         if look is not None and look.active:
             if look.past(pos):
                 return
-            yield line_values(view[pos:nl]) if look.wants(buf, pos, nl) else ()
-        else:
-            yield line_values(view[pos:nl])
+            if not look.wants(buf, pos, nl):
+                yield ()
+                pos = nl + 1
+                continue
+        values = line_values(view[pos:nl])
+        if memo is not None:
+            memo[pos] = values
+        yield values
         pos = nl + 1
     if whole and pos < n:  # the file's unterminated end, when it parses (`Ends._last_counts`)
         if look is not None and look.active and look.past(pos):
             return
         values = line_values(view[pos:])
+        if memo is not None:
+            memo[pos] = values
         if values is not None:
             yield values if look is None or not look.active or look.wants(buf, pos, n) else ()
     ran_out[0] = True
@@ -390,15 +399,19 @@ class Look:
         return self.cut
 
 
-def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:
+def tail_values(buf: bytes, whole: bool, memo: dict[int, Any] | None = None) -> Iterator[tuple[Any, ...] | None]:
     """`Ends.tail_values_backward` of a tail buffer `buf` (the whole file when `whole`), without
-    a `Lines`."""
+    a `Lines`; a line whose values `memo` holds by where it starts (`head_values_from`'s, of the
+    same buffer) is not parsed again."""
     first = 3 if buf[:3] == _BOM else 0
     least = -1 if whole else first  # (a tail window's first piece starts mid-line: left out)
     rfind, end, view = buf.rfind, len(buf), memoryview(buf)
+    known = memo.get if memo else None
     start = rfind(b"\n", first, end) + 1 or first
     if start > least and start < end:  # what follows the last newline: the unterminated end
-        values = line_values(view[start:end])
+        values = known(start, _UNPARSED) if known is not None else _UNPARSED
+        if values is _UNPARSED:
+            values = line_values(view[start:end])
         if values is not None:
             yield values
     end = start - 1
@@ -406,7 +419,8 @@ def tail_values(buf: bytes, whole: bool) -> Iterator[tuple[Any, ...] | None]:
         start = rfind(b"\n", first, end) + 1 or first
         if start <= least:
             return
-        yield line_values(view[start:end])
+        values = known(start, _UNPARSED) if known is not None else _UNPARSED
+        yield line_values(view[start:end]) if values is _UNPARSED else values
         end = start - 1
 
 

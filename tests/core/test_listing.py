@@ -678,35 +678,62 @@ def test_a_session_opened_by_a_command_lists_alike_every_way(tmp_path: Path, siz
         assert_agrees(path, nbytes)
 
 
-def test_a_session_opened_by_a_command_is_not_parsed_through_for_a_prompt(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """A small file read whole that a command opened and 60 tool rounds followed: the listing
-    looks for a prompt through `_TITLE_LOOK` bytes past the command, parsing only the lines
-    that may hold one (not the tool results), and lists the command as the title guess; a
-    prompt within that reach is found."""
+def _spy_parses(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The bytes of every line the listing parses from now on (the lanes' and `Lines`' parse)."""
     from sessionscope.core.read import ends
     from sessionscope.core.read.adapters import claude as claude_module
 
-    parsed: list[int] = []
+    parsed: list[bytes] = []
     real = ends._loads
 
     def spy(data: Any) -> Any:
-        parsed.append(len(data))
+        parsed.append(bytes(data))
         return real(data)
 
     monkeypatch.setattr(ends, "_loads", spy)
     monkeypatch.setattr(claude_module, "_loads", spy)
-    path = _command_started(tmp_path / "p" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 59)
+    return parsed
+
+
+@pytest.mark.parametrize("folder", ["projects/-home-u-proj", "p"], ids=["lane", "general"])
+def test_a_session_opened_by_a_command_is_not_parsed_through_for_a_prompt(tmp_path: Path, folder: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small file read whole that a command opened and 60 tool rounds followed: the listing
+    looks for a prompt through `_TITLE_LOOK` bytes past the command, parsing only the lines
+    that may hold one (not the tool results), and lists the command as the title guess; a
+    prompt within that reach is found. In the lane (a path under `projects`) and the general way."""
+    from sessionscope.core.read.adapters import claude as claude_module
+
+    path = _command_started(tmp_path / folder / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 59)
     size = path.stat().st_size
     assert size <= 2 * listing.HEAD_TAIL
+    parsed = _spy_parses(monkeypatch)
     meta = quick_meta(path, REGISTRY)
     # The three lines of the sniff, the calls within reach (~270 bytes each; the results are not
     # parsed), the last line: a few KB of the file's ~120.
-    assert sum(parsed) < claude_module._TITLE_LOOK // 2 + 4000, (parsed, size)
+    assert sum(map(len, parsed)) < claude_module._TITLE_LOOK // 2 + 4000, ([len(b) for b in parsed], size)
+    monkeypatch.undo()
     assert meta.whole and meta.title == "/init" and meta.unsure == {"title"}
     assert full_session(path).title == "fix the cart"  # (the full parse finds the prompt at the end)
-    near = _command_started(tmp_path / "q" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 3)
+    near = _command_started(tmp_path / "q" / folder / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [1500] * 60, 3)
     assert quick_meta(near, REGISTRY).title == "fix the cart" == full_session(near).title
+
+
+def test_a_small_file_read_whole_has_each_line_parsed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short session read whole that ends in a reply (whose time depends on the record before
+    it), in the lane (its path names the format): the tail walk reads back to lines the head walk
+    parsed and takes their values as they are, parsing no line twice; the answer is the general
+    way's and agrees with the full parse."""
+    path = write_jsonl(tmp_path / "projects" / "-home-u-proj" / "9c1c4f0e-4b1a-4c7e-9a55-0d6f3e2a1b7c.jsonl", [
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"timestamp": iso(0)}},
+        claude("user", 1, "summarise the cart work " + "x" * 5000, minute=1),
+        claude("assistant", 2, "the summary", minute=2)])
+    parsed = _spy_parses(monkeypatch)
+    meta = quick_meta(path, REGISTRY)
+    assert len(parsed) == len(set(parsed)) == 3, [len(b) for b in parsed]
+    monkeypatch.undo()
+    assert meta.whole and meta == general_meta(path) == assert_agrees(path)
+    assert meta.last_timestamp == full_session(path).last_timestamp
 
 
 def test_an_agent_whose_prompt_is_looked_for_past_reach_leaves_its_kind_unsure(tmp_path: Path) -> None:

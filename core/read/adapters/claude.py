@@ -1714,6 +1714,9 @@ def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
     if claude <= other:
         return None
     whole, ran_out, look = ht.tail is head, [False], _title_look()
+    # A small file read whole is one buffer: a line the head walk parsed, the tail's is not
+    # parsed again (a short session ending in a reply reads back to the prompt the head read).
+    memo = {0: (first[0],), e1 + 1: (first[1],), e2 + 1: (first[2],)} if whole else None
 
     def head_values() -> Iterator[tuple[Any, ...]]:
         # (the three lines parsed for the sniff, then the rest: each line through `look` alike)
@@ -1725,10 +1728,10 @@ def _quick_lane(adapter: ClaudeAdapter, path: str, ht: HeadTail, nbytes: int,
                     yield ()
                     continue
             yield (value,)
-        yield from head_values_from(head, e3 + 1, whole, ran_out, look)
+        yield from head_values_from(head, e3 + 1, whole, ran_out, look, memo)
 
     meta = _quick_of(adapter, path, ht.size, ht.mtime, whole, head_values(),
-                     lambda: tail_values(ht.tail, whole), look)
+                     lambda: tail_values(ht.tail, whole, memo), look)
     return None if narrow and ran_out[0] else meta
 
 
