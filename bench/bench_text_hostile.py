@@ -97,6 +97,12 @@ def _aider_reply(text: str) -> object:
     return list(_reply_entries("x.md", lines, None))
 
 
+def _compact_find(text: str) -> object:
+    from sessionscope.core.read.compact import _FOLDING, _find_all, _line_starts
+    data = text.encode()  # (a chunk of a streamed file, as `_candidate_items` looks at it)
+    return _line_starts(data, _find_all(data.lower(), b"zz") + [m.start() for m in _FOLDING.finditer(data)])
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -118,6 +124,8 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("apply_patch script: blank lines", _heredoc, "", "\n"),
     ("memory heading: spaces, then x", _sections, "## a", " "),
     ("aider reply: SEARCH lines, no block", _aider_reply, "", "<<<<<<< SEARCH\n"),
+    ("streamed find: a line of \u00df", _compact_find, '{"t":"', "\u00df"),
+    ("streamed find: a line of \\u00df", _compact_find, '{"t":"', "\\u00df"),
 )
 
 

@@ -242,3 +242,21 @@ def test_an_aider_blocks_ends_are_where_the_old_scan_found_them(bodies: list[str
             k += 1
         assert div[i + 1] == j
         assert (rep[j + 1] if j < n else n + 1) == k
+
+
+# -- a streamed transcript's find: the lines its spots are on --------------------------------------------
+_FOLDY = st.lists(st.sampled_from([b"\n", b"a", b"zz", b"Zz", "\u00df".encode(), b"\\u00df", b"\\u00DF", b" ", b"\\"]),
+                  max_size=30).map(b"".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_FOLDY, st.lists(st.integers(0, 400), max_size=12))
+@example(b"a\n\xc3\x9f\xc3\x9fzz\n", [0, 1, 2, 4, 7, 8])
+@example(b"\\u00df\\u00DF", [])
+@example(b"\n\n", [0, 1])
+def test_a_finds_lines_are_where_the_old_search_back_found_them(data: bytes, picked: list[int]) -> None:
+    from sessionscope.core.read import compact
+
+    spots = compact._find_all(data.lower(), b"zz") + [m.start() for m in compact._FOLDING.finditer(data)]
+    spots += [at % len(data) for at in picked] if data else []
+    assert compact._line_starts(data, spots) == sorted({data.rfind(b"\n", 0, at) + 1 for at in spots})
