@@ -103,6 +103,12 @@ def _compact_find(text: str) -> object:
     return _line_starts(data, _find_all(data.lower(), b"zz") + [m.start() for m in _FOLDING.finditer(data)])
 
 
+def _edit_lines(text: str) -> object:
+    from sessionscope.core.read.diffs import _edit_lines
+    lines = [f"{k} {line}" for k, line in enumerate(text.split("\n"))]  # (each old line once)
+    return _edit_lines("\n".join(lines), "\n".join(f"{line}\n+" for line in lines))
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -126,6 +132,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("aider reply: SEARCH lines, no block", _aider_reply, "", "<<<<<<< SEARCH\n"),
     ("streamed find: a line of \u00df", _compact_find, '{"t":"', "\u00df"),
     ("streamed find: a line of \\u00df", _compact_find, '{"t":"', "\\u00df"),
+    ("edit diff: a line added after each", _edit_lines, "", "a\n"),
 )
 
 

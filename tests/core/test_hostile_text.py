@@ -260,3 +260,72 @@ def test_a_finds_lines_are_where_the_old_search_back_found_them(data: bytes, pic
     spots = compact._find_all(data.lower(), b"zz") + [m.start() for m in compact._FOLDING.finditer(data)]
     spots += [at % len(data) for at in picked] if data else []
     assert compact._line_starts(data, spots) == sorted({data.rfind(b"\n", 0, at) + 1 for at in spots})
+
+
+# -- an Edit's diff: its lines matched ---------------------------------------------------------------------
+def _old_edit_lines(old: str, new: str) -> list[object]:
+    import difflib
+
+    from sessionscope.core.read.diffs import DiffLine
+
+    a, b = old.split("\n"), new.split("\n")
+    out: list[object] = []
+    for line in list(difflib.unified_diff(a, b, lineterm="", n=3))[2:]:
+        if line.startswith("@@"):
+            if out:
+                out.append(DiffLine("…", ""))
+            continue
+        tag = line[:1] if line[:1] in "+- " else " "
+        out.append(DiffLine(tag, line[1:]))
+    if not out and a == b:
+        out = [DiffLine(" ", line) for line in a]
+    return out
+
+
+_EDIT_LINES = st.lists(st.sampled_from(["a", "b", "c", "x", "", " ", "@@ x", "+a", "-b", "---", "é"]), max_size=40).map("\n".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_EDIT_LINES, _EDIT_LINES)
+@example("a\nb\nc", "a\nx\nb\nx\nc")
+@example("", "")
+@example("a\nb\nc\nd\ne\nf\ng\nh\ni\nj", "a\nB\nc\nd\ne\nf\ng\nh\ni\nJ")
+@example("---\n+a", "+a\n---")
+def test_an_edits_diff_lines_are_unified_diffs(old: str, new: str) -> None:
+    from sessionscope.core.read import diffs
+
+    assert diffs._edit_lines(old, new) == _old_edit_lines(old, new)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "x", "", "u1", "u2", "u3"]), max_size=40),
+       st.lists(st.sampled_from(["a", "b", "c", "y", "", "u1", "u2", "u3"]), max_size=40), st.sampled_from([0, 4, 1000]))
+@example(["u1", "a", "u2", "b"], ["u2", "b", "u1", "a"], 1000)
+@example(["a", "u1", "b", "u2"], ["a", "u1", "c", "u2"], 0)
+@example([], ["a"], 0)
+def test_a_large_edits_lines_are_matched_in_order(a: list[str], b: list[str], gap: int) -> None:
+    """Past `_MATCHED_CELLS` lines by lines, an edit's lines are matched as blocks SequenceMatcher
+    would accept: in order, each of equal lines, none touching the next, the end last; and its
+    diff lines hold all the changed lines, old ones as `-` and new ones as `+`."""
+    from unittest import mock
+
+    from sessionscope.core.read import diffs
+
+    a, b = a or [""], b or [""]  # (as an edit's text split at its newlines)
+    with mock.patch.object(diffs, "_GAP_CELLS", gap), mock.patch.object(diffs, "_MATCHED_CELLS", -1):
+        blocks = diffs._anchored_blocks(a, b)
+        lines = diffs._edit_lines("\n".join(a), "\n".join(b))
+    assert blocks[-1] == (len(a), len(b), 0)
+    after = None
+    for i, j, size in blocks[:-1]:
+        assert size > 0 and a[i:i + size] == b[j:j + size]
+        assert after is None or (i >= after[0] and j >= after[1] and (i, j) != after)
+        after = (i + size, j + size)
+    matched = sum(size for *_, size in blocks)
+    assert [d.text for d in lines if d.tag == "-"] == [x for k, x in enumerate(a) if not _in_blocks(k, blocks, 0)]
+    assert [d.text for d in lines if d.tag == "+"] == [x for k, x in enumerate(b) if not _in_blocks(k, blocks, 1)]
+    assert sum(d.tag in "-+" for d in lines) == len(a) + len(b) - 2 * matched
+
+
+def _in_blocks(k: int, blocks: list[tuple[int, int, int]], side: int) -> bool:
+    return any(blk[side] <= k < blk[side] + blk[2] for blk in blocks)
