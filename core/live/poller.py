@@ -29,9 +29,12 @@ class Poller:
     100 ms (watchfiles' poller) cost 8.6% of a core idle with 2,000 files (bench/bench_live.py),
     and grows with the history."""
 
-    def __init__(self, roots: list[str], wanted: Any) -> None:
+    def __init__(self, roots: list[str], wanted: Any, flat: dict[str, Any] | None = None) -> None:
         self.roots = roots
         self.wanted = wanted  # file name -> bool
+        #: folders looked at alone (no folder in them followed), each with what matters there
+        #: (file name -> bool): a database's folder, a project folder (see Watcher._flat_folders)
+        self.flat: dict[str, Any] = dict(flat or {})
         self.files: dict[str, tuple[int, int, int, int]] = {}  # path -> (inode, size, mtime_ns, device)
         self.dirs: dict[str, int] = {}  # folder -> mtime_ns
         # Each real folder and file is known by one path, as the scan and inotify know it: a
@@ -55,6 +58,8 @@ class Poller:
         seen: set[tuple[int, int]] = set()
         for d in self.roots:
             self._walk(d, d, files, dirs, seen, dir_keys, file_keys)
+        for d, wanted in self.flat.items():
+            self._list_flat(d, wanted, files, dirs, file_keys)
         first = not self.files and not self.dirs
         changed = set() if first else {p for p, v in files.items() if self.files.get(p) != v}
         if not first:
@@ -62,7 +67,7 @@ class Poller:
         self.files, self.dirs, self.dir_keys, self.file_keys = files, dirs, dir_keys, file_keys
         recent = time.time_ns() - HOT_S * 1_000_000_000
         self.hot_files = {p for p, v in files.items() if v[2] >= recent} | (changed & files.keys())
-        self.hot_dirs = {d for d, m in dirs.items() if m >= recent} | set(self.roots)
+        self.hot_dirs = {d for d, m in dirs.items() if m >= recent} | set(self.roots) | (self.flat.keys() & dirs.keys())
         self.cost = time.perf_counter() - started
         return changed
 
@@ -92,8 +97,35 @@ class Poller:
                 continue
             if self.dirs.get(d) != m:
                 self.dirs[d] = m
-                changed |= self._new_in(d)
+                changed |= self._new_in(d) if d not in self.flat else self._new_in_flat(d)
         return changed
+
+    def _list_flat(self, d: str, wanted: Any, files: dict[str, tuple[int, int, int, int]],
+                   dirs: dict[str, int], keys: dict[tuple[int, int], str]) -> None:
+        """The files that matter directly in a folder looked at alone (none of its folders)."""
+        try:
+            dirs[d] = os.stat(d).st_mtime_ns
+            with os.scandir(d) as it:
+                items = [item for item in it if wanted(item.name)]
+        except OSError:
+            return
+        for item in items:
+            try:
+                if item.is_file(follow_symlinks=True):
+                    self._add(item.path, item.stat(follow_symlinks=True), files, keys)
+            except OSError:
+                continue
+
+    def _new_in_flat(self, d: str) -> set[str]:
+        """Files that matter and appeared directly in folder `d`, looked at alone."""
+        files: dict[str, tuple[int, int, int, int]] = {}
+        self._list_flat(d, self.flat[d], files, {}, dict(self.file_keys))
+        new = {p for p in files if p not in self.files}
+        for p in new:
+            self.files[p] = files[p]
+            self.file_keys[(files[p][3], files[p][0])] = p
+        self.hot_files.update(new)
+        return new
 
     def _new_in(self, d: str) -> set[str]:
         """Files that appeared directly in folder `d`, and everything in folders that appeared

@@ -29,7 +29,7 @@ import select
 import threading
 import time
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..catalog.files import WAL
 from ..catalog.library import Library
@@ -103,7 +103,8 @@ class Watcher:
         database root's folder (the database, and its write-ahead log, which OpenCode writes
         while it runs: reported as the database); a project folder root's (shallow: the files an
         adapter keeps there by name, as the scan reads it, `Adapter.project_files`). Watched by
-        our inotify reader (Linux); watchfiles and the poller pick them up at the next scan."""
+        our inotify reader (Linux) and looked at by the poller (`--poll`); watchfiles (macOS,
+        Windows) does not watch a folder alone: they wait for the next scan there."""
         endings = tuple(n for a in library.registry.adapters for n in a.project_files)
         flat: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
         for r in library.roots:
@@ -135,6 +136,15 @@ class Watcher:
                 out.add(path)
         return out
 
+    @staticmethod
+    def _flat_wanted(names: frozenset[str], endings: tuple[str, ...]) -> Callable[[str], bool]:
+        """Whether a file name in a folder watched alone matters (`_wanted`'s rule, by name: a
+        database named there, or its write-ahead log, or a name with one of the endings)."""
+        def wanted(name: str) -> bool:
+            return (name in names or (name.endswith(_DB_WAL) and name[: -len(WAL)] in names)
+                    or bool(endings) and name.endswith(endings))
+        return wanted
+
     def batches(self) -> Iterator[list[SessionEvent]]:
         """Blocking: one list of events per batch of changes, until `stop` is set.
 
@@ -147,8 +157,6 @@ class Watcher:
         probe = _StopProbe(self.stop, self.armed)
         caught_up = False
         if self.poll:
-            if not self.paths:
-                return  # (the poller walks trees only: folders watched alone wait for a scan)
             source = self._polled(probe)
         else:
             inotify = Inotify.open()
@@ -256,7 +264,8 @@ class Watcher:
     def _polled(self, probe: _StopProbe) -> Iterator[set[str]]:
         """Changed paths found by polling (see `Poller`), every POLL_MS."""
         suffixes = self.tracker._suffixes
-        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith((".md", _DB_WAL)))
+        poller = Poller(self.paths, lambda name: name.endswith(suffixes) or name.endswith((".md", _DB_WAL)),
+                        {folder: self._flat_wanted(*what) for folder, what in self.flat.items()})
         poller.sweep()  # what is there now: changes are compared with it
         next_sweep = time.monotonic() + poller.sweep_interval()
         while not probe.is_set():  # (the first question arms)

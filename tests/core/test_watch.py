@@ -399,6 +399,38 @@ def test_polling_looks_at_hot_files_often_and_at_everything_in_sweeps(tmp_path: 
     assert poller.sweep_interval() == SWEEP_MAX_S
 
 
+def test_polling_looks_at_a_folder_alone_for_what_matters_there(tmp_path: Path) -> None:
+    """A folder the poller looks at alone (a database's, a project's): only the files that matter
+    there are known, none of its folders is walked, and, quiet as it may be, it is looked at on
+    every tick: a database's log that OpenCode creates there comes at once, not at the next sweep."""
+    import time as _time
+
+    from sessionscope.core.live.poller import Poller
+
+    old = _time.time() - 86400
+    folder = tmp_path / "opencode"
+    (folder / "storage" / "deep").mkdir(parents=True)
+    db = folder / "opencode.db"
+    db.write_bytes(b"db")
+    (folder / "opencode.log").write_text("noise")
+    (folder / "storage" / "deep" / "s.jsonl").write_bytes(head("x"))
+    for p in (db, folder):
+        os.utime(p, (old, old))
+    poller = Poller([], lambda name: True, {str(folder): lambda name: name in ("opencode.db", "opencode.db-wal")})
+    assert poller.sweep() == set()
+    assert set(poller.files) == {str(db)} and str(folder) in poller.hot_dirs  # (quiet, yet looked at)
+    (folder / "opencode.db-wal").write_bytes(b"wal")
+    (folder / "other.db").write_bytes(b"")
+    os.utime(folder, (old + 1, old + 1))  # (changed, still a day old)
+    assert poller.tick() == {str(folder / "opencode.db-wal")}
+    with open(folder / "opencode.db-wal", "ab") as fh:
+        fh.write(b"commit")
+    assert poller.tick() == {str(folder / "opencode.db-wal")}  # new, so hot: its next write at once
+    (folder / "opencode.db-wal").unlink()
+    assert poller.tick() == {str(folder / "opencode.db-wal")}
+    assert poller.sweep() == set()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 def test_the_inotify_reader_follows_folders_that_come_and_go(tmp_path: Path) -> None:
     """Folders created or moved in are watched at once and reported themselves (the tracker walks
@@ -575,11 +607,16 @@ def _events_until(got: queue.Queue, done) -> list:  # noqa: ANN001
     return seen
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
-def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path) -> None:
+_READERS = [pytest.param(False, id="inotify", marks=pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                                                       reason="inotify")),
+            pytest.param(True, id="poll")]
+
+
+@pytest.mark.parametrize("poll", _READERS)
+def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path, poll: bool) -> None:
     """A database root (a file) is watched through its folder, alone: a session OpenCode commits
     to its write-ahead log (the database file unchanged) comes as the database's event; other
-    files of the folder and a folder made in it say nothing."""
+    files of the folder and a folder made in it say nothing. By inotify and by the poller."""
     import sqlite3
 
     sys.path.insert(0, str(Path(__file__).parent))
@@ -591,7 +628,10 @@ def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path) -> No
     lib = Library([Root(str(db), "opencode")], catalog=Catalog(tmp_path / "c.sqlite"))
     lib.scan()
     before = {s.id for s in lib.all_sessions()}
-    watcher = Watcher(lib)
+    day_ago = datetime.now().timestamp() - 86_400  # (a folder long quiet: the poller still looks at it often)
+    for p in (db, folder):
+        os.utime(p, (day_ago, day_ago))
+    watcher = Watcher(lib, poll=poll)
     assert watcher.paths == [] and list(watcher.flat) == [str(folder)]
     watcher.db_min_s = watcher.db_cost_ratio = 0  # (not about the hold: on a loaded machine 10x a read is long)
     writer = sqlite3.connect(db)
@@ -616,11 +656,12 @@ def test_an_opencode_database_root_is_watched_with_its_log(tmp_path: Path) -> No
     assert not thread.is_alive()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
-def test_a_project_folder_root_is_watched_alone_for_the_files_kept_there(tmp_path: Path,
+@pytest.mark.parametrize("poll", _READERS)
+def test_a_project_folder_root_is_watched_alone_for_the_files_kept_there(tmp_path: Path, poll: bool,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A shallow root (a project folder holding Aider's history): the history growing comes as
-    its event; the project's own files, and a folder made in it, are not looked at."""
+    its event; the project's own files, and a folder made in it, are not looked at. By inotify
+    and by the poller."""
     import shutil
 
     from helpers import DATA
@@ -633,7 +674,7 @@ def test_a_project_folder_root_is_watched_alone_for_the_files_kept_there(tmp_pat
     lib = Library([Root(str(proj), PROJECT, shallow=True)], catalog=Catalog(tmp_path / "c.sqlite"))
     lib.scan()
     count = len(lib.all_sessions())
-    watcher = Watcher(lib)
+    watcher = Watcher(lib, poll=poll)
     assert list(watcher.flat) == [str(proj)]
     thread, got = _watch(watcher)
     try:
