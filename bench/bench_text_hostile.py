@@ -103,6 +103,21 @@ def _compact_find(text: str) -> object:
     return _line_starts(data, _find_all(data.lower(), b"zz") + [m.start() for m in _FOLDING.finditer(data)])
 
 
+def _compact_file(text: str) -> object:
+    import os
+    import tempfile
+    import types
+    from array import array
+
+    from sessionscope.core.read.compact import CompactTranscript
+    with tempfile.TemporaryDirectory() as tmp:  # (a streamed file of one line: `text`)
+        path = os.path.join(tmp, "t.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(text.encode().replace(b"a", b"a" * 1024) + b"\n")  # (each `a` a KB of them)
+        model = types.SimpleNamespace(path=path, _e_off=array("q", [0]), _e_item=[0])
+        return CompactTranscript._candidate_items(model, b"zz", 1, lambda: False)  # type: ignore[arg-type]
+
+
 def _edit_lines(text: str) -> object:
     from sessionscope.core.read.diffs import _edit_lines
     lines = [f"{k} {line}" for k, line in enumerate(text.split("\n"))]  # (each old line once)
@@ -133,6 +148,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("streamed find: a line of \u00df", _compact_find, '{"t":"', "\u00df"),
     ("streamed find: a line of \\u00df", _compact_find, '{"t":"', "\\u00df"),
     ("edit diff: a line added after each", _edit_lines, "", "a\n"),
+    ("streamed find: a line of many MB", _compact_file, '{"t":"', "a"),
 )
 
 

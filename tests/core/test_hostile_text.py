@@ -329,3 +329,33 @@ def test_a_large_edits_lines_are_matched_in_order(a: list[str], b: list[str], ga
 
 def _in_blocks(k: int, blocks: list[tuple[int, int, int]], side: int) -> bool:
     return any(blk[side] <= k < blk[side] + blk[2] for blk in blocks)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_FOLDY, st.sampled_from([1, 2, 3, 5, 8]))
+@example(b"a\nzz", 2)
+@example(b"zzzz", 2)
+@example(b"\xc3\x9f\xc3\x9f\xc3\x9f\nzz\n", 3)
+@example(b"aaaaaaaa\nzz", 3)
+def test_a_streamed_finds_lines_read_in_chunks_are_those_read_whole(data: bytes, chunk: int) -> None:
+    """Lines longer than a chunk (held in pieces until their end is read) and a last line without
+    its newline are looked at as when the file is read in one piece."""
+    import tempfile
+    import types
+    from array import array
+    from pathlib import Path
+    from unittest import mock
+
+    from sessionscope.core.read import compact
+
+    starts = [0] + [k + 1 for k, c in enumerate(data) if c == 10 and k + 1 < len(data)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.jsonl"
+        path.write_bytes(data)
+        model = types.SimpleNamespace(path=str(path), _e_off=array("q", starts), _e_item=list(range(len(starts))))
+
+        def items(size: int) -> list[int]:
+            with mock.patch.object(compact, "_CHUNK", size):
+                return compact.CompactTranscript._candidate_items(model, b"zz", starts[-1] + 1, lambda: False)  # type: ignore[arg-type]
+
+        assert items(chunk) == items(1 << 20)
