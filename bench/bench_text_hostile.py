@@ -124,6 +124,15 @@ def _edit_lines(text: str) -> object:
     return _edit_lines("\n".join(lines), "\n".join(f"{line}\n+" for line in lines))
 
 
+def _find_highlight(text: str) -> object:
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from sessionscope.tui.widgets._transcript_render import highlight
+    return highlight(Strip([Segment(c) for c in text]), "a", Style(reverse=True))  # (a segment a character)
+
+
 #: (row name, function, lead, unit): the function is fed `lead + unit * N`
 ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("export: a line of backticks", _export_line, "x", "`"),
@@ -149,6 +158,7 @@ ROWS: tuple[tuple[str, Callable[[str], object], str, str], ...] = (
     ("streamed find: a line of \\u00df", _compact_find, '{"t":"', "\\u00df"),
     ("edit diff: a line added after each", _edit_lines, "", "a\n"),
     ("streamed find: a line of many MB", _compact_file, '{"t":"', "a"),
+    ("transcript find: a line of a", _find_highlight, "", "a"),
 )
 
 

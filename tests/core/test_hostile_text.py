@@ -359,3 +359,50 @@ def test_a_streamed_finds_lines_read_in_chunks_are_those_read_whole(data: bytes,
                 return compact.CompactTranscript._candidate_items(model, b"zz", starts[-1] + 1, lambda: False)  # type: ignore[arg-type]
 
         assert items(chunk) == items(1 << 20)
+
+
+# -- the transcript view's find: a line's matches restyled ----------------------------------------------------
+def _old_highlight(strip: object, needle: str, style: object) -> object:
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from sessionscope.tui.widgets._transcript_render import match_spans
+
+    spans = match_spans(strip.text, needle)  # type: ignore[attr-defined]
+    if not spans:
+        return strip
+    out: list[Segment] = []
+    pos = 0
+    for seg in strip:  # type: ignore[attr-defined]
+        seg_text, seg_style, control = seg
+        if control:
+            out.append(seg)
+            continue
+        end = pos + len(seg_text)
+        cuts = sorted({pos, end, *(c for a, b in spans for c in (a, b) if pos < c < end)})
+        for a, b in zip(cuts, cuts[1:]):
+            piece = seg_text[a - pos:b - pos]
+            hit = any(sa <= a and b <= sb for sa, sb in spans)
+            out.append(Segment(piece, (seg_style + style) if hit and seg_style else style if hit else seg_style))
+        pos = end
+    return Strip(out, strip.cell_length)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "A", "aa", "ab", "", " ", "b", "aba", "ß", "SS", "\u0130"]),
+                          st.sampled_from([None, "bold", "red"])), max_size=12),
+       st.sampled_from(["a", "aa", "ab", "ba", "A", "b a", "ss", "aaa"]))
+@example([("aa", None), ("a", "bold"), ("ab", None)], "aa")
+@example([("ab", None), ("", "red"), ("a", None)], "ba")
+def test_a_lines_matches_are_restyled_where_the_old_walk_restyled_them(pieces: list[tuple[str, str | None]],
+                                                                      needle: str) -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from sessionscope.tui.widgets._transcript_render import highlight
+
+    strip = Strip([Segment(text, Style.parse(style) if style else None) for text, style in pieces])
+    match = Style(reverse=True)
+    new, old = highlight(strip, needle, match), _old_highlight(strip, needle, match)
+    assert list(new) == list(old) and new.cell_length == old.cell_length  # type: ignore[attr-defined]

@@ -398,29 +398,44 @@ def _seconds(s: float) -> str:
     return f"{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
 
 
-def highlight(strip: Strip, needle: str, style: Style) -> Strip:
-    """`strip` with every case-insensitive occurrence of `needle` restyled."""
-    text = strip.text
+def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Where `needle` is in `text` (case-insensitive, each match after the one before), as (start,
+    end); none where case-folding changes the text's length (its places would not be the text's)."""
     low, n = text.casefold(), needle.casefold()
     if not n or n not in low or len(low) != len(text):
-        return strip
+        return []
     spans: list[tuple[int, int]] = []
     start = low.find(n)
     while start >= 0:
         spans.append((start, start + len(n)))
         start = low.find(n, start + len(n))
+    return spans
+
+
+def highlight(strip: Strip, needle: str, style: Style) -> Strip:
+    """`strip` with every case-insensitive occurrence of `needle` restyled: each segment cut where
+    a match starts or ends inside it, in one walk of the segments and the matches together (a
+    look at every match for each segment and each piece cost a line's width squared each frame:
+    a line of 500 one-letter segments, 42 ms)."""
+    spans = match_spans(strip.text, needle)
+    if not spans:
+        return strip
     out: list[Segment] = []
-    pos = 0
+    pos = k = 0  # (spans[k]: the first match that ends past the place looked at)
     for seg in strip:
         seg_text, seg_style, control = seg
         if control:
             out.append(seg)
             continue
         end = pos + len(seg_text)
-        cuts = sorted({pos, end, *(c for a, b in spans for c in (a, b) if pos < c < end)})
-        for a, b in zip(cuts, cuts[1:]):
-            piece = seg_text[a - pos:b - pos]
-            hit = any(sa <= a and b <= sb for sa, sb in spans)
+        at = pos
+        while at < end:
+            while k < len(spans) and spans[k][1] <= at:
+                k += 1
+            hit = k < len(spans) and spans[k][0] <= at
+            cut = min(end, spans[k][1] if hit else spans[k][0] if k < len(spans) else end)
+            piece = seg_text[at - pos:cut - pos]
             out.append(Segment(piece, (seg_style + style) if hit and seg_style else style if hit else seg_style))
+            at = cut
         pos = end
     return Strip(out, strip.cell_length)
