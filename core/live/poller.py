@@ -119,11 +119,10 @@ class Poller:
     def _new_in_flat(self, d: str) -> set[str]:
         """Files that matter and appeared directly in folder `d`, looked at alone."""
         files: dict[str, tuple[int, int, int, int]] = {}
-        self._list_flat(d, self.flat[d], files, {}, dict(self.file_keys))
+        # (its files as they are: a known one gets its key again, a new one its first)
+        self._list_flat(d, self.flat[d], files, {}, self.file_keys)
         new = {p for p in files if p not in self.files}
-        for p in new:
-            self.files[p] = files[p]
-            self.file_keys[(files[p][3], files[p][0])] = p
+        self.files.update((p, files[p]) for p in new)
         self.hot_files.update(new)
         return new
 

@@ -116,15 +116,11 @@ class Ends:
         lines = self.head
         found, piece_at, n, i = lines._fwd, lines.piece, len(lines.buf), 0
         while (piece := found[i] if i < len(found) else piece_at(i)) is not None:
-            if look is not None and look.active:
-                if look.past(piece[0]):
-                    return  # (not run out: what lies further on is not looked at)
-                if (piece[1] < n or self._last_counts(lines, piece)) and not look.wants(lines.buf, *piece):
-                    yield piece[0], piece[0]
-                    i += 1
-                    continue
+            if look is not None and look.active and look.past(piece[0]):
+                return  # (not run out: what lies further on is not looked at)
             if piece[1] < n or self._last_counts(lines, piece):
-                yield piece
+                skip = look is not None and look.active and not look.wants(lines.buf, *piece)
+                yield (piece[0], piece[0]) if skip else piece
             i += 1
         if self.narrow:
             self.ran_out = True
