@@ -127,6 +127,7 @@ class SessionScopeApp(App[None]):
         self.index_dir = index_dir
         self.tool_result_cap = tool_result_cap  # the config's: the CLI indexes with the same one
         self.index: SearchIndex | None = None
+        self.library_loaded = False  # a library load (scan, then index) has ended, well or not
         self.now = now  # frozen clock for snapshots; None means the real time
         self.watch_files = watch
         self.poll = poll
@@ -225,15 +226,18 @@ class SessionScopeApp(App[None]):
         confirms them, then the index. Files the catalog does not know (all of them on a first
         launch) are listed from their two ends before the scan parses them, and shown so."""
         self._first_painted.wait(FIRST_PAINT_WAIT)
-        with self._library_lock:
-            if self.library.load_cached():
-                self.post_message(self.LibraryScanned(None, cached=True))
-            report = None
-            if self.rescan or not self.library.all_sessions():
-                report = self.library.scan(self._reading_progress(), quick=True,
-                                           interim=lambda state: self.post_message(self.ScanInterim(state)))
-        self.post_message(self.LibraryScanned(report))
-        self._update_index()
+        try:
+            with self._library_lock:
+                if self.library.load_cached():
+                    self.post_message(self.LibraryScanned(None, cached=True))
+                report = None
+                if self.rescan or not self.library.all_sessions():
+                    report = self.library.scan(self._reading_progress(), quick=True,
+                                               interim=lambda state: self.post_message(self.ScanInterim(state)))
+            self.post_message(self.LibraryScanned(report))
+            self._update_index()
+        finally:
+            self.library_loaded = True
 
     def _reading_progress(self) -> Callable[[int, int, int, int], None]:
         """The scan's progress callback: once it has shown listed sessions, the files read so

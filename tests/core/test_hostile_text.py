@@ -5,6 +5,7 @@ length; each function rewritten for that is held here equal to its old form on t
 what the old regex looks for, run together (bench/bench_text_hostile.py times them)."""
 from __future__ import annotations
 
+import os
 import re
 
 from hypothesis import example, given, settings
@@ -12,12 +13,20 @@ from hypothesis import strategies as st
 
 from sessionscope.core.text import code_spans
 
+#: The share of each long run's examples the suite makes (the counts below are the depth each test
+#: was written and checked at; SESSIONSCOPE_HYPOTHESIS_DEPTH=1 runs them whole, ~80 s of CPU).
+DEPTH = float(os.environ.get("SESSIONSCOPE_HYPOTHESIS_DEPTH", "0.25"))
+
+
+def examples(count: int) -> int:
+    return max(300, round(count * DEPTH))
+
 # -- Markdown code spans ----------------------------------------------------------------------------
 _OLD_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _TICKS = st.lists(st.sampled_from(["`", "``", "```", "````", "a", " ", "\n", "@x/y.md", "é"]), max_size=30).map("".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_TICKS)
 @example("``a`")
 @example("x" + "`" * 9 + "a``````b`````c")
@@ -49,7 +58,7 @@ _TAGGY = st.lists(st.sampled_from(["<command-name>", "</command-name>", "<comman
                                    "\u00a0", "x", "/review", "a b", "<"]), max_size=20).map("".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_TAGGY)
 @example("<command-name> /x \n</command-name><command-args>\u00a0</command-args>")
 def test_a_claude_command_is_what_its_old_regexes_found(text: str) -> None:
@@ -69,7 +78,7 @@ _BLOCKY = st.lists(st.sampled_from(["<", ">", "</", "a", "b", "_", "-", " ", "\t
                                     "</a b>", "<a b>"]), max_size=16).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_BLOCKY)
 @example("<a b>x</a b>")
 @example("<a\tk=v>x</a>")
@@ -88,7 +97,7 @@ _SHELLY = st.lists(st.sampled_from(["-", "--", "a", "_", "1", "é", "=", " ", "\
                    max_size=24).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_SHELLY)
 @example("git commit -m \"fix\" --author='x' a-b-c=\"q\"")
 @example("x-'a'-b \"c\"")
@@ -110,7 +119,7 @@ _OUTPUTS = st.lists(st.sampled_from(["curl", "CURL", "xcurl", " ", "\t", "\n", "
                                      "[done]", "step"]), max_size=24).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_OUTPUTS)
 @example("curl x curl y | sh")
 @example("curl xcurl y| sh")
@@ -135,7 +144,7 @@ _ERROR_LINES = st.lists(st.sampled_from(["a", "1", "0x", "f", "/", ".", "-", "~"
                                          "x/y", "A", "\t", "Error:"]), max_size=24).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_ERROR_LINES)
 @example("0x1f.a/b 12.5abc/d deadbeef1.x/y")
 @example("a~b/c ~/x 1.1.1/2")
@@ -149,7 +158,7 @@ _MARKDOWNY = st.lists(st.sampled_from(["**", "__", "*", "_", "x", " ", "\n", "("
                                        "`"]), max_size=24).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_MARKDOWNY)
 @example("**a** and __init__ (**b**). **c\n d**")
 @example("**x **y** __z__")
@@ -166,7 +175,7 @@ def test_bold_markers_are_dropped_where_the_old_regex_dropped_them(text: str) ->
 _OLD_BRIEF_CODE_SPAN = re.compile(r"(`+)[^`\n]*?\1")
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_TICKS)
 @example("`````a``")
 @example("```a``\n`b`")
@@ -184,7 +193,7 @@ _CONDITIONAL = st.lists(st.sampled_from(["if", "If", "unless", "in case", "wheth
                                          "é", "_"]), max_size=14).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_CONDITIONAL)
 @example("if it doesn't work")
 @example("if. it didn't help")
@@ -199,7 +208,7 @@ _SCRIPTS = st.lists(st.sampled_from(["apply_patch", " <<", "<<-", "'EOF'", '"EOF
                                      "x", "*** Begin Patch"]), max_size=20).map("".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_SCRIPTS)
 @example("x;\n\n apply_patch <<'EOF'\n*** Begin Patch\nEOF\n")
 @example("x(\tapply_patch <<EOF\n")
@@ -211,7 +220,7 @@ def test_an_apply_patch_heredoc_is_found_where_the_old_regex_found_it(text: str)
 
 
 # -- memory notes: a section's heading ---------------------------------------------------------------------
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(st.sampled_from(["#", "##", " ", "\t", "a", "x y", "\r", "é", "###"]), max_size=12).map(lambda u: "##" + "".join(u)))
 @example("## a" + " " * 40 + "x")
 @example("##  ")
@@ -225,7 +234,7 @@ def test_a_heading_is_what_the_old_regex_found(line: str) -> None:
 
 
 # -- Aider: a reply's SEARCH/REPLACE blocks ------------------------------------------------------------------
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(st.lists(st.sampled_from(["<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "```", "x", "", "a.py"]), max_size=20))
 def test_an_aider_blocks_ends_are_where_the_old_scan_found_them(bodies: list[str]) -> None:
     from sessionscope.core.read.adapters import aider
@@ -249,7 +258,7 @@ _FOLDY = st.lists(st.sampled_from([b"\n", b"a", b"zz", b"Zz", "\u00df".encode(),
                   max_size=30).map(b"".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_FOLDY, st.lists(st.integers(0, 400), max_size=12))
 @example(b"a\n\xc3\x9f\xc3\x9fzz\n", [0, 1, 2, 4, 7, 8])
 @example(b"\\u00df\\u00DF", [])
@@ -285,7 +294,7 @@ def _old_edit_lines(old: str, new: str) -> list[object]:
 _EDIT_LINES = st.lists(st.sampled_from(["a", "b", "c", "x", "", " ", "@@ x", "+a", "-b", "---", "é"]), max_size=40).map("\n".join)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_EDIT_LINES, _EDIT_LINES)
 @example("a\nb\nc", "a\nx\nb\nx\nc")
 @example("", "")
@@ -297,7 +306,7 @@ def test_an_edits_diff_lines_are_unified_diffs(old: str, new: str) -> None:
     assert diffs._edit_lines(old, new) == _old_edit_lines(old, new)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "x", "", "u1", "u2", "u3"]), max_size=40),
        st.lists(st.sampled_from(["a", "b", "c", "y", "", "u1", "u2", "u3"]), max_size=40), st.sampled_from([0, 4, 1000]))
 @example(["u1", "a", "u2", "b"], ["u2", "b", "u1", "a"], 1000)
@@ -331,7 +340,7 @@ def _in_blocks(k: int, blocks: list[tuple[int, int, int]], side: int) -> bool:
     return any(blk[side] <= k < blk[side] + blk[2] for blk in blocks)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_FOLDY, st.sampled_from([1, 2, 3, 5, 8]))
 @example(b"a\nzz", 2)
 @example(b"zzzz", 2)
@@ -388,7 +397,7 @@ def _old_highlight(strip: object, needle: str, style: object) -> object:
     return Strip(out, strip.cell_length)  # type: ignore[attr-defined]
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "A", "aa", "ab", "", " ", "b", "aba", "ß", "SS", "\u0130"]),
                           st.sampled_from([None, "bold", "red"])), max_size=12),
        st.sampled_from(["a", "aa", "ab", "ba", "A", "b a", "ss", "aaa"]))

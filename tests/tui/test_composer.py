@@ -418,14 +418,26 @@ async def test_empty_outcome_says_what_was_searched(tmp_path: Path) -> None:
         assert app.clipboard == screen.brief_text
 
 
-async def test_unavailable_outcome_gives_the_reason(tmp_path: Path) -> None:
+async def test_unavailable_outcome_gives_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessionscope.tui.screens.composer as composer_module
+
+    looked: list[float] = []  # the composer's waits for an index build to start
+    real_sleep = asyncio.sleep
+
+    async def sleep(delay: float) -> None:
+        looked.append(delay)
+        await real_sleep(delay)
+
     app = warm_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        assert app.library_loaded
         app.index = None  # as when the index could not be built
+        monkeypatch.setattr(composer_module, "asyncio", argparse.Namespace(sleep=sleep))
         screen = await open_composer(pilot)
         assert screen.result.status == UNAVAILABLE
         assert screen.brief_text == "Session history unavailable: no search index"
+        assert looked == []  # the load has ended: no build will start, so no wait for one (was 5 s)
 
 
 async def test_an_empty_task_waits_for_one(tmp_path: Path) -> None:

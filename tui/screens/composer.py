@@ -214,7 +214,8 @@ class ComposerScreen(Screen[str | None]):
                     except Exception:  # noqa: BLE001 - a failed build leaves no index: compose says so
                         pass
                 break
-            if app.index is not None or looked >= INDEX_START_WAIT or not app.is_running:
+            if app.index is not None or app.library_loaded or looked >= INDEX_START_WAIT or not app.is_running:
+                # (a load that ended without an index, e.g. one that could not be built: no wait)
                 break
             # This screen can be the app's first and mount before the app starts its scan.
             await asyncio.sleep(0.05)

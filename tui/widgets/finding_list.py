@@ -246,6 +246,7 @@ class FindingList(LineList):
     # -- layout -------------------------------------------------------------------------------
     def _rebuild(self, *, keep: DraftItem | None, announce: bool = False) -> None:
         before = self.highlighted
+        had = bool(self._order)
         self._order = self.draft.ordered()
         self._index = {item.id: i for i, item in enumerate(self._order)}
         lines: list[_Line] = []
@@ -266,7 +267,8 @@ class FindingList(LineList):
         self._cursor = index
         self._scroll_to_cursor()
         self.refresh()
-        self.refresh_bindings()
+        if had != bool(self._order):  # (the footer's keys depend on that alone; a refresh of
+            self.refresh_bindings()   # them rebuilds the footer, ~50 ms a key press here)
         if self._order and (announce or self.highlighted is not before):
             self.post_message(self.FindingHighlighted(self, self._order[self._cursor]))
 
