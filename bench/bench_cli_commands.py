@@ -8,8 +8,8 @@ spawn to exit: its wall time and its CPU time (user + system, from the children'
 than wall time on a loaded machine). Commands: `sessions --json --limit 20`, `sessions --limit 20`,
 `read ID --limit 20` (with and without --json), `recent ID` (with and without --json), ID being
 the newest session's. Two ways of starting, as in bench_cli_search.py: with bytecode (written by
-the warm-up) and without it (PYTHONDONTWRITEBYTECODE=1 and an empty pycache prefix: every module
-compiled). The 1-minute load average is printed beside each figure; medians and min-max over
+the warm-up) and without the package's (PYTHONDONTWRITEBYTECODE=1, the package imported from a
+copy that holds none: its modules compiled each run; see bench_cli_search.py). The 1-minute load average is printed beside each figure; medians and min-max over
 `--rounds`, every command of a round run back to back with the baselines.
 
 Target (issue 15): each of these commands at most 150 ms at 20,000 files (wall; the verdict is

@@ -5,9 +5,13 @@ warm catalog: every file stat'ed), open the index, search, print. Each figure is
 (spawn to exit) with a warm catalog and index, beside `rg -c -F -i` for the same term over the raw
 corpus, timed in the same round (interleaved, so load moves both alike). Two query classes: a
 word of the corpus and a fragment of a long word (the substring path). Two ways of starting:
-with bytecode (`.pyc` written by the warm-up, so imports are read from it) and without it
-(PYTHONDONTWRITEBYTECODE=1 and a fresh PYTHONPYCACHEPREFIX each run: every module compiled, as
-where the package's folder cannot be written). The 1-minute load average is printed beside each
+with bytecode (`.pyc` written by the warm-up, so imports are read from it) and without the
+package's (PYTHONDONTWRITEBYTECODE=1, the package imported from a copy that holds none: each run
+compiles the package's modules, as where its folder cannot be written; the standard library's
+and the dependencies' bytecode read as installed). (Until stop 27 "no bytecode" also compiled
+the standard library each run, a fresh PYTHONPYCACHEPREFIX: ~150 ms more on a 2-core machine
+where `python -c pass` alone then took 175 ms, which no command of ours could go under.)
+(bench/README.md: run it with a venv holding a plain install for a user's figures.) The 1-minute load average is printed beside each
 figure; `--rounds` repeats, and the spread (min-max) is shown beside the median, and the median of
 the child's CPU time (user + system, every thread: what a loaded machine does not inflate as it
 does the wall time; rg's counts its search threads).
@@ -79,17 +83,41 @@ def _search_cmd(root: Path, term: str) -> list[str]:
 
 
 def _env(base: dict[str, str], first: str | None, bytecode: bool, scratch: Path) -> dict[str, str]:
+    """The environment of a run: with bytecode (written by the warm-up, read), or without the
+    package's: PYTHONDONTWRITEBYTECODE=1 and the package imported from a copy that holds none
+    (`_bare`), so each run compiles the package's modules, as where its folder cannot be
+    written; the standard library's and the dependencies' bytecode is read as installed."""
     env = dict(base)
+    if not bytecode:
+        first = _bare(first, scratch)
     if first:
         env["PYTHONPATH"] = os.pathsep.join([first, env.get("PYTHONPATH", "")])
+    env.pop("PYTHONPYCACHEPREFIX", None)
     if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env.pop("PYTHONPYCACHEPREFIX", None)
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        # (a prefix that holds no bytecode: the package's own __pycache__ is not read either)
-        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(dir=scratch)
     return env
+
+
+_NOT_IMPORTED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", ".hypothesis", "tests", "bench",
+                                       "screenshots")
+
+
+def _bare(first: str | None, scratch: Path) -> str:
+    """A folder holding a copy of the `sessionscope` package without bytecode (`first`'s, else
+    the one this Python imports), made once a run."""
+    import importlib.util
+
+    src = Path(first) / "sessionscope" if first else Path(importlib.util.find_spec("sessionscope").origin).parent
+    dest = scratch / f"bare-{len(list(scratch.glob('bare-*')))}"
+    made = scratch / "bare.json"
+    known = json.loads(made.read_text()) if made.exists() else {}
+    if str(src) not in known:
+        shutil.copytree(src.resolve(), dest / "sessionscope", ignore=_NOT_IMPORTED)
+        known[str(src)] = str(dest)
+        made.write_text(json.dumps(known))
+    return known[str(src)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         (work / "home").mkdir(parents=True, exist_ok=True)
         env = environment(work)
         t0 = time.perf_counter()
-        scratch = Path(tmp)  # (the bytecode-less runs' empty cache prefixes)
+        scratch = Path(tmp)  # (the bytecode-less runs' copy of the package)
         _run(_search_cmd(root, terms["word"]), _env(env, None, True, scratch))  # the catalog and index, cold
         cold = time.perf_counter() - t0
         variants = [("this", None)] + [tuple(b.split("=", 1)) if "=" in b else ("before", b) for b in a.base]
