@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sessionscope.core.demo import generate_demo
+from sessionscope.core.read.adapters import _BUILT_IN
 
 #: modules a warm command of this kind does not use (each was imported by it once)
 NOT_FOR_SEARCH = ("sessionscope.core.secrets", "sessionscope.core.search.scan", "shutil", "hashlib", "logging",
@@ -84,10 +85,14 @@ def test_read_and_recent_import_no_logging_rules_or_rich(warm: tuple[list[str], 
     roots, env = warm
     sessions, _ = _loaded(env, (), "sessions", "--json", "--limit", "3", *roots)
     listed = json.loads(_)["sessions"]
+    formats = {"sessionscope.core.read.adapters." + module: name for name, (module, _) in _BUILT_IN.items()}
+    assert {s["source_plugin"] for s in listed} >= {"claude-code", "codex"}
     for s in listed:
+        # (nor another format's adapter: the session's own is imported alone)
+        others = tuple(m for m, name in formats.items() if name != s["source_plugin"])
         for argv in (["read", s["session_id"], "--json", *roots], ["recent", s["session_id"], "--json", *roots],
                      ["read", s["session_id"], *roots]):
-            loaded, out = _loaded(env, NOT_FOR_READ, *argv)
+            loaded, out = _loaded(env, NOT_FOR_READ + others, *argv)
             assert loaded == [] and s["session_id"] in out, (argv, loaded)
     loaded, out = _loaded(env, NOT_FOR_READ, "read", "mail-1", "--mask-secrets", *roots)
     assert loaded == ["sessionscope.core.secrets"] and "@example.org" not in out

@@ -458,6 +458,19 @@ def load_json_document(parser: RecordParser, path: str, key: str) -> list[Loaded
     return parser.finish()
 
 
+#: the record types of Codex's wrapped rollout lines (`{"timestamp", "type", "payload": {...}}`)
+CODEX_WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+def is_codex_record(obj: dict) -> bool:
+    """A record of Codex's wrapped rollout format: other adapters' sniffs tell Codex files apart
+    by it. (Here, not in codex.py: the Claude adapter's sniff asks it, and reading a Claude
+    session imported the whole Codex adapter for it: ~14 ms of compiling where bytecode cannot
+    be written.)"""
+    typ = obj.get("type")
+    return isinstance(typ, str) and typ in CODEX_WRAPPED_TYPES and isinstance(obj.get("payload"), dict)
+
+
 def json_text(value: object) -> str:
     """A value as compact JSON text ("" for None; `str` of what JSON cannot hold)."""
     import orjson

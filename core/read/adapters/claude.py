@@ -60,8 +60,9 @@ from ...model import (
     truncate,
 )
 from ..ends import FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, tail_values
-from .base import Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, walk_files
-from .codex import is_codex_record
+from .base import (Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
+                   walk_files)
+
 
 def _log() -> Any:
     """This module's logger; logging is imported on the first failure logged (not with the module:

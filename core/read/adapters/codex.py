@@ -71,11 +71,11 @@ from ...model import (
 )
 from ..ends import (Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
                     tail_values)
-from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
-                   load_json_document, walk_files)
+from .base import (CODEX_WRAPPED_TYPES, KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
+                   is_codex_record, load_json_document, walk_files)
 from .base import json_text as _dumps
 
-_WRAPPED_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_WRAPPED_TYPES = CODEX_WRAPPED_TYPES
 _WRAPPED_HEAD = LazyPattern(
     rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?'
     rb'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"'
@@ -1042,13 +1042,7 @@ def _name_session_id(path: str) -> str:
     return found[-1].lower() if found else _stem(path)
 
 
-def _is_wrapped(obj: dict[str, Any]) -> bool:
-    typ = obj.get("type")
-    return isinstance(typ, str) and typ in _WRAPPED_TYPES and isinstance(obj.get("payload"), dict)
-
-
-#: a record of the wrapped rollout format (other adapters' sniffs use it to tell Codex files apart)
-is_codex_record = _is_wrapped
+_is_wrapped = is_codex_record  # (base.py: the Claude adapter's sniff asks it too)
 
 
 def _is_bare_header(obj: dict[str, Any]) -> bool:
