@@ -267,8 +267,8 @@ class FindingList(LineList):
         self._cursor = index
         self._scroll_to_cursor()
         self.refresh()
-        if had != bool(self._order):  # (the footer's keys depend on that alone; a refresh of
-            self.refresh_bindings()   # them rebuilds the footer, ~50 ms a key press here)
+        if had != bool(self._order):  # (`check_action` depends on that alone; a refresh of the
+            self.refresh_bindings()   # bindings rebuilds Textual's footer: once a key press before)
         if self._order and (announce or self.highlighted is not before):
             self.post_message(self.FindingHighlighted(self, self._order[self._cursor]))
 
