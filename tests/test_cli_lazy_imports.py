@@ -21,7 +21,8 @@ NOT_FOR_SEARCH = ("sessionscope.core.secrets", "sessionscope.core.search.scan", 
 #: and a search printing its table (not --json, not --group) parses no JSON with orjson (core/onuse.py)
 NOT_FOR_SEARCH_TABLE = (*NOT_FOR_SEARCH, "orjson", "uuid", "platform")
 NOT_FOR_READ = ("sessionscope.core.secrets", "logging", "rich", "textwrap", "hashlib", "shutil", "inspect")
-NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table")
+#: (and it decodes only the rows it prints: by the standard library, no orjson import for them)
+NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table", "orjson", "uuid", "platform")
 
 #: (the demo was just written: its folders are trusted however recent, so that the calls after the
 #: first are warm as over an older tree, where a warm scan stats the files and reads none)

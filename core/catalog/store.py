@@ -7,12 +7,13 @@ corrupt database is deleted and rebuilt with a message, and deleting it loses no
 """
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from ..onuse import orjson
 
@@ -392,7 +393,9 @@ class Catalog:
     def get(self, path: str) -> FileRow | None:
         with self._lock:
             row = self._db.execute("SELECT * FROM files WHERE path=?", (path,)).fetchone()
-        return _row_to_file(row) if row else None
+        # (one row's few hundred bytes, by the standard library: a warm `sessions` table decodes
+        # only the rows it prints, and importing orjson for them was most of that work)
+        return _row_to_file(row, _Decoder(json.loads)) if row else None
 
     def all(self) -> list[FileRow]:
         with self._lock:
@@ -850,11 +853,12 @@ class _Decoder:
     """Rows to Sessions. Strings that repeat across sessions (agent, format, project, branch,
     model) are shared rather than one copy per session: 20k sessions hold a few hundred."""
 
-    def __init__(self) -> None:
+    def __init__(self, loads: Callable[[bytes], Any] | None = None) -> None:
         self._strings: dict[str, str] = {}
+        self._loads = loads  # (None: orjson's)
 
     def sessions(self, blob: bytes) -> list[Session]:
-        return [self.session(r) for r in orjson.loads(blob)]
+        return [self.session(r) for r in (self._loads or orjson.loads)(blob)]
 
     def session(self, r: list[Any]) -> Session:
         (sid, agent, fmt, paths, kind, project, title, first, last, n, models, branch, usage,
