@@ -11,10 +11,10 @@ compiles the package's modules, as where its folder cannot be written; the stand
 and the dependencies' bytecode read as installed). (Until stop 27 "no bytecode" also compiled
 the standard library each run, a fresh PYTHONPYCACHEPREFIX: ~150 ms more on a 2-core machine
 where `python -c pass` alone then took 175 ms, which no command of ours could go under.)
-(bench/README.md: run it with a venv holding a plain install for a user's figures.) The 1-minute load average is printed beside each
-figure; `--rounds` repeats, and the spread (min-max) is shown beside the median, and the median of
-the child's CPU time (user + system, every thread: what a loaded machine does not inflate as it
-does the wall time; rg's counts its search threads).
+(bench/README.md: run it with a venv holding a plain install for a user's figures.) The 1-minute
+load average is printed beside each figure; `--rounds` repeats, and the spread (min-max) is shown
+beside the median, and the median of the child's CPU time (user + system, every thread: what a
+loaded machine does not inflate as it does the wall time; rg's counts its search threads).
 
 `--base NAME=DIR` times another checkout in the same rounds (beside "this"): DIR must
 contain a `sessionscope` package (a symlink to a checkout works: `ln -s ../other sessionscope`);

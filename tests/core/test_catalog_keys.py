@@ -246,3 +246,22 @@ def test_a_lookup_gives_way_to_a_scan_when_a_file_of_the_session_changed(tmp_pat
     lib = Library(roots, catalog=Catalog(tmp_path / "c.sqlite"))
     lib.scan(lazy=True)
     assert lib.get(B).child_ids == () and Library(roots, catalog=Catalog(tmp_path / "c.sqlite")).lookup(B) == lib.get(B)
+
+
+def test_one_row_decodes_alike_by_the_standard_library_and_by_orjson(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Catalog.get` decodes a small row with `json.loads` (no orjson import for a table of a few
+    rows), a big one with orjson: the same rows either way, every file of the demo's formats."""
+    from sessionscope.core.demo import generate_demo
+
+    demo = generate_demo(tmp_path / "demo")
+    lib = Library([Root(str(p), "demo") for p in demo.roots], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    cat = lib.catalog
+    paths = [row.path for row in cat.all()]
+    assert len(paths) >= 7
+    got = {}
+    for small in (0, 1 << 30):  # every row by orjson, then every row by the standard library
+        monkeypatch.setattr(store, "_SMALL_ROW", small)
+        got[small] = [cat.get(p) for p in paths]
+    assert got[0] == got[1 << 30] == [next(r for r in cat.all() if r.path == p) for p in paths]
