@@ -809,7 +809,7 @@ def _zstd_installed() -> bool:
 #   [input, output, cache_read, cache_creation], parent, children, lines, malformed, noise, size
 
 _SMALL_ROW = 16_384  # bytes of a row's sessions that `Catalog.get` decodes with the standard library
-_UNREADABLE = (KeyError, TypeError, ValueError, OverflowError)  # (orjson's JSONDecodeError: a ValueError)
+_UNREADABLE = (KeyError, TypeError, ValueError, OverflowError, RecursionError)  # (JSONDecodeError: a ValueError)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 _KINDS = {k.value: k for k in SessionKind}

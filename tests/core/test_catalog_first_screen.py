@@ -207,3 +207,19 @@ def test_the_first_screen_imports_no_adapter_nor_reader(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:3] == ["[]", "[]", "['sessionscope.core.read.adapters', 'sessionscope.core.read.jsonl']"]
+
+
+def test_a_row_that_does_not_decode_is_read_again_whichever_decoder_reads_it(tmp_path: Path) -> None:
+    """`Catalog.get` (the standard library's json for a small row) and the bulk read (orjson) both
+    take a row they cannot decode as unreadable (read again by the next scan), never raise: a
+    short row of the wrong shape, bytes that are not UTF-8, nesting too deep for either parser."""
+    cat = Catalog(tmp_path / "c.sqlite")
+    bad = (b"[[1, 2]]", b"[\xff\xfe]", b"[" * 5_000 + b"]" * 5_000)  # (10 KB: a small row)
+    for i, blob in enumerate(bad):
+        cat.put(row(f"/r/bad{i}.jsonl", [session(f"bad{i}", i)]))
+        with cat._lock:
+            cat._db.execute("UPDATE files SET sessions = ? WHERE path = ?", (blob, f"/r/bad{i}.jsonl"))
+    for i in range(len(bad)):
+        got = cat.get(f"/r/bad{i}.jsonl")
+        assert got is not None and got.sessions == [] and got.fingerprint.size == -1
+    assert all(r.sessions == [] and r.fingerprint.size == -1 for r in cat.all())
