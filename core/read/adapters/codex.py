@@ -71,11 +71,10 @@ from ...model import (
 )
 from ..ends import (Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
                     tail_values)
-from .base import (CODEX_WRAPPED_TYPES, KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
+from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
                    is_codex_record, load_json_document, walk_files)
 from .base import json_text as _dumps
 
-_WRAPPED_TYPES = CODEX_WRAPPED_TYPES
 _WRAPPED_HEAD = LazyPattern(
     rb'^\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?'
     rb'"type"\s*:\s*"(?:session_meta|response_item|event_msg|turn_context|compacted)"'
@@ -162,7 +161,7 @@ class CodexAdapter(ResumingAdapter):
         if path.endswith(".json"):
             return bool(_TS_HEAD.match(head))
         objs = first_json_lines(head, 1)
-        if objs and (_is_wrapped(objs[0]) or _is_bare_header(objs[0])):
+        if objs and (is_codex_record(objs[0]) or _is_bare_header(objs[0])):
             return True
         # The first line may be longer than the head (base_instructions, huge instructions).
         return bool(_WRAPPED_HEAD.match(head) or _BARE_HEADER_HEAD.match(head))
@@ -193,7 +192,7 @@ class CodexAdapter(ResumingAdapter):
         view = memoryview(head)  # (slices of it are not copied)
         values = line_values(view[:e1])
         first = values[0] if values else None
-        if type(first) is not dict or not (_is_wrapped(first) or _is_bare_header(first)):
+        if type(first) is not dict or not (is_codex_record(first) or _is_bare_header(first)):
             return None  # (`sniff` on the first line; what else it tries, the listing asks)
         meta = _meta_line(values)
         if meta is None:
@@ -1040,9 +1039,6 @@ def _prompt_event(value: Any, limit: int | None = None) -> str | None:
 def _name_session_id(path: str) -> str:
     found = _UUID.findall(os.path.basename(path))
     return found[-1].lower() if found else _stem(path)
-
-
-_is_wrapped = is_codex_record  # (base.py: the Claude adapter's sniff asks it too)
 
 
 def _is_bare_header(obj: dict[str, Any]) -> bool:
