@@ -118,11 +118,19 @@ class Poller:
 
     def _new_in_flat(self, d: str) -> set[str]:
         """Files that matter and appeared directly in folder `d`, looked at alone."""
-        files: dict[str, tuple[int, int, int, int]] = {}
-        # (its files as they are: a known one gets its key again, a new one its first)
-        self._list_flat(d, self.flat[d], files, {}, self.file_keys)
-        new = {p for p in files if p not in self.files}
-        self.files.update((p, files[p]) for p in new)
+        new: set[str] = set()
+        try:
+            with os.scandir(d) as it:
+                items = list(it)
+        except OSError:
+            return new
+        wanted = self.flat[d]
+        for item in items:
+            try:
+                if self._took_new(item, wanted):
+                    new.add(item.path)
+            except OSError:
+                continue
         self.hot_files.update(new)
         return new
 
@@ -149,13 +157,18 @@ class Poller:
                         self.hot_dirs.update(dirs)
                         new.update(p for p in files if p not in self.files)
                         self.files.update(files)
-                elif item.path not in self.files and self.wanted(item.name) and item.is_file(follow_symlinks=True):
-                    if self._add(item.path, item.stat(follow_symlinks=True), self.files, self.file_keys):
-                        new.add(item.path)
+                elif self._took_new(item, self.wanted):
+                    new.add(item.path)
             except OSError:
                 continue
         self.hot_files.update(new)
         return new
+
+    def _took_new(self, item: os.DirEntry[str], wanted: Any) -> bool:
+        """Record a file of a folder's listing that is not known yet and matters; False for one
+        known, not wanted, not a file, or known by another path (`_add`). May raise OSError."""
+        return (item.path not in self.files and wanted(item.name) and item.is_file(follow_symlinks=True)
+                and self._add(item.path, item.stat(follow_symlinks=True), self.files, self.file_keys))
 
     def _add(self, path: str, st: os.stat_result, files: dict[str, tuple[int, int, int, int]],
              keys: dict[tuple[int, int], str]) -> bool:
