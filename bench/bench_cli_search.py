@@ -104,20 +104,20 @@ _NOT_IMPORTED = shutil.ignore_patterns("__pycache__", "*.pyc", ".git", ".venv", 
                                        "screenshots")
 
 
+_BARE: dict[tuple[Path, Path], str] = {}  # (scratch folder, package) -> the folder holding its copy
+
+
 def _bare(first: str | None, scratch: Path) -> str:
     """A folder holding a copy of the `sessionscope` package without bytecode (`first`'s, else
     the one this Python imports), made once a run."""
     import importlib.util
 
     src = Path(first) / "sessionscope" if first else Path(importlib.util.find_spec("sessionscope").origin).parent
-    dest = scratch / f"bare-{len(list(scratch.glob('bare-*')))}"
-    made = scratch / "bare.json"
-    known = json.loads(made.read_text()) if made.exists() else {}
-    if str(src) not in known:
+    if (scratch, src) not in _BARE:
+        dest = scratch / f"bare-{len(_BARE)}"
         shutil.copytree(src.resolve(), dest / "sessionscope", ignore=_NOT_IMPORTED)
-        known[str(src)] = str(dest)
-        made.write_text(json.dumps(known))
-    return known[str(src)]
+        _BARE[scratch, src] = str(dest)
+    return _BARE[scratch, src]
 
 
 def main(argv: list[str] | None = None) -> int:
