@@ -142,7 +142,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from sessionscope.cli.sessions import _load_entries, _resolve_ref
+    from sessionscope.cli.sessions import _read_window, _resolve_ref
     from sessionscope.core.bookmarks.anchor import bookmark_of
 
     lib, warnings = open_library(args)
@@ -151,7 +151,8 @@ def _add(args: argparse.Namespace) -> int:
     entry_id = args.entry or entry_id
     entry = None
     if entry_id:
-        entry = next((e for e in _load_entries(lib, session, True) if e.id == entry_id), None)
+        found = _read_window(lib, session, 1, entry_id=entry_id, all_branches=True).entries
+        entry = found[0] if found else None
         if entry is None:
             raise CliError(f"session {session.id} has no entry {entry_id!r}")
     kept = _store(args).add(bookmark_of(session, entry, args.note))

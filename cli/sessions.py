@@ -21,6 +21,7 @@ from sessionscope.cli.common import (
 from sessionscope.core.format import human_tokens, relative_time, short_ids
 
 if TYPE_CHECKING:
+    from sessionscope.core.catalog.window import Window
     from sessionscope.core.catalog.library import Library
     from sessionscope.core.model import Entry, Session
 
@@ -167,6 +168,18 @@ def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[En
     return loaded.entries if all_branches else conversation(loaded.entries)
 
 
+def _read_window(lib: Library, session: Session, limit: int, **how: Any) -> Window:
+    """`read_window` (core/catalog/window.py: a big file read without holding every entry's
+    text), its errors a CliError."""
+    from sessionscope.core.catalog.window import read_window
+    from sessionscope.core.read.jsonl import ReaderError
+
+    try:
+        return read_window(lib, session, limit, **how)
+    except (ReaderError, OSError) as exc:
+        raise CliError(f"cannot read session {session.id}: {exc}") from None
+
+
 def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:
     """The session and entry id of a `read` argument: `SESSION-ID[#ENTRY-ID]` (an id or unique
     prefix), or a brief's `Source:` ref as printed, `AGENT:SESSION-ID#ENTRY-ID`, whose agent must
@@ -214,14 +227,11 @@ def _refs(text: str) -> list[tuple[str, bool]]:
 def cmd_read(args: argparse.Namespace) -> int:
     lib = _library_for(args, _refs(args.session_id))
     session, entry_id = _resolve_ref(lib, args.session_id)
-    entries = _load_entries(lib, session, args.all_branches or bool(entry_id))
-    start = 0
-    if entry_id:
-        start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
-        if start < 0:
-            raise CliError(f"session {session.id} has no entry {entry_id!r}")
-    chosen = entries[start : start + args.limit]
-    return _print_entries(args, session, entries, chosen, start)
+    window = _read_window(lib, session, args.limit, entry_id=entry_id or None,
+                          all_branches=args.all_branches or bool(entry_id))
+    if window.start < 0:
+        raise CliError(f"session {session.id} has no entry {entry_id!r}")
+    return _print_entries(args, session, window.total, window.entries, window.start)
 
 
 def cmd_recent(args: argparse.Namespace) -> int:
@@ -253,12 +263,10 @@ def cmd_recent(args: argparse.Namespace) -> int:
 
 
 def _print_entries(
-    args: argparse.Namespace, session: Session, entries: list[Entry] | int, chosen: list[Entry], start: int,
+    args: argparse.Namespace, session: Session, total: int, chosen: list[Entry], start: int,
     *, recent: bool = False,
 ) -> int:
-    """The chosen entries of a session as a table or JSON; `entries` are all the session's (or,
-    for `recent`, how many it has)."""
-    total = entries if isinstance(entries, int) else len(entries)
+    """The chosen entries of a session (entries `start`... of its `total`) as a table or JSON."""
     if getattr(args, "mask_secrets", False):  # masked whole, then cut: no part of a secret is left
         from dataclasses import replace
 
@@ -275,8 +283,7 @@ def _print_entries(
                    "total_entries": total, "start": start, "returned": len(chosen),
                    "truncated": len(chosen) < total})
         else:
-            assert not isinstance(entries, int)
-            emit({**read_shape(session, entries, chosen, args.max_chars, cut_title=False), "start": start})
+            emit({**read_shape(session, total, chosen, args.max_chars, cut_title=False), "start": start})
         return 0
     from sessionscope.core.text import one_line
 

@@ -143,14 +143,14 @@ def conversation_of(lib: Library, session: Session, all_branches: bool = False) 
     return loaded.entries if all_branches else conversation(loaded.entries)
 
 
-def read_shape(session: Session, entries: list[Entry], chosen: list[Entry], max_chars: int,
+def read_shape(session: Session, total: int, chosen: list[Entry], max_chars: int,
                clean: Clean = _as_is, *, cut_title: bool = True) -> dict[str, Any]:
-    """`read_session`'s answer for `chosen`, a slice of the session's `entries`."""
+    """`read_session`'s answer for `chosen`, a slice of the session's `total` entries."""
     return {
         "header": header(session, max_chars if cut_title else None, clean),
-        "total_entries": len(entries),
+        "total_entries": total,
         "returned": len(chosen),
-        "truncated": len(chosen) < len(entries),
+        "truncated": len(chosen) < total,
         "entries": [entry_row(e, max_chars, clean) for e in chosen],
     }
 
@@ -160,8 +160,15 @@ def read_session(lib: Library, session_id: Any, limit: Any = None, max_chars: An
     n = LIMITS["read_session"].check("limit", limit)
     cut = MAX_CHARS.check("max_chars", max_chars)
     session = find_session(lib, session_id)
-    entries = conversation_of(lib, session)
-    return read_shape(session, entries, entries[:n], cut, clean)
+    # (a big file read thin but for these entries: core/catalog/window.py)
+    from ..catalog.window import read_window
+    from ..read.jsonl import ReaderError
+
+    try:
+        window = read_window(lib, session, n)
+    except (ReaderError, OSError) as exc:
+        raise LogsError(f"cannot read session {session.id}: {exc}") from None
+    return read_shape(session, window.total, window.entries, cut, clean)
 
 
 def recent_shape(session: Session, chosen: list[Entry], max_chars: int, clean: Clean = _as_is) -> dict[str, Any]:

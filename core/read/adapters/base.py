@@ -16,7 +16,8 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from dataclasses import field, replace
+from dataclasses import field, fields, replace
+from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 from ...text import LazyPattern
@@ -110,6 +111,9 @@ class RecordParser(ABC):
     a big file with, so its sessions are settled without holding every entry's text."""
 
     thin = False
+    #: with `thin`: the entries kept whole nonetheless (`Adapter.load_thin(keep=)`: the window of
+    #: a big session that is shown, core/read/window.py)
+    keep_whole: Callable[[Entry], bool] | None = None
     #: False: the thread of the records fed (what `finish()` and branch marks are worked out
     #: from) is not kept, for a reading that only streams entries on (the index): memory then
     #: follows what reading the next lines needs (ids seen, tool names), not every record
@@ -126,7 +130,8 @@ class RecordParser(ABC):
         """Entries produced by one line (possibly none), with the line accounted for."""
         entries = self._feed(parsed)
         if self.thin and entries:
-            entries = [thin_entry(e) for e in entries]
+            keep = self.keep_whole
+            entries = [e if keep is not None and keep(e) else thin_entry(e) for e in entries]
         return entries
 
     def _feed(self, parsed: ParsedLine) -> list[Entry]:
@@ -199,7 +204,16 @@ def thin_entry(e: Entry) -> Entry:
         text = head[:1]
     elif e.tool_input is None:
         return e
-    return replace(e, text=text, tool_input=None)
+    # (every field read at once and the entry made from them: cheaper than `replace`,
+    # which a thin reading of a big file did for nearly every entry)
+    values = list(_entry_fields(e))
+    values[_TEXT_AT], values[_INPUT_AT] = text, None
+    return Entry(*values)
+
+
+_ENTRY_FIELDS = tuple(f.name for f in fields(Entry))
+_entry_fields = attrgetter(*_ENTRY_FIELDS)
+_TEXT_AT, _INPUT_AT = _ENTRY_FIELDS.index("text"), _ENTRY_FIELDS.index("tool_input")
 
 
 _NON_BLANK = LazyPattern(r"\S")
@@ -306,6 +320,8 @@ class Adapter(ABC):
         try:
             parser = self.parser(path)
             thin = parser.thin = getattr(_thin_loads, "on", False)
+            if thin:
+                parser.keep_whole = getattr(_thin_loads, "keep", None)
             for parsed in rf.iter_parsed(release=thin):
                 parser.feed(parsed)
             parser.account.pending_bytes = rf.size - rf.complete_end if _pending(rf) else 0
@@ -318,19 +334,22 @@ class Adapter(ABC):
             if own:
                 rf.close()
 
-    def load_thin(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
+    def load_thin(self, path: str, record_file: RecordFile | None = None,
+                  keep: Callable[[Entry], bool] | None = None) -> list[LoadedSession]:
         """`load`, holding no entry's text: the same sessions (ids, titles, counts, times, tokens,
         branches), their entries `thin_entry` copies. For what needs a big file's sessions and not
         its texts (the catalog's scan): memory follows the count of entries, not the bytes, and
         the file's mapped pages are let go as it is read. A format read whole (one document, a
         database) loads as `load` does. Load hooks (`loads_observed`) are not called: these
-        entries cannot be indexed."""
-        prev = getattr(_thin_loads, "on", False)
-        _thin_loads.on = True
+        entries cannot be indexed. `keep`: called with each entry the parser gives, in order; those
+        it says True of are kept whole (for a format whose parser thins them: else every entry
+        is whole, and `keep` is never called)."""
+        prev = getattr(_thin_loads, "on", False), getattr(_thin_loads, "keep", None)
+        _thin_loads.on, _thin_loads.keep = True, keep
         try:
             return self.load(path, record_file)
         finally:
-            _thin_loads.on = prev
+            _thin_loads.on, _thin_loads.keep = prev
 
     def load_session(self, path: str, session_id: str) -> list[LoadedSession]:
         """The sessions of `path` holding session `session_id` (default: all of the file's; a

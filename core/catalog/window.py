@@ -1,0 +1,160 @@
+"""A window of a session's entries (`read`'s), from a big file without holding every entry's text.
+
+Why: `sessionscope read ID --limit 20` and the session-logs `read_session` show a few entries of a
+session, but the entries a format's parser gives depend on the whole file (Claude Code's active
+branch is found from the last record; a split reply is merged from its parts): a window read
+alone is not the whole read's. Reading the file whole held every entry's text, ~2x the file in
+memory (a 100 MB transcript: 200 MB; a 1 GB one would need 2 GB).
+
+So a big file is read thin (`Adapter.load_thin`: every entry cut to what settles the session, ids,
+kinds, branches, merges), except the entries the window will show, kept whole. Which ones those
+are is known only once the file is read (the branch that is shown is found at the end), so:
+
+1. the first entries fed (from the one asked for, given an entry id) are kept whole, `MARGIN`
+   more than asked for, with the rest of their lines and of their replies;
+2. the window is cut from the entries the thin read gives, as from a whole read; if every entry
+   in it (and every part merged into one) came from lines whose entries were all kept whole, it
+   is the whole read's window;
+3. else (entries of other branches or subagents before it, more than `MARGIN`) the file is read
+   thin again keeping exactly the window's lines whole, and checked again;
+4. else, or for a format whose parser thins nothing, or a small file, the file is read whole as
+   before. Every answer is the whole read's; only the memory differs.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from ..model import Entry, Session
+    from ..read.adapters import Adapter, LoadedSession
+    from .library import Library
+
+#: files smaller than this are read whole: as fast (a thin reading costs ~15% more time), and
+#: the memory a whole read holds, ~2x the file, is small
+WINDOW_MIN_BYTES = 8 << 20
+#: entries kept whole beyond those asked for, so that a few entries of other branches before
+#: the window do not cost a second read
+MARGIN = 64
+
+
+class Window(NamedTuple):
+    """Entries `start` to `start + len(entries)` of the session's `total` (its conversation, or
+    every entry with `all_branches`); `start` is -1 when the entry asked for is not there."""
+
+    entries: list[Entry]
+    total: int
+    start: int
+    #: how the file was read: "whole" (small file, or no window could be checked), "thin" (one
+    #: thin reading), "thin2" (a second, for a window beyond the first reading's margin)
+    how: str = "whole"
+
+
+class _Keep:
+    """Which entries a thin reading keeps whole (`Adapter.load_thin(keep=)`), and the lines of
+    those it kept and of those it cut: either the first `budget` entries fed (from the one of id
+    `entry_id`, given one) with the other entries of their lines and of their replies (the same
+    message id), or, given `lines`, the entries of those lines."""
+
+    def __init__(self, budget: int = 0, entry_id: str | None = None, lines: set[int] | None = None) -> None:
+        self.budget = budget
+        self.entry_id = entry_id
+        self.started = entry_id is None
+        self.lines = lines
+        self.whole: set[int] = set()
+        self.thinned: set[int] = set()
+        self.mids: set[str] = set()
+        self.calls = 0
+
+    def __call__(self, e: Entry) -> bool:
+        self.calls += 1
+        line = e.locator.line
+        if self.lines is not None:
+            keep = line in self.lines
+        else:
+            if not self.started and e.id == self.entry_id:
+                self.started = True
+            keep = line in self.whole or (e.message_id is not None and e.message_id in self.mids)
+            if not keep and self.started and self.budget > 0:
+                self.budget -= 1
+                keep = True
+            if keep and e.message_id:
+                self.mids.add(e.message_id)
+        (self.whole if keep else self.thinned).add(line)
+        return keep
+
+    def lines_of(self, e: Entry, loaded: LoadedSession) -> list[int]:
+        """The lines entry `e` of `loaded` was made from: its own, and those of the parts of a
+        split reply merged into it (Claude Code's)."""
+        merged = getattr(loaded, "merged_from", None) or {}
+        return [e.locator.line, *(loc.line for loc in merged.get(e.id, ()))]
+
+    def all_whole(self, chosen: list[Entry], loaded: LoadedSession) -> bool:
+        """Whether every entry in `chosen` is as a whole read gives it."""
+        if self.calls == 0:
+            return True  # a parser that thins nothing (Aider's own): every entry is whole
+        return all(line in self.whole and line not in self.thinned
+                   for e in chosen for line in self.lines_of(e, loaded))
+
+
+def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, entry_id: str | None = None,
+                all_branches: bool = False, threshold: int | None = None) -> Window:
+    """Up to `limit` entries of the session from index `start`, or from the entry `entry_id`;
+    of its conversation (`conversation`: the active branch), or of every entry with
+    `all_branches`. A plain file of lines of at least `threshold` bytes (`WINDOW_MIN_BYTES`) is
+    read thin but for the window (see the module's doc); anything else whole, as `Library.load`
+    reads it. Raises what `Library.load` raises."""
+    from ..read.jsonl import compressed
+
+    size = session.size or 0
+    big = size >= (WINDOW_MIN_BYTES if threshold is None else threshold) and not compressed(session.path)
+    adapter = lib.adapter_named(session.source_format) if big else None
+    if adapter is not None and adapter.grows(session.path):
+        got = _thin_window(adapter, session, limit, start, entry_id, all_branches)
+        if got is not None:
+            return got
+    loaded = lib.load(session)
+    return _cut(loaded, limit, start, entry_id, all_branches)[0]
+
+
+def _cut(loaded: LoadedSession, limit: int, start: int, entry_id: str | None,
+         all_branches: bool, how: str = "whole") -> tuple[Window, list[Entry]]:
+    from .library import conversation
+
+    entries = loaded.entries if all_branches else conversation(loaded.entries)
+    if entry_id is not None:
+        start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
+        if start < 0:
+            return Window([], len(entries), -1, how), []
+    start = max(0, start)
+    chosen = entries[start : start + max(0, limit)]
+    return Window(chosen, len(entries), start, how), chosen
+
+
+def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
+    """The session of `session_id` among those of a file, as `Library.load` picks it."""
+    for ls in loaded:
+        if ls.session.id == session_id:
+            return ls
+    return loaded[0] if len(loaded) == 1 else None
+
+
+def _thin_window(adapter: Adapter, session: Session, limit: int, start: int, entry_id: str | None,
+                 all_branches: bool) -> Window | None:
+    """The window from thin readings, checked whole (steps 1-3 of the module's doc); None when
+    it could not be checked (the caller reads whole)."""
+    budget = (0 if entry_id is not None else max(0, start)) + max(0, limit) + MARGIN
+    keep = _Keep(budget, entry_id)
+    ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
+    if ls is None:
+        return None
+    window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin")
+    if window.start < 0 or keep.all_whole(chosen, ls):
+        return window
+    lines = {line for e in chosen for line in keep.lines_of(e, ls)}
+    del ls, chosen, window  # (the first reading's entries: not held through the second)
+    keep = _Keep(lines=lines)
+    ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
+    if ls is None:
+        return None
+    window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin2")
+    return window if keep.all_whole(chosen, ls) else None

@@ -1,0 +1,216 @@
+"""`read`'s window of a big session, read thin but for the entries shown (core/catalog/window.py):
+always the whole read's entries, total and start (issue 15: bounded on any transcript)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import NO_CORPUS, claude_record, cli_json, corpus_files, isolate, write_records
+from sessionscope.core.catalog import window
+from sessionscope.core.catalog.library import Library, conversation
+from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.read.discovery import Root
+
+SID = "1c2d3e4f-0000-4000-8000-0000000000bb"
+
+
+def scan(root: Path, tmp_path: Path) -> Library:
+    lib = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "c.sqlite"))
+    lib.scan()
+    return lib
+
+
+def whole(lib: Library, session, limit: int, *, start: int = 0, entry_id: str | None = None,
+          all_branches: bool = False) -> window.Window:
+    """The window as a whole read gives it: what every thin reading must give."""
+    entries = lib.load(session).entries
+    entries = entries if all_branches else conversation(entries)
+    if entry_id is not None:
+        start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
+        if start < 0:
+            return window.Window([], len(entries), -1)
+    return window.Window(entries[start : start + limit], len(entries), start)
+
+
+def same(got: window.Window, want: window.Window) -> None:
+    assert (got.total, got.start) == (want.total, want.start)
+    assert [e.id for e in got.entries] == [e.id for e in want.entries]
+    assert got.entries == want.entries  # texts, tool inputs, branches: every field
+
+
+def text(i: int) -> str:
+    return f"turn {i}: " + "words of a long reply " * 4
+
+
+def assistant(uuid: str, parent: str, ts: int, body: str, mid: str | None = None) -> dict:
+    rec = claude_record(uuid, parent, SID, ts % 60, "assistant", body)
+    if mid is not None:  # a part of a reply split over several lines
+        rec["message"]["id"], rec["requestId"] = mid, f"r-{mid}"
+    return rec
+
+
+def rewound_early(path: Path) -> None:
+    """A prompt and a reply, 100 records of a branch later abandoned (rewound to the reply),
+    then the active branch: 200 records, one reply among them split over three lines."""
+    records = [claude_record("r0", None, SID, 0, "user", text(0)), assistant("r1", "r0", 1, text(1))]
+    parent = "r1"
+    for i in range(100):
+        role = "user" if i % 2 == 0 else "assistant"
+        records.append(claude_record(f"x{i}", parent, SID, i % 60, role, "abandoned " + text(i)) if role == "user"
+                       else assistant(f"x{i}", parent, i, "abandoned " + text(i)))
+        parent = f"x{i}"
+    parent = "r1"
+    for i in range(200):
+        if i == 11:
+            for part in "abc":
+                records.append(assistant(f"y11{part}", parent, i, f"part {part} " + text(i), mid="msg-split"))
+                parent = f"y11{part}"
+            continue
+        role = "user" if i % 2 == 0 else "assistant"
+        records.append(claude_record(f"y{i}", parent, SID, i % 60, role, text(i)) if role == "user"
+                       else assistant(f"y{i}", parent, i, text(i)))
+        parent = f"y{i}"
+    write_records(path, records)
+
+
+@pytest.fixture
+def rewound(tmp_path: Path) -> tuple[Library, object]:
+    path = tmp_path / "root" / "proj" / f"{SID}.jsonl"
+    rewound_early(path)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = [s for row in lib.rows.values() for s in row.sessions]
+    return lib, session
+
+
+class Kept:
+    """The `_Keep`s of the readings, to see how many entries each kept whole."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.made: list[window._Keep] = []
+        made = self.made
+
+        class Spy(window._Keep):
+            def __init__(self, *args, **kwargs) -> None:
+                super().__init__(*args, **kwargs)
+                made.append(self)
+
+        monkeypatch.setattr(window, "_Keep", Spy)
+
+
+def test_a_window_behind_an_abandoned_branch_takes_a_second_thin_reading(
+        rewound, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib, session = rewound
+    kept = Kept(monkeypatch)
+    got = window.read_window(lib, session, 20, threshold=0)
+    want = whole(lib, session, 20)
+    same(got, want)
+    # the active branch's first 20 come after the 100 abandoned records: beyond the first
+    # reading's margin, so the second keeps exactly their lines whole, and nothing else
+    assert got.how == "thin2" and want.total == 2 + 200
+    first, second = kept.made
+    assert len(first.whole) <= 20 + window.MARGIN + 2
+    lines = {e.locator.line for e in want.entries}
+    assert second.whole == lines | {line for e in want.entries for line in second.lines_of(e, lib.load(session))}
+    assert len(second.whole) == 20 + 2  # (the split reply: three lines, one entry)
+    merged = next(e for e in got.entries if e.id == "y11a")
+    assert "part a" in merged.text and "part c" in merged.text  # merged from whole parts
+
+
+def test_every_branch_and_an_entry_asked_for_are_the_first_reading(rewound) -> None:
+    lib, session = rewound
+    for how in ({"all_branches": True}, {"entry_id": "y150", "all_branches": True},
+                {"entry_id": "x3", "all_branches": True}, {"start": 40}):
+        got = window.read_window(lib, session, 15, threshold=0, **how)
+        same(got, whole(lib, session, 15, **how))
+        # (from the 40th of the active branch: the 140th record, beyond the margin)
+        assert got.how == ("thin2" if "start" in how else "thin"), how
+    missing = window.read_window(lib, session, 5, threshold=0, entry_id="nope", all_branches=True)
+    assert missing.start == -1 and missing.entries == [] and missing.total == whole(lib, session, 5, all_branches=True).total
+
+
+def test_a_split_reply_across_the_margin_is_kept_whole_with_its_parts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(window, "MARGIN", 0)
+    records, parent = [], None
+    for i in range(40):
+        if i == 9:  # entries 9, 10, 11 fed: one reply, merged into the window's 10th entry
+            for part in "abc":
+                records.append(assistant(f"s{part}", parent, i, f"part {part} " + text(i), mid="msg-split"))
+                parent = f"s{part}"
+            continue
+        records.append(claude_record(f"a{i}", parent, SID, i, "user", text(i)) if i % 2 == 0
+                       else assistant(f"a{i}", parent, i, text(i)))
+        parent = f"a{i}"
+    write_records(tmp_path / "root" / "p" / f"{SID}.jsonl", records)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = [s for row in lib.rows.values() for s in row.sessions]
+    got = window.read_window(lib, session, 10, threshold=0)
+    same(got, whole(lib, session, 10))
+    assert got.how == "thin" and "part c" in got.entries[-1].text
+
+
+def test_a_small_file_is_read_whole(rewound) -> None:
+    lib, session = rewound
+    got = window.read_window(lib, session, 20)  # (the default threshold: 8 MB)
+    assert got.how == "whole"
+    same(got, whole(lib, session, 20))
+
+
+def test_every_demo_format_gives_the_whole_reads_window(tmp_path: Path) -> None:
+    from sessionscope.core.demo.generate import generate_demo
+
+    generate_demo(tmp_path / "demo")
+    lib = scan(tmp_path / "demo", tmp_path)
+    formats = set()
+    for row in lib.rows.values():
+        for session in row.sessions:
+            formats.add(session.source_format)
+            for how in ({}, {"all_branches": True}, {"start": 3}):
+                for limit in (1, 4):
+                    same(window.read_window(lib, session, limit, threshold=0, **how),
+                         whole(lib, session, limit, **how))
+    assert len(formats) >= 5, formats
+
+
+def corpus_transcripts() -> list[Path]:
+    return [p for sub in ("claude-code", "codex", "copilot-cli", "pi") for p in corpus_files(sub)]
+
+
+@pytest.mark.skipif(not corpus_transcripts(), reason=NO_CORPUS)
+def test_windows_of_the_real_transcripts_are_the_whole_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(window, "MARGIN", 2)  # second readings too, where branches come first
+    root = tmp_path / "root"
+    for path in corpus_transcripts():
+        dest = root / path.parent.name / path.name.split("__")[-1]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, dest)
+    lib = scan(root, tmp_path)
+    hows: dict[str, int] = {}
+    for row in lib.rows.values():
+        for session in row.sessions:
+            every = lib.load(session).entries
+            asks = [{}, {"all_branches": True}, {"start": 7}]
+            asks += [{"entry_id": e.id, "all_branches": True} for e in every[:: max(1, len(every) // 3)]]
+            for how in asks:
+                for limit in (6,):
+                    got = window.read_window(lib, session, limit, threshold=0, **how)
+                    same(got, whole(lib, session, limit, **how))
+                    hows[got.how] = hows.get(got.how, 0) + 1
+    assert hows.get("thin", 0) > 20, hows
+
+
+def test_cli_read_of_a_big_file_shows_the_whole_reads_entries(
+        rewound, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    lib, session = rewound
+    isolate(tmp_path, monkeypatch)
+    root = str(tmp_path / "root")
+    small = cli_json(capsys, "read", session.id, "--json", "--limit", "5", "--root", root)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    kept = Kept(monkeypatch)
+    big = cli_json(capsys, "read", session.id, "--json", "--limit", "5", "--root", root)
+    assert big == small and len(kept.made) == 2  # (read thin twice: behind an abandoned branch)
+    assert [e["content"] for e in big["entries"]] == [e.text for e in whole(lib, session, 5).entries]
+    assert big["total_entries"] == 202 and big["truncated"]
