@@ -29,6 +29,10 @@ What it measures:
   `read_end`, `read_lines`), and from one stored 1 MB before the end (a file grown since its last
   scan: only the new part is counted); the full newline index; a full load for reference.
   Medians of 5 runs.
+* The whole `sessionscope recent ID` and `read ID --limit 20` commands on the big transcript,
+  warm catalog, with and without bytecode: from the windows the scan checked (the last entries;
+  the first), `read` also thin but for its window (core/catalog/window.py), each beside the
+  same command reading the file whole: wall, CPU and each process's peak RSS.
 
 Machines are noisy (shared 2-core runners move by +-40%), so read the ratios, not the seconds.
 """
@@ -195,15 +199,47 @@ def _recent_phase(path: str, out: dict[str, Any]) -> Callable[[], int]:
 _WHOLE_RECENT = ("import sys; from sessionscope.core.catalog import tails; "
                  "tails.last_entries = lambda *a: None; "
                  "from sessionscope.cli.main import main; sys.exit(main())")
+#: `sessionscope read` with neither the checked head nor the thin window: a whole read, as before
+_WHOLE_READ = ("import sys; from sessionscope.core.catalog import tails, window; "
+               "tails.first_entries = lambda *a: None; window.WINDOW_MIN_BYTES = 1 << 62; "
+               "from sessionscope.cli.main import main; sys.exit(main())")
+#: `sessionscope read` without the checked head: the thin window (core/catalog/window.py)
+_THIN_READ = ("import sys; from sessionscope.core.catalog import tails; "
+              "tails.first_entries = lambda *a: None; "
+              "from sessionscope.cli.main import main; sys.exit(main())")
+
+
+#: GNU time, which reports its child's peak RSS: a child spawned by this process directly would
+#: report this process's (Linux keeps the peak across exec, and a forked child starts with its
+#: parent's), ~100 MB here
+_TIME = "/usr/bin/time"
+
+
+def _timed(code: str, args: list[str], env: dict[str, str]) -> tuple[float, float, int | None]:
+    """One run of `python -c code args`: its wall and CPU seconds and its peak RSS in KB (None
+    without GNU time)."""
+    timed = os.access(_TIME, os.X_OK)
+    cmd = ([_TIME, "-f", "RSS %M"] if timed else []) + [sys.executable, "-c", code, *args]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read() if proc.stderr else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{args[0]} failed: {err.decode()[-300:]}")
+    rss = [line for line in err.decode(errors="replace").splitlines() if line.startswith("RSS ")]
+    return wall, usage.ru_utime + usage.ru_stime, int(rss[-1][4:]) if timed and rss else None
 
 
 def recent_command(big: Path, repeat: int) -> dict[str, Any]:
-    """The whole `sessionscope recent SESSION --limit 10 --json` command over a root holding the
-    big transcript (a link to it), warm catalog, beside the same command reading it whole
-    (the window switched off), alternately; with bytecode and without (PYTHONDONTWRITEBYTECODE
-    and an empty pycache prefix each run, as bench_cli_search.py does). Wall and CPU (the
-    child's rusage) medians, the 1-minute load average before and after."""
-    import resource
+    """The whole `sessionscope recent SESSION --limit 10 --json` and `read SESSION --limit 20
+    --json` commands over a root holding the big transcript (a link to it), warm catalog, each
+    beside the same command reading it whole (the windows switched off), alternately; `read`
+    also with the thin window alone (no checked head); with bytecode and without
+    (PYTHONDONTWRITEBYTECODE and an empty pycache prefix each run, as bench_cli_search.py does).
+    Wall and CPU (the child's rusage) medians, each child's peak RSS, the 1-minute load average
+    before and after."""
     import shutil
     import tempfile
 
@@ -219,27 +255,25 @@ def recent_command(big: Path, repeat: int) -> dict[str, Any]:
         except OSError:
             shutil.copy(big, root / big.name)
         base = environment(work)
-        args = ["recent", big.stem[:8], "--root", str(root), "--limit", "10", "--json"]
-        subprocess.run([sys.executable, "-c", LAUNCH, *args], env=base, capture_output=True, check=True)
+        where = ["--root", str(root)]
+        recent = ["recent", big.stem[:8], *where, "--limit", "10", "--json"]
+        read = ["read", big.stem[:8], *where, "--limit", "20", "--json"]
+        subprocess.run([sys.executable, "-c", LAUNCH, *recent], env=base, capture_output=True, check=True)
+        runs = {"recent": (recent, {"window": LAUNCH, "whole": _WHOLE_RECENT}),
+                "read": (read, {"window": LAUNCH, "thin": _THIN_READ, "whole": _WHOLE_READ})}
         out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
         for bytecode in (True, False):
-            times: dict[str, list[tuple[float, float]]] = {"window": [], "whole": []}
-            for _ in range(repeat):
-                for label, code in (("whole", _WHOLE_RECENT), ("window", LAUNCH)):
-                    env = _env(base, None, bytecode, work)
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    t0 = time.perf_counter()
-                    done = subprocess.run([sys.executable, "-c", code, *args], env=env, capture_output=True)
-                    wall = time.perf_counter() - t0
-                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    if done.returncode:
-                        raise SystemExit(f"recent failed: {done.stderr.decode()[-300:]}")
-                    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-                    times[label].append((wall, cpu))
             key = "bytecode" if bytecode else "no_bytecode"
-            out[key] = {label: {"wall_s": statistics.median(t[0] for t in runs),
-                                "cpu_s": statistics.median(t[1] for t in runs)}
-                        for label, runs in times.items()}
+            for command, (args, codes) in runs.items():
+                times: dict[str, list[tuple[float, float, int]]] = {label: [] for label in codes}
+                for _ in range(repeat):
+                    for label, code in codes.items():
+                        times[label].append(_timed(code, args, _env(base, None, bytecode, work)))
+                out.setdefault(command, {})[key] = {
+                    label: {"wall_s": statistics.median(t[0] for t in got),
+                            "cpu_s": statistics.median(t[1] for t in got),
+                            "rss_kb": max((t[2] for t in got if t[2] is not None), default=None)}
+                    for label, got in times.items()}
         out["load_after"] = os.getloadavg()[0]
         return out
     finally:
@@ -444,7 +478,7 @@ def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         report["phases"][name] = _run_phase(name, c.root, c.big, args.repeat)
     if c.big and not args.skip_command:
         if not args.json:
-            print("  running the recent command …", file=sys.stderr)
+            print("  running the recent and read commands …", file=sys.stderr)
         report["recent_command"] = recent_command(c.big, args.repeat)
     report["summary"] = _summarize(report)
     return report
@@ -571,13 +605,22 @@ def print_table(r: dict[str, Any]) -> None:
               f"scan looking for it {rec['scan_cpu_s'] * 1000:.0f} ms CPU, without {rec['scan_plain_cpu_s'] * 1000:.0f}")
     cmd = r.get("recent_command")
     if cmd:
-        print(f"\nThe whole `sessionscope recent ID --limit 10 --json` (warm catalog; median of the runs; "
-              f"load {cmd['load_before']:.1f} -> {cmd['load_after']:.1f})")
-        for key, label in (("bytecode", "with bytecode"), ("no_bytecode", "without bytecode")):
-            w, h = cmd[key]["window"], cmd[key]["whole"]
-            print(f"  {label:18} from the window {w['wall_s'] * 1000:6.0f} ms (CPU {w['cpu_s'] * 1000:5.0f}); "
-                  f"read whole {h['wall_s'] * 1000:6.0f} ms (CPU {h['cpu_s'] * 1000:5.0f}); "
-                  f"CPU ratio {w['cpu_s'] / h['cpu_s']:.2f}")
+        labels = {"recent": ("`sessionscope recent ID --limit 10 --json`", {"window": "from the checked window"}),
+                  "read": ("`sessionscope read ID --limit 20 --json`",
+                           {"window": "from the checked head", "thin": "thin but the window"})}
+        print(f"\nThe whole commands on the big transcript (warm catalog; median of the runs; peak RSS the "
+              f"largest; load {cmd['load_before']:.1f} -> {cmd['load_after']:.1f})")
+        for command, (title, names) in labels.items():
+            print(f"  {title}")
+            for key, label in (("bytecode", "with bytecode"), ("no_bytecode", "without bytecode")):
+                got = cmd[command][key]
+                h = got["whole"]
+                for name, text in names.items():
+                    w = got[name]
+                    print(f"    {label:18} {text:24} {w['wall_s'] * 1000:6.0f} ms (CPU {w['cpu_s'] * 1000:5.0f}, "
+                          f"{_mb(w['rss_kb']).strip()}); read whole {h['wall_s'] * 1000:6.0f} ms (CPU "
+                          f"{h['cpu_s'] * 1000:5.0f}, {_mb(h['rss_kb']).strip()}); CPU ratio "
+                          f"{w['cpu_s'] / h['cpu_s']:.2f}")
     idx = ph.get("big-index", {})
     if "result" in idx:
         print(f"  ({idx['result']} lines)")
@@ -600,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5, help="runs per timed phase (median)")
     ap.add_argument("--skip-full", action="store_true", help="skip the full parses")
-    ap.add_argument("--skip-command", action="store_true", help="skip the whole `recent` command")
+    ap.add_argument("--skip-command", action="store_true", help="skip the whole `recent` and `read` commands")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--big", help=argparse.SUPPRESS)

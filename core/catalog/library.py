@@ -834,6 +834,8 @@ class Library:
                     if rf.size >= tails.TAIL_MIN_BYTES:  # where `recent` can read its last entries
                         row.tail = tails.find_tail(adapter, path, rf, loaded[0], row.fingerprint, end,
                                                    account.lines, thin)
+                        # (and where `read` can read its first ones)
+                        row.head = tails.find_head(adapter, path, rf, loaded[0], row.fingerprint, thin)
         return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:

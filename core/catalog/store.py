@@ -85,6 +85,17 @@ CREATE TABLE IF NOT EXISTS tails (
     verified INTEGER NOT NULL,
     total INTEGER NOT NULL
 );
+-- Where a file's session's first entries can be read from (the same, at the file's start): a
+-- whole read under the fingerprint `key` gave the same first `verified` entries of its
+-- conversation (of `total`) as reading its first `lines` lines, up to offset `end`, alone.
+CREATE TABLE IF NOT EXISTS head_marks (
+    path TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    "end" INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    verified INTEGER NOT NULL,
+    total INTEGER NOT NULL
+);
 -- What reading a file on from its read_end needs of the part read (an adapter's carried state,
 -- core/read/adapters/base.py `Adapter.extend`): read only for a file that grew, so the session
 -- list never reads it. Added to a catalog of this schema without rebuilding it.
@@ -141,7 +152,7 @@ CREATE TABLE IF NOT EXISTS scan_parts (
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
+                           "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -239,6 +250,8 @@ class FileRow:
     #: where its session's last entries can be read from, found by a whole read (stored in
     #: `tails`; None leaves what is stored, which a changed fingerprint makes void)
     tail: TailMark | None = None
+    #: where its session's first entries can be read from (stored in `head_marks`; the same)
+    head: HeadMark | None = None
     #: what the adapter needs to read on from `read_end` (`Adapter.extend`; stored in its own
     #: table, never decoded with the row): None stores none
     carry: bytes | None = None
@@ -253,6 +266,19 @@ class TailMark:
     key: str
     offset: int
     line: int
+    verified: int
+    total: int
+
+
+@record(frozen=True)
+class HeadMark:
+    """A file's session's first `verified` conversation entries (of `total`) are those its
+    first `lines` lines give, read alone up to offset `end`, for the file under fingerprint `key`
+    (core/catalog/tails.py)."""
+
+    key: str
+    end: int
+    lines: int
     verified: int
     total: int
 
@@ -674,6 +700,10 @@ class Catalog:
                 t = row.tail
                 self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
                                  " VALUES(?,?,?,?,?,?)", (row.path, t.key, t.offset, t.line, t.verified, t.total))
+            if row.head is not None:
+                h = row.head
+                self._db.execute('INSERT OR REPLACE INTO head_marks(path, key, "end", lines, verified, total)'
+                                 " VALUES(?,?,?,?,?,?)", (row.path, h.key, h.end, h.lines, h.verified, h.total))
             if row.carry is not None and row.read_end >= 0:
                 self._db.execute("INSERT OR REPLACE INTO carries(path, read_end, state) VALUES(?,?,?)",
                                  (row.path, row.read_end, row.carry))
@@ -696,6 +726,14 @@ class Catalog:
             r = self._db.execute("SELECT key, offset, line, verified, total FROM tails WHERE path=?",
                                  (path,)).fetchone()
         return TailMark(*r) if r else None
+
+    def head(self, path: str) -> HeadMark | None:
+        """Where the first entries of the file's session can be read from, as last found (its
+        `key` says under which fingerprint)."""
+        with self._lock:
+            r = self._db.execute('SELECT key, "end", lines, verified, total FROM head_marks WHERE path=?',
+                                 (path,)).fetchone()
+        return HeadMark(*r) if r else None
 
     def carried(self, path: str, read_end: int) -> bytes | None:
         """What was carried for reading `path` on from `read_end` (None: nothing, or carried to
@@ -747,6 +785,7 @@ class Catalog:
             self._db.executemany("DELETE FROM files WHERE path=?", paths)
             self._db.executemany("DELETE FROM activity WHERE path=?", paths)
             self._db.executemany("DELETE FROM tails WHERE path=?", paths)
+            self._db.executemany("DELETE FROM head_marks WHERE path=?", paths)
             self._db.executemany("DELETE FROM carries WHERE path=?", paths)
             self._db.executemany("DELETE FROM ids WHERE path=?", paths)
 

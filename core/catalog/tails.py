@@ -1,4 +1,5 @@
-"""A session's last entries read from the end of its file, exactly as a whole read gives them.
+"""A session's last (or first) entries read from the end (or start) of its file, exactly as a
+whole read gives them.
 
 Why: `recent` (the CLI's and the session-logs tool's) shows the last entries of a session, often
 the caller's own, long, session; parsing a 100 MB transcript whole for its last ten entries takes
@@ -15,12 +16,17 @@ the file's fingerprint (`TailMark`, the catalog's `tails` table). Reading the sa
 gives the same entries, so later, while the file's fingerprint is unchanged, `last_entries` reads
 only that window. Anything else (a changed or grown file, a window that did not match, more
 entries asked for than were checked, a file of several sessions) is read whole, as before.
+
+The same holds at the other end, for `read` and `read_session`, which show a session's first
+entries: the scan also reads the file's first lines alone (`find_head`), and where they give the
+whole read's first `HEAD_VERIFY` entries (and one more), stores how many lines that took
+(`HeadMark`, the `head_marks` table); `first_entries` then reads those lines alone.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
-from .store import Fingerprint, TailMark
+from .store import Fingerprint, HeadMark, TailMark
 
 if TYPE_CHECKING:
     from ..model import Entry, Session
@@ -58,10 +64,7 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
     from .library import conversation
 
     def read(entries: list) -> list:
-        if not thin:
-            return entries
-        return [(e.id, e.kind, e.role, e.timestamp, e.message_id, e.on_active_branch, e.locator, e.tool_use_id)
-                for e in entries]
+        return _compared(entries, thin)
 
     whole = conversation(loaded.entries)
     want = read(whole[-VERIFY:])
@@ -80,18 +83,48 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
         n *= 4
 
 
+def _compared(entries: list[Entry], thin: bool, loaded: LoadedSession | None = None) -> list:
+    """Entries as they are compared with a whole read's: whole, or without their texts when
+    that read was thin (`Adapter.load_thin`); given `loaded` (theirs), each with the lines of the
+    parts of a split reply merged into it (a reply cut at a window's end merges fewer)."""
+    def one(e: Entry) -> object:
+        return e if not thin else (e.id, e.kind, e.role, e.timestamp, e.message_id, e.on_active_branch,
+                                   e.locator, e.tool_use_id)
+
+    if loaded is None:
+        return [one(e) for e in entries]
+    merged = getattr(loaded, "merged_from", None) or {}
+    return [(one(e), [loc.line for loc in merged.get(e.id, ())]) for e in entries]
+
+
 def last_entries(library: Library, session: Session, n: int) -> tuple[list[Entry], int] | None:
     """The last `n` entries of the session's conversation and how many it has in all, read from
     its stored window (`find_tail`); None when that cannot be done, to read the session whole."""
-    from ..read.jsonl import ReaderError, RecordFile
     from .library import conversation
+
+    def read(adapter: Adapter, rf: RecordFile, mark: TailMark) -> tuple[list[Entry], int] | None:
+        if n > mark.verified:
+            return None
+        entries = conversation(read_from(adapter, session.path, rf, mark.offset, mark.line))
+        return entries[max(0, len(entries) - n):], mark.total
+
+    return _from_mark(library, session, library.catalog.tail, read)
+
+
+def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
+               read: Callable[[Adapter, RecordFile, Any], tuple[list[Entry], int] | None]
+               ) -> tuple[list[Entry], int] | None:
+    """`read(adapter, rf, mark)` of the session's file, with the mark `stored(path)` gives, when
+    that mark was found for the file as it is (its fingerprint unchanged since the scan) and
+    the file holds that session alone; else None."""
+    from ..read.jsonl import ReaderError, RecordFile
 
     row = library.row(session.path)  # (that row alone: a lazy library decodes no other)
     if row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id:
         return None
-    mark = library.catalog.tail(session.path)
+    mark = stored(session.path)
     fp = row.fingerprint
-    if mark is None or mark.key != fp.key or n > mark.verified:
+    if mark is None or mark.key != fp.key:
         return None
     adapter = library.adapter_named(row.adapter or "")
     if adapter is None:
@@ -102,7 +135,73 @@ def last_entries(library: Library, session: Session, n: int) -> tuple[list[Entry
             if (st is None or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
                     != (fp.dev, fp.ino, fp.size, fp.mtime_ns) or rf.size != fp.size):
                 return None  # changed since the scan (or decompressed): read whole
-            entries = conversation(read_from(adapter, session.path, rf, mark.offset, mark.line))
+            return read(adapter, rf, mark)
     except (OSError, ReaderError):
         return None
-    return entries[max(0, len(entries) - n):], mark.total
+
+
+# -- the first entries ------------------------------------------------------------------------------
+#: how many of the first entries a head window is checked for (`read` shows 100 by default, the
+#: session-logs `read_session` 50)
+HEAD_VERIFY = 100
+
+
+def read_head(adapter: Adapter, path: str, rf: RecordFile, end: int) -> LoadedSession | None:
+    """The first session the adapter's parser gives from the file's lines before offset `end`."""
+    parser = adapter.parser(path)
+    for parsed in rf.iter_parsed():
+        if parsed.raw.offset >= end:
+            break
+        parser.feed(parsed)
+    loaded = parser.finish()
+    return loaded[0] if loaded else None
+
+
+def find_head(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession,
+              fingerprint: Fingerprint, thin: bool = False) -> HeadMark | None:
+    """How many of the file's first lines give the first entries of `loaded` (the whole read
+    of `rf`) read alone, checked against it: `find_tail` at the other end. The window must give
+    one entry more than those checked (a reply split over lines at its end would merge fewer
+    parts; the entry after it shows it is whole). None when no window within 1/SHARE of the
+    file does (or the conversation is not longer than that)."""
+    from .library import conversation
+
+    whole = conversation(loaded.entries)
+    if len(whole) <= HEAD_VERIFY:
+        return None
+    want = _compared(whole[:HEAD_VERIFY], thin, loaded)
+    n = 4 * HEAD_VERIFY
+    while True:
+        end = _line_end(rf, n)
+        if end is None or end > rf.size // SHARE:
+            return None
+        got = read_head(adapter, path, rf, end)
+        entries = conversation(got.entries) if got is not None else []
+        if len(entries) > HEAD_VERIFY and _compared(entries[:HEAD_VERIFY], thin, got) == want:
+            return HeadMark(fingerprint.key, end, n, HEAD_VERIFY, len(whole))
+        n *= 4
+
+
+def _line_end(rf: RecordFile, n: int) -> int | None:
+    """The offset just after the file's `n`th line; None when it has no more lines than that."""
+    buf, pos = rf.buffer, 0
+    for _ in range(n):
+        nl = buf.find(b"\n", pos, rf.size)
+        if nl < 0:
+            return None
+        pos = nl + 1
+    return pos if pos < rf.size else None
+
+
+def first_entries(library: Library, session: Session, n: int) -> tuple[list[Entry], int] | None:
+    """The first `n` entries of the session's conversation and how many it has in all, read from
+    its stored head window (`find_head`); None when that cannot be done, to read it otherwise."""
+    from .library import conversation
+
+    def read(adapter: Adapter, rf: RecordFile, mark: HeadMark) -> tuple[list[Entry], int] | None:
+        if n > mark.verified:
+            return None
+        got = read_head(adapter, session.path, rf, mark.end)
+        return (conversation(got.entries)[:n], mark.total) if got is not None else None
+
+    return _from_mark(library, session, library.catalog.head, read)

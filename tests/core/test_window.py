@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 
 from helpers import NO_CORPUS, claude_record, cli_json, corpus_files, isolate, write_records
@@ -178,16 +179,21 @@ def corpus_transcripts() -> list[Path]:
     return [p for sub in ("claude-code", "codex", "copilot-cli", "pi") for p in corpus_files(sub)]
 
 
-@pytest.mark.skipif(not corpus_transcripts(), reason=NO_CORPUS)
-def test_windows_of_the_real_transcripts_are_the_whole_reads(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(window, "MARGIN", 2)  # second readings too, where branches come first
+def scanned_corpus(tmp_path: Path) -> Library:
+    """The corpus's transcripts copied under one root and scanned."""
     root = tmp_path / "root"
     for path in corpus_transcripts():
         dest = root / path.parent.name / path.name.split("__")[-1]
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, dest)
-    lib = scan(root, tmp_path)
+    return scan(root, tmp_path)
+
+
+@pytest.mark.skipif(not corpus_transcripts(), reason=NO_CORPUS)
+def test_windows_of_the_real_transcripts_are_the_whole_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(window, "MARGIN", 2)  # second readings too, where branches come first
+    lib = scanned_corpus(tmp_path)
     hows: dict[str, int] = {}
     for row in lib.rows.values():
         for session in row.sessions:
@@ -214,3 +220,92 @@ def test_cli_read_of_a_big_file_shows_the_whole_reads_entries(
     assert big == small and len(kept.made) == 2  # (read thin twice: behind an abandoned branch)
     assert [e["content"] for e in big["entries"]] == [e.text for e in whole(lib, session, 5).entries]
     assert big["total_entries"] == 202 and big["truncated"]
+
+
+# -- the first entries from the file's first lines (core/catalog/tails.py `find_head`) -------------
+def small_heads(monkeypatch: pytest.MonkeyPatch, verify: int = 8, thin: bool = False) -> None:
+    """Head windows on small files: checked for the first `verify` entries, within half the
+    file; with `thin`, the scan reads every file thin (as it reads a big one)."""
+    from sessionscope.core.catalog import library as library_module
+    from sessionscope.core.catalog import tails
+
+    monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 0)
+    monkeypatch.setattr(tails, "HEAD_VERIFY", verify)
+    monkeypatch.setattr(tails, "SHARE", 2)
+    if thin:
+        monkeypatch.setattr(library_module, "THIN_OVER", 1)
+
+
+@pytest.mark.parametrize("thin", [False, True])
+def test_the_first_entries_behind_an_abandoned_branch_come_from_a_checked_head(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thin: bool) -> None:
+    small_heads(monkeypatch, thin=thin)
+    path = tmp_path / "root" / "proj" / f"{SID}.jsonl"
+    rewound_early(path)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = lib.all_sessions()
+    # The first 32 lines read alone end on the branch later abandoned, which they take for the
+    # active one: not the whole read's first entries. The first 128 reach the active branch.
+    mark = lib.catalog.head(str(path))
+    assert mark is not None and mark.lines == 128 and mark.total == 202
+    for n in (1, 8):
+        got = window.read_window(lib, session, n)
+        assert got.how == "head"
+        same(got, whole(lib, session, n))
+    assert window.read_window(lib, session, 9).how == "whole"  # more than were checked
+
+
+@pytest.mark.parametrize("thin", [False, True])
+def test_a_head_cut_inside_a_split_reply_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     thin: bool) -> None:
+    small_heads(monkeypatch, thin=thin)  # (thin: the entries are compared without their texts)
+    records, parent = [], None
+    for i in range(7):
+        records.append(claude_record(f"a{i}", parent, SID, i, "user", text(i)) if i % 2 == 0
+                       else assistant(f"a{i}", parent, i, text(i)))
+        parent = f"a{i}"
+    for part in range(40):  # the 8th entry: one reply over lines 8 to 47, the first window's end inside it
+        records.append(assistant(f"s{part}", parent, 7, f"part {part} " + text(7), mid="msg-split"))
+        parent = f"s{part}"
+    for i in range(8, 400):
+        records.append(claude_record(f"a{i}", parent, SID, i % 60, "user", text(i)) if i % 2 == 0
+                       else assistant(f"a{i}", parent, i, text(i)))
+        parent = f"a{i}"
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    write_records(path, records)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = lib.all_sessions()
+    mark = lib.catalog.head(str(path))
+    assert mark is not None and mark.lines == 128  # (32 lines end inside the reply: merged from fewer parts)
+    got = window.read_window(lib, session, 8)
+    assert got.how == "head" and "part 39" in got.entries[-1].text
+    same(got, whole(lib, session, 8))
+
+
+def test_a_file_changed_since_its_scan_is_not_read_from_its_head(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_heads(monkeypatch)
+    path = tmp_path / "root" / "proj" / f"{SID}.jsonl"
+    rewound_early(path)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = lib.all_sessions()
+    assert window.read_window(lib, session, 5).how == "head"
+    # a rewind to the first reply: everything after it, the head's entries too, is abandoned
+    with path.open("ab") as fh:
+        fh.write(orjson.dumps(claude_record("z0", "r1", SID, 59, "user", "rewound to the start")) + b"\n")
+    got = window.read_window(lib, session, 5)
+    assert got.how == "whole" and [e.id for e in got.entries] == ["r0", "r1", "z0"]
+
+
+@pytest.mark.skipif(not corpus_transcripts(), reason=NO_CORPUS)
+def test_heads_of_the_real_transcripts_give_the_whole_reads_first_entries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small_heads(monkeypatch, verify=6)
+    lib = scanned_corpus(tmp_path)
+    used = 0
+    for session in lib.all_sessions():
+        for n in (1, 6):
+            got = window.read_window(lib, session, n)
+            used += got.how == "head"
+            same(got, whole(lib, session, n))
+    assert used >= 10
