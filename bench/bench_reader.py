@@ -31,8 +31,9 @@ What it measures:
   Medians of 5 runs.
 * The whole `sessionscope recent ID` and `read ID --limit 20` commands on the big transcript,
   warm catalog, with and without bytecode: from the windows the scan checked (the last entries;
-  the first), `read` also thin but for its window (core/catalog/window.py), each beside the
-  same command reading the file whole: wall, CPU and each process's peak RSS.
+  the first), `read` also thin but for its window (core/catalog/window.py), and `recent` of a
+  copy grown by a line since its scan (no checked window: thin but for its last lines), each
+  beside the same command reading the file whole: wall, CPU and each process's peak RSS.
 
 Machines are noisy (shared 2-core runners move by +-40%), so read the ratios, not the seconds.
 """
@@ -203,6 +204,9 @@ _WHOLE_RECENT = ("import sys; from sessionscope.core.catalog import tails; "
 _WHOLE_READ = ("import sys; from sessionscope.core.catalog import tails, window; "
                "tails.first_entries = lambda *a: None; window.WINDOW_MIN_BYTES = 1 << 62; "
                "from sessionscope.cli.main import main; sys.exit(main())")
+#: `sessionscope recent` of a grown file (no checked window) read whole, as before the thin window
+_WHOLE_GROWN = ("import sys; from sessionscope.core.catalog import window; window.WINDOW_MIN_BYTES = 1 << 62; "
+                "from sessionscope.cli.main import main; sys.exit(main())")
 #: `sessionscope read` without the checked head: the thin window (core/catalog/window.py)
 _THIN_READ = ("import sys; from sessionscope.core.catalog import tails; "
               "tails.first_entries = lambda *a: None; "
@@ -259,8 +263,21 @@ def recent_command(big: Path, repeat: int) -> dict[str, Any]:
         recent = ["recent", big.stem[:8], *where, "--limit", "10", "--json"]
         read = ["read", big.stem[:8], *where, "--limit", "20", "--json"]
         subprocess.run([sys.executable, "-c", LAUNCH, *recent], env=base, capture_output=True, check=True)
+        # A copy grown by a line since its scan: its checked window no longer serves
+        grown = work / "grown"
+        grown.mkdir()
+        shutil.copy(big, grown / big.name)
+        grown_recent = ["recent", big.stem[:8], "--root", str(grown), "--limit", "10", "--json"]
+        subprocess.run([sys.executable, "-c", LAUNCH, *grown_recent], env=base, capture_output=True, check=True)
+        last = json.loads((grown / big.name).read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
+        more = {**last, "parentUuid": last.get("uuid"), "uuid": "0b5e55ed-0000-4000-8000-000000000001",
+                "type": "user", "message": {"role": "user", "content": "one more prompt"}}
+        with (grown / big.name).open("ab") as fh:  # (a new record, read on by the next scan)
+            fh.write(json.dumps(more).encode() + b"\n")
+        subprocess.run([sys.executable, "-c", LAUNCH, *grown_recent], env=base, capture_output=True, check=True)
         runs = {"recent": (recent, {"window": LAUNCH, "whole": _WHOLE_RECENT}),
-                "read": (read, {"window": LAUNCH, "thin": _THIN_READ, "whole": _WHOLE_READ})}
+                "read": (read, {"window": LAUNCH, "thin": _THIN_READ, "whole": _WHOLE_READ}),
+                "recent_grown": (grown_recent, {"thin": LAUNCH, "whole": _WHOLE_GROWN})}
         out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
         for bytecode in (True, False):
             key = "bytecode" if bytecode else "no_bytecode"
@@ -607,7 +624,9 @@ def print_table(r: dict[str, Any]) -> None:
     if cmd:
         labels = {"recent": ("`sessionscope recent ID --limit 10 --json`", {"window": "from the checked window"}),
                   "read": ("`sessionscope read ID --limit 20 --json`",
-                           {"window": "from the checked head", "thin": "thin but the window"})}
+                           {"window": "from the checked head", "thin": "thin but the window"}),
+                  "recent_grown": ("`sessionscope recent ID --limit 10 --json`, the file grown by a line since its scan",
+                                   {"thin": "thin but the last lines"})}
         print(f"\nThe whole commands on the big transcript (warm catalog; median of the runs; peak RSS the "
               f"largest; load {cmd['load_before']:.1f} -> {cmd['load_after']:.1f})")
         for command, (title, names) in labels.items():

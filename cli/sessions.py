@@ -157,17 +157,6 @@ def _resolve(lib: Library, ref: str) -> Session:
         raise CliError(str(exc)) from None
 
 
-def _load_entries(lib: Library, session: Session, all_branches: bool) -> list[Entry]:
-    from sessionscope.core.read.jsonl import ReaderError
-    from sessionscope.core.catalog.library import conversation
-
-    try:
-        loaded = lib.load(session)
-    except (ReaderError, OSError) as exc:
-        raise CliError(f"cannot read session {session.id}: {exc}") from None
-    return loaded.entries if all_branches else conversation(loaded.entries)
-
-
 def _read_window(lib: Library, session: Session, limit: int, **how: Any) -> Window:
     """`read_window` (core/catalog/window.py: a big file read without holding every entry's
     text), its errors a CliError."""
@@ -255,9 +244,9 @@ def cmd_recent(args: argparse.Namespace) -> int:
     from sessionscope.core.catalog.tails import last_entries
 
     got = last_entries(lib, session, args.limit)
-    if got is None:
-        entries = _load_entries(lib, session, False)
-        got = entries[max(0, len(entries) - args.limit):], len(entries)
+    if got is None:  # (a big file read thin but for its last lines: core/catalog/window.py)
+        window = _read_window(lib, session, args.limit, last=True)
+        got = window.entries, window.total
     chosen, total = got
     return _print_entries(args, session, total, chosen, total - len(chosen), recent=True)
 

@@ -22,6 +22,10 @@ that is shown is found at the end), so:
    thin again keeping exactly the window's lines whole, and checked again;
 4. else, or for a format whose parser thins nothing, or a small file, the file is read whole as
    before. Every answer is the whole read's; only the memory differs.
+
+The last entries (`recent`'s, where the scan's checked window at the file's end does not serve,
+as when the file grew since) are read so too, step 1 keeping whole the entries of the file's
+last lines (4 for each entry asked for and of the margin, from the line count the catalog has).
 """
 from __future__ import annotations
 
@@ -57,13 +61,16 @@ class _Keep:
     """Which entries a thin reading keeps whole (`Adapter.load_thin(keep=)`), and the lines of
     those it kept and of those it cut: either the first `budget` entries fed (from the one of id
     `entry_id`, given one) with the other entries of their lines and of their replies (the same
-    message id), or, given `lines`, the entries of those lines."""
+    message id), or those from line `from_line` on (with the same), or, given `lines`, the
+    entries of those lines."""
 
-    def __init__(self, budget: int = 0, entry_id: str | None = None, lines: set[int] | None = None) -> None:
+    def __init__(self, budget: int = 0, entry_id: str | None = None, lines: set[int] | None = None,
+                 from_line: int | None = None) -> None:
         self.budget = budget
         self.entry_id = entry_id
         self.started = entry_id is None
         self.lines = lines
+        self.from_line = from_line
         self.whole: set[int] = set()
         self.thinned: set[int] = set()
         self.mids: set[str] = set()
@@ -78,7 +85,9 @@ class _Keep:
             if not self.started and e.id == self.entry_id:
                 self.started = True
             keep = line in self.whole or (e.message_id is not None and e.message_id in self.mids)
-            if not keep and self.started and self.budget > 0:
+            if self.from_line is not None:
+                keep = keep or line >= self.from_line
+            elif not keep and self.started and self.budget > 0:
                 self.budget -= 1
                 keep = True
             if keep and e.message_id:
@@ -101,15 +110,15 @@ class _Keep:
 
 
 def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, entry_id: str | None = None,
-                all_branches: bool = False, threshold: int | None = None) -> Window:
-    """Up to `limit` entries of the session from index `start`, or from the entry `entry_id`;
-    of its conversation (`conversation`: the active branch), or of every entry with
+                all_branches: bool = False, last: bool = False, threshold: int | None = None) -> Window:
+    """Up to `limit` entries of the session from index `start`, or from the entry `entry_id`,
+    or its last `limit` entries (`last`: `recent`'s, when no checked window gives them); of its conversation (`conversation`: the active branch), or of every entry with
     `all_branches`. A plain file of lines of at least `threshold` bytes (`WINDOW_MIN_BYTES`) is
     read thin but for the window (see the module's doc); anything else whole, as `Library.load`
     reads it. Raises what `Library.load` raises."""
     from ..read.jsonl import compressed
 
-    if start == 0 and entry_id is None and not all_branches:
+    if start == 0 and entry_id is None and not all_branches and not last:
         # (the session's first entries, from its file's first lines where the scan checked that
         # they give them: core/catalog/tails.py)
         from .tails import first_entries
@@ -121,19 +130,23 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
     big = size >= (WINDOW_MIN_BYTES if threshold is None else threshold) and not compressed(session.path)
     adapter = lib.adapter_named(session.source_format) if big else None
     if adapter is not None and adapter.grows(session.path):
-        got = _thin_window(adapter, session, limit, start, entry_id, all_branches)
+        got = _thin_window(adapter, session, limit, -1 if last else start, entry_id, all_branches)
         if got is not None:
             return got
     loaded = lib.load(session)
-    return _cut(loaded, limit, start, entry_id, all_branches)[0]
+    return _cut(loaded, limit, -1 if last else start, entry_id, all_branches)[0]
 
 
 def _cut(loaded: LoadedSession, limit: int, start: int, entry_id: str | None,
          all_branches: bool, how: str = "whole") -> tuple[Window, list[Entry]]:
+    """The window of `loaded`'s entries: from `start` (-1: the last `limit`), or from the entry
+    `entry_id`."""
     from .library import conversation
 
     entries = loaded.entries if all_branches else conversation(loaded.entries)
-    if entry_id is not None:
+    if start < 0:
+        start = max(0, len(entries) - max(0, limit))
+    elif entry_id is not None:
         start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
         if start < 0:
             return Window([], len(entries), -1, how), []
@@ -152,10 +165,16 @@ def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
 
 def _thin_window(adapter: Adapter, session: Session, limit: int, start: int, entry_id: str | None,
                  all_branches: bool) -> Window | None:
-    """The window from thin readings, checked whole (steps 1-3 of the module's doc); None when
-    it could not be checked (the caller reads whole)."""
-    budget = (0 if entry_id is not None else max(0, start)) + max(0, limit) + MARGIN
-    keep = _Keep(budget, entry_id)
+    """The window from thin readings, checked whole (steps 1-3 of the module's doc; the last
+    entries, `start` -1: those of the file's last lines, as many lines as 4 entries each, the
+    margin included, from the line count the catalog has); None when it could not be checked
+    (the caller reads whole)."""
+    if start < 0:
+        if session.line_count <= 0:
+            return None  # (no line count: where the last entries begin is not known)
+        keep = _Keep(from_line=max(1, session.line_count - 4 * (max(0, limit) + MARGIN) + 1))
+    else:
+        keep = _Keep((0 if entry_id is not None else start) + max(0, limit) + MARGIN, entry_id)
     ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
     if ls is None:
         return None

@@ -25,6 +25,7 @@ from ..model import Entry, Session, truncate
 
 if TYPE_CHECKING:
     from ..catalog.library import Library
+    from ..catalog.window import Window
 
 Clean = Callable[[str], str]
 
@@ -131,16 +132,16 @@ def find_session(lib: Library, session_id: Any) -> Session:
         raise LogsError(str(exc)) from None
 
 
-def conversation_of(lib: Library, session: Session, all_branches: bool = False) -> list[Entry]:
-    """The session's entries (its active branch unless `all_branches`), else a LogsError."""
-    from ..catalog.library import conversation
+def _window(lib: Library, session: Session, limit: int, **how: Any) -> Window:
+    """`read_window` (core/catalog/window.py: a big file read without holding every entry's
+    text), else a LogsError."""
+    from ..catalog.window import read_window
     from ..read.jsonl import ReaderError
 
     try:
-        loaded = lib.load(session)
+        return read_window(lib, session, limit, **how)
     except (ReaderError, OSError) as exc:
         raise LogsError(f"cannot read session {session.id}: {exc}") from None
-    return loaded.entries if all_branches else conversation(loaded.entries)
 
 
 def read_shape(session: Session, total: int, chosen: list[Entry], max_chars: int,
@@ -161,13 +162,7 @@ def read_session(lib: Library, session_id: Any, limit: Any = None, max_chars: An
     cut = MAX_CHARS.check("max_chars", max_chars)
     session = find_session(lib, session_id)
     # (a big file read thin but for these entries: core/catalog/window.py)
-    from ..catalog.window import read_window
-    from ..read.jsonl import ReaderError
-
-    try:
-        window = read_window(lib, session, n)
-    except (ReaderError, OSError) as exc:
-        raise LogsError(f"cannot read session {session.id}: {exc}") from None
+    window = _window(lib, session, n)
     return read_shape(session, window.total, window.entries, cut, clean)
 
 
@@ -211,8 +206,7 @@ def recent(lib: Library, session_id: Any = None, limit: Any = None, max_chars: A
     got = last_entries(lib, session, n)  # from the file's end, where a whole read checked that works
     if got is not None:
         return recent_shape(session, got[0], cut, clean)
-    entries = conversation_of(lib, session)
-    return recent_shape(session, entries[max(0, len(entries) - n):], cut, clean)
+    return recent_shape(session, _window(lib, session, n, last=True).entries, cut, clean)
 
 
 def substring_query(text: Any) -> Any:

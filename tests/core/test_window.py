@@ -24,10 +24,12 @@ def scan(root: Path, tmp_path: Path) -> Library:
 
 
 def whole(lib: Library, session, limit: int, *, start: int = 0, entry_id: str | None = None,
-          all_branches: bool = False) -> window.Window:
+          all_branches: bool = False, last: bool = False) -> window.Window:
     """The window as a whole read gives it: what every thin reading must give."""
     entries = lib.load(session).entries
     entries = entries if all_branches else conversation(entries)
+    if last:
+        start = max(0, len(entries) - limit)
     if entry_id is not None:
         start = next((i for i, e in enumerate(entries) if e.id == entry_id), -1)
         if start < 0:
@@ -168,7 +170,7 @@ def test_every_demo_format_gives_the_whole_reads_window(tmp_path: Path) -> None:
     for row in lib.rows.values():
         for session in row.sessions:
             formats.add(session.source_format)
-            for how in ({}, {"all_branches": True}, {"start": 3}):
+            for how in ({}, {"all_branches": True}, {"start": 3}, {"last": True}):
                 for limit in (1, 4):
                     same(window.read_window(lib, session, limit, threshold=0, **how),
                          whole(lib, session, limit, **how))
@@ -198,7 +200,7 @@ def test_windows_of_the_real_transcripts_are_the_whole_reads(
     for row in lib.rows.values():
         for session in row.sessions:
             every = lib.load(session).entries
-            asks = [{}, {"all_branches": True}, {"start": 7}]
+            asks = [{}, {"all_branches": True}, {"start": 7}, {"last": True}]
             asks += [{"entry_id": e.id, "all_branches": True} for e in every[:: max(1, len(every) // 3)]]
             for how in asks:
                 for limit in (6,):
@@ -309,3 +311,59 @@ def test_heads_of_the_real_transcripts_give_the_whole_reads_first_entries(
             used += got.how == "head"
             same(got, whole(lib, session, n))
     assert used >= 10
+
+
+# -- the last entries, where no checked window gives them (`recent` of a grown file) ---------------
+def rewound_late(path: Path) -> None:
+    """600 records rewound to the 500th and continued for 5 more: the last entries of the
+    conversation are the 5 new ones and, before them, records 100 lines further up."""
+    records, parent = [], None
+    for i in range(600):
+        records.append(claude_record(f"a{i}", parent, SID, i % 60, "user", text(i)) if i % 2 == 0
+                       else assistant(f"a{i}", parent, i, text(i)))
+        parent = f"a{i}"
+    parent = "a499"
+    for i in range(5):
+        records.append(claude_record(f"b{i}", parent, SID, i, "user", "again " + text(i)) if i % 2 == 0
+                       else assistant(f"b{i}", parent, i, "again " + text(i)))
+        parent = f"b{i}"
+    write_records(path, records)
+
+
+@pytest.mark.parametrize("margin, how", [(64, "thin"), (0, "thin2")])
+def test_the_last_entries_of_a_big_file_are_read_thin_but_for_its_last_lines(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, margin: int, how: str) -> None:
+    monkeypatch.setattr(window, "MARGIN", margin)
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = lib.all_sessions()
+    kept = Kept(monkeypatch)
+    got = window.read_window(lib, session, 20, last=True, threshold=0)
+    want = whole(lib, session, 20, start=505 - 20)
+    same(got, want)
+    assert want.total == 505 and [e.id for e in want.entries][-6:] == ["a499", "b0", "b1", "b2", "b3", "b4"]
+    # the last 4 x (20 + margin) lines kept whole: with no margin, the last 80, which do not reach
+    # back to the records before the rewind (100 lines up): read again for exactly those
+    assert got.how == how and len(kept.made[0].whole) == 4 * (20 + margin)
+    for small in ({"last": True}, {}):
+        same(window.read_window(lib, session, 3, threshold=0, **small),
+             whole(lib, session, 3, start=502 if small else 0))
+
+
+def test_cli_recent_of_a_grown_big_file_shows_the_whole_reads_entries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from sessionscope.core.catalog import tails
+
+    isolate(tmp_path, monkeypatch)
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    root = str(tmp_path / "root")
+    monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 1 << 40)  # no checked window: as a file grown since
+    small = cli_json(capsys, "recent", SID[:8], "--json", "--limit", "7", "--root", root)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    kept = Kept(monkeypatch)
+    big = cli_json(capsys, "recent", SID[:8], "--json", "--limit", "7", "--root", root)
+    assert big == small and len(kept.made) == 1
+    assert [e["entry_id"] for e in big["entries"]] == ["a498", "a499", "b0", "b1", "b2", "b3", "b4"]
+    assert big["total_entries"] == 505
