@@ -367,3 +367,39 @@ def test_cli_recent_of_a_grown_big_file_shows_the_whole_reads_entries(
     assert big == small and len(kept.made) == 1
     assert [e["entry_id"] for e in big["entries"]] == ["a498", "a499", "b0", "b1", "b2", "b3", "b4"]
     assert big["total_entries"] == 505
+
+
+def test_the_session_logs_read_and_recent_answer_as_from_a_whole_read(
+        rewound, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.catalog import tails
+    from sessionscope.core.logs import contract
+
+    lib, session = rewound
+    monkeypatch.setattr(tails, "last_entries", lambda *a: None)  # (as for a file grown since its scan)
+    answers = []
+    for threshold in (1 << 40, 0):
+        monkeypatch.setattr(window, "WINDOW_MIN_BYTES", threshold)
+        answers.append((contract.read_session(lib, session.id, 30), contract.recent(lib, session.id, 12)))
+    assert answers[0] == answers[1]
+    read, recent = answers[1]
+    assert read["total_entries"] == 202 and read["returned"] == 30 and recent["count"] == 12
+
+
+def test_broken_and_unfinished_lines_in_a_big_file_read_as_a_whole_read_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[3] = b'{"type":"user","uuid":"broken \x1b[31m\n'  # a broken line among the first entries
+    lines[-3] = b"not json at all\n"  # and one among the last
+    path.write_bytes(b"".join(lines) + b'{"type":"user","uuid":"half-writ')  # the writer mid-line
+    lib = scan(tmp_path / "root", tmp_path)
+    (session,) = lib.all_sessions()
+    for how in ({}, {"last": True}, {"all_branches": True}, {"start": 2}):
+        got = window.read_window(lib, session, 6, threshold=0, **how)
+        want = whole(lib, session, 6, **how)
+        same(got, want)
+        assert got.how.startswith("thin"), how
+    kinds = [e.kind.value for e in window.read_window(lib, session, 6, threshold=0).entries]
+    last = [e.kind.value for e in window.read_window(lib, session, 6, threshold=0, last=True).entries]
+    assert "malformed" in kinds and "malformed" in last
