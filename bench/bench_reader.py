@@ -197,8 +197,8 @@ def _recent_phase(path: str, out: dict[str, Any]) -> Callable[[], int]:
 
 
 #: `sessionscope recent` with the window switched off: what it did before (a whole read)
-_WHOLE_RECENT = ("import sys; from sessionscope.core.catalog import tails; "
-                 "tails.last_entries = lambda *a: None; "
+_WHOLE_RECENT = ("import sys; from sessionscope.core.catalog import tails, window; "
+                 "tails.last_entries = lambda *a: None; window.WINDOW_MIN_BYTES = 1 << 62; "
                  "from sessionscope.cli.main import main; sys.exit(main())")
 #: `sessionscope read` with neither the checked head nor the thin window: a whole read, as before
 _WHOLE_READ = ("import sys; from sessionscope.core.catalog import tails, window; "
