@@ -696,14 +696,7 @@ class Catalog:
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
                  blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines, keys),
             )
-            if row.tail is not None:
-                t = row.tail
-                self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
-                                 " VALUES(?,?,?,?,?,?)", (row.path, t.key, t.offset, t.line, t.verified, t.total))
-            if row.head is not None:
-                h = row.head
-                self._db.execute('INSERT OR REPLACE INTO head_marks(path, key, "end", lines, verified, total)'
-                                 " VALUES(?,?,?,?,?,?)", (row.path, h.key, h.end, h.lines, h.verified, h.total))
+            self.put_marks(row.path, row.tail, row.head)
             if row.carry is not None and row.read_end >= 0:
                 self._db.execute("INSERT OR REPLACE INTO carries(path, read_end, state) VALUES(?,?,?)",
                                  (row.path, row.read_end, row.carry))
@@ -726,6 +719,20 @@ class Catalog:
             r = self._db.execute("SELECT key, offset, line, verified, total FROM tails WHERE path=?",
                                  (path,)).fetchone()
         return TailMark(*r) if r else None
+
+    def put_marks(self, path: str, tail: TailMark | None, head: HeadMark | None) -> None:
+        """Store where the file's session's last and first entries can be read from, found by a
+        whole reading other than the scan's (`read`'s, core/catalog/window.py); None leaves what
+        is stored. The file's row is not touched."""
+        with self._lock:
+            if tail is not None:
+                self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
+                                 " VALUES(?,?,?,?,?,?)", (path, tail.key, tail.offset, tail.line, tail.verified,
+                                                          tail.total))
+            if head is not None:
+                self._db.execute('INSERT OR REPLACE INTO head_marks(path, key, "end", lines, verified, total)'
+                                 " VALUES(?,?,?,?,?,?)", (path, head.key, head.end, head.lines, head.verified,
+                                                          head.total))
 
     def head(self, path: str) -> HeadMark | None:
         """Where the first entries of the file's session can be read from, as last found (its

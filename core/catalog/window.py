@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from ..model import Entry, Session
     from ..read.adapters import Adapter, LoadedSession
+    from ..read.jsonl import RecordFile
     from .library import Library
 
 #: files smaller than this are read whole: faster (a thin reading takes 5-20% more CPU time,
@@ -131,7 +132,7 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
     big = size >= (WINDOW_MIN_BYTES if threshold is None else threshold) and not compressed(session.path)
     adapter = lib.adapter_named(session.source_format) if big else None
     if adapter is not None and adapter.grows(session.path):
-        got = _thin_window(adapter, session, limit, -1 if last else start, entry_id, all_branches)
+        got = _thin_window(lib, adapter, session, limit, -1 if last else start, entry_id, all_branches)
         if got is not None:
             return got
     loaded = lib.load(session)
@@ -164,8 +165,42 @@ def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
     return loaded[0] if len(loaded) == 1 else None
 
 
-def _thin_window(adapter: Adapter, session: Session, limit: int, start: int, entry_id: str | None,
-                 all_branches: bool) -> Window | None:
+def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordFile,
+                   loaded: list[LoadedSession]) -> None:
+    """Where the session's first and last entries can be read from alone, found from this
+    reading of its whole file (`rf`, read thin) as the scan finds them (core/catalog/tails.py),
+    and stored: a file grown since its last whole read (read on by the scan, which finds neither)
+    is then read thin once, not at each `read` or `recent` while it stays as it is. Only for a
+    file of one session whose catalog row is of the file as read; a failure to store is let go
+    (the next reading reads thin again)."""
+    from . import tails
+
+    path = session.path
+    row = lib.row(path)
+    st = rf.stat()
+    if (len(loaded) != 1 or row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id
+            or st is None or rf.size < tails.TAIL_MIN_BYTES):
+        return
+    fp = row.fingerprint
+    end, account = rf.complete_end, loaded[0].account
+    if ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != (fp.dev, fp.ino, fp.size, fp.mtime_ns)
+            or rf.size != fp.size or end + account.pending_bytes != rf.size):
+        return  # (changed since the scan: its row is not of these bytes)
+    catalog = lib.catalog
+    try:
+        had_tail, had_head = catalog.tail(path), catalog.head(path)
+        tail = None if had_tail is not None and had_tail.key == fp.key else tails.find_tail(
+            adapter, path, rf, loaded[0], fp, end, account.lines, thin=True)
+        head = None if had_head is not None and had_head.key == fp.key else tails.find_head(
+            adapter, path, rf, loaded[0], fp, thin=True)
+        if tail is not None or head is not None:
+            catalog.put_marks(path, tail, head)
+    except Exception:  # noqa: BLE001 - a refinement: a cache that cannot be written reads thin again
+        return
+
+
+def _thin_window(lib: Library, adapter: Adapter, session: Session, limit: int, start: int,
+                 entry_id: str | None, all_branches: bool) -> Window | None:
     """The window from thin readings, checked whole (steps 1-3 of the module's doc; the last
     entries, `start` -1: those of the file's last lines, as many lines as 4 entries each, the
     margin included, from the line count the catalog has); None when it could not be checked
@@ -176,7 +211,13 @@ def _thin_window(adapter: Adapter, session: Session, limit: int, start: int, ent
         keep = _Keep(from_line=max(1, session.line_count - 4 * (max(0, limit) + MARGIN) + 1))
     else:
         keep = _Keep((0 if entry_id is not None else start) + max(0, limit) + MARGIN, entry_id)
-    ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
+    from ..read.jsonl import RecordFile
+
+    with RecordFile(session.path) as rf:  # (the same bytes read for the window and for the ends)
+        loaded = adapter.load_thin(session.path, rf, keep=keep)
+        _remember_ends(lib, adapter, session, rf, loaded)
+    ls = _pick(loaded, session.id)
+    del loaded
     if ls is None:
         return None
     window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin")

@@ -403,3 +403,57 @@ def test_broken_and_unfinished_lines_in_a_big_file_read_as_a_whole_read_reads_th
     kinds = [e.kind.value for e in window.read_window(lib, session, 6, threshold=0).entries]
     last = [e.kind.value for e in window.read_window(lib, session, 6, threshold=0, last=True).entries]
     assert "malformed" in kinds and "malformed" in last
+
+
+def test_a_grown_file_read_thin_once_is_read_from_its_ends_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.catalog import tails
+
+    small_heads(monkeypatch)
+    monkeypatch.setattr(tails, "VERIFY", 8)
+    monkeypatch.setattr(tails, "FIRST_LINES", 16)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    root = tmp_path / "root"
+    path = root / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    lib = scan(root, tmp_path)
+    (session,) = lib.all_sessions()
+    assert window.read_window(lib, session, 5).how == "head"
+    with path.open("ab") as fh:  # a new prompt on the active branch
+        fh.write(orjson.dumps(claude_record("c0", "b4", SID, 59, "user", "one more " + text(1))) + b"\n")
+    lib = scan(root, tmp_path)  # read on from its old end: neither end's window is found
+    (session,) = lib.all_sessions()
+    path_ = str(path)
+    assert lib.catalog.head(path_).key != lib.row(path_).fingerprint.key
+    assert tails.last_entries(lib, session, 5) is None
+    got = window.read_window(lib, session, 5)  # read thin, and both ends found from that reading
+    assert got.how == "thin"
+    same(got, whole(lib, session, 5))
+    again = window.read_window(lib, session, 5)
+    assert again.how == "head"
+    same(again, got)
+    last = tails.last_entries(lib, session, 5)
+    want = whole(lib, session, 5, last=True)
+    assert last is not None and (last[0], last[1]) == (want.entries, want.total)
+    assert want.entries[-1].id == "c0"
+
+
+def test_ends_are_not_stored_for_a_file_changed_since_its_scan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.catalog import tails
+
+    small_heads(monkeypatch)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    monkeypatch.setattr(tails, "find_head", lambda *a, **k: None)  # (the scan finds none)
+    root = tmp_path / "root"
+    path = root / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    lib = scan(root, tmp_path)
+    (session,) = lib.all_sessions()
+    monkeypatch.undo()
+    small_heads(monkeypatch)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    with path.open("ab") as fh:  # changed after the scan: the row is not of these bytes
+        fh.write(orjson.dumps(claude_record("c0", "b4", SID, 59, "user", "more")) + b"\n")
+    assert window.read_window(lib, session, 5).how == "thin"
+    assert lib.catalog.head(str(path)) is None
