@@ -23,6 +23,11 @@ that is shown is found at the end), so:
 4. else, or for a format whose parser thins nothing, or a small file, the file is read whole as
    before. Every answer is the whole read's; only the memory differs.
 
+Any whole reading of a file of one session that its catalog row describes (this thin one, or a
+plain one of a file over `tails.TAIL_MIN_BYTES`) also looks for both ends' windows and stores
+them, as the scan does: a file grown since its last whole read, which the scan reads on without
+finding them, is then read once, not at each call.
+
 The last entries (`recent`'s, where the scan's checked window at the file's end does not serve,
 as when the file grew since) are read so too, step 1 keeping whole the entries of the file's
 last lines (4 for each entry asked for and of the margin, from the line count the catalog has).
@@ -117,7 +122,8 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
     conversation (`conversation`: the active branch), or of every entry with `all_branches`.
     A plain file of lines of at least `threshold` bytes (`WINDOW_MIN_BYTES`) is
     read thin but for the window (see the module's doc); anything else whole, as `Library.load`
-    reads it. Raises what `Library.load` raises."""
+    reads it (one over `tails.TAIL_MIN_BYTES` noting its ends' windows). Raises what
+    `Library.load` raises."""
     from ..read.jsonl import compressed
 
     if start == 0 and entry_id is None and not all_branches and not last:
@@ -128,13 +134,26 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
         first = first_entries(lib, session, limit)
         if first is not None:
             return Window(first[0], first[1], 0, "head")
+    from .tails import TAIL_MIN_BYTES
+
     size = session.size or 0
-    big = size >= (WINDOW_MIN_BYTES if threshold is None else threshold) and not compressed(session.path)
-    adapter = lib.adapter_named(session.source_format) if big else None
+    big = size >= (WINDOW_MIN_BYTES if threshold is None else threshold)
+    plain = size >= min(TAIL_MIN_BYTES, WINDOW_MIN_BYTES if threshold is None else threshold)
+    adapter = lib.adapter_named(session.source_format) if plain and not compressed(session.path) else None
     if adapter is not None and adapter.grows(session.path):
-        got = _thin_window(lib, adapter, session, limit, -1 if last else start, entry_id, all_branches)
-        if got is not None:
-            return got
+        if big:
+            got = _thin_window(lib, adapter, session, limit, -1 if last else start, entry_id, all_branches)
+            if got is not None:
+                return got
+        else:  # read whole, as below, and the ends' windows found from that reading
+            from ..read.jsonl import RecordFile
+
+            with RecordFile(session.path) as rf:
+                every = adapter.load(session.path, rf)
+                _remember_ends(lib, adapter, session, rf, every, thin=False)
+            ls = _pick(every, session.id)
+            if ls is not None:
+                return _cut(ls, limit, -1 if last else start, entry_id, all_branches)[0]
     loaded = lib.load(session)
     return _cut(loaded, limit, -1 if last else start, entry_id, all_branches)[0]
 
@@ -166,9 +185,9 @@ def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
 
 
 def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordFile,
-                   loaded: list[LoadedSession]) -> None:
+                   loaded: list[LoadedSession], thin: bool = True) -> None:
     """Where the session's first and last entries can be read from alone, found from this
-    reading of its whole file (`rf`, read thin) as the scan finds them (core/catalog/tails.py),
+    reading of its whole file (`rf`; read thin, with `thin`) as the scan finds them (core/catalog/tails.py),
     and stored: a file grown since its last whole read (read on by the scan, which finds neither)
     is then read thin once, not at each `read` or `recent` while it stays as it is. Only for a
     file of one session whose catalog row is of the file as read; a failure to store is let go
@@ -190,9 +209,9 @@ def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordF
     try:
         had_tail, had_head = catalog.tail(path), catalog.head(path)
         tail = None if had_tail is not None and had_tail.key == fp.key else tails.find_tail(
-            adapter, path, rf, loaded[0], fp, end, account.lines, thin=True)
+            adapter, path, rf, loaded[0], fp, end, account.lines, thin)
         head = None if had_head is not None and had_head.key == fp.key else tails.find_head(
-            adapter, path, rf, loaded[0], fp, thin=True)
+            adapter, path, rf, loaded[0], fp, thin)
         if tail is not None or head is not None:
             catalog.put_marks(path, tail, head)
     except Exception:  # noqa: BLE001 - a refinement: a cache that cannot be written reads thin again

@@ -232,6 +232,7 @@ def small_heads(monkeypatch: pytest.MonkeyPatch, verify: int = 8, thin: bool = F
     from sessionscope.core.catalog import tails
 
     monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 0)
+    monkeypatch.setattr(tails, "HEAD_MIN_BYTES", 0)
     monkeypatch.setattr(tails, "HEAD_VERIFY", verify)
     monkeypatch.setattr(tails, "SHARE", 2)
     if thin:
@@ -246,10 +247,10 @@ def test_the_first_entries_behind_an_abandoned_branch_come_from_a_checked_head(
     rewound_early(path)
     lib = scan(tmp_path / "root", tmp_path)
     (session,) = lib.all_sessions()
-    # The first 32 lines read alone end on the branch later abandoned, which they take for the
-    # active one: not the whole read's first entries. The first 128 reach the active branch.
+    # The fewest lines that can do, through the 9th entry's (the active branch's 7th record, after
+    # the 100 abandoned ones), read alone: their last record's chain is the active one.
     mark = lib.catalog.head(str(path))
-    assert mark is not None and mark.lines == 128 and mark.total == 202
+    assert mark is not None and mark.lines == 2 + 100 + 7 and mark.total == 202
     for n in (1, 8):
         got = window.read_window(lib, session, n)
         assert got.how == "head"
@@ -257,31 +258,61 @@ def test_the_first_entries_behind_an_abandoned_branch_come_from_a_checked_head(
     assert window.read_window(lib, session, 9).how == "whole"  # more than were checked
 
 
-@pytest.mark.parametrize("thin", [False, True])
-def test_a_head_cut_inside_a_split_reply_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     thin: bool) -> None:
-    small_heads(monkeypatch, thin=thin)  # (thin: the entries are compared without their texts)
+def split_early(path: Path) -> None:
+    """400 entries, the 8th one reply split over 40 lines (lines 8 to 47)."""
     records, parent = [], None
     for i in range(7):
         records.append(claude_record(f"a{i}", parent, SID, i, "user", text(i)) if i % 2 == 0
                        else assistant(f"a{i}", parent, i, text(i)))
         parent = f"a{i}"
-    for part in range(40):  # the 8th entry: one reply over lines 8 to 47, the first window's end inside it
+    for part in range(40):
         records.append(assistant(f"s{part}", parent, 7, f"part {part} " + text(7), mid="msg-split"))
         parent = f"s{part}"
     for i in range(8, 400):
         records.append(claude_record(f"a{i}", parent, SID, i % 60, "user", text(i)) if i % 2 == 0
                        else assistant(f"a{i}", parent, i, text(i)))
         parent = f"a{i}"
-    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
     write_records(path, records)
+
+
+@pytest.mark.parametrize("thin", [False, True])
+def test_a_head_holds_a_split_reply_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         thin: bool) -> None:
+    small_heads(monkeypatch, thin=thin)  # (thin: the entries are compared without their texts)
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    split_early(path)
     lib = scan(tmp_path / "root", tmp_path)
     (session,) = lib.all_sessions()
     mark = lib.catalog.head(str(path))
-    assert mark is not None and mark.lines == 128  # (32 lines end inside the reply: merged from fewer parts)
+    assert mark is not None and mark.lines == 48  # (through the entry after the reply: all its parts)
     got = window.read_window(lib, session, 8)
     assert got.how == "head" and "part 39" in got.entries[-1].text
     same(got, whole(lib, session, 8))
+
+
+@pytest.mark.parametrize("thin", [False, True])
+def test_a_head_that_differs_from_the_whole_read_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thin: bool) -> None:
+    """Lines read alone that give other entries (here: a split reply whose last parts they
+    leave out, as a window ending inside it would) are not taken: twice as many are tried."""
+    from sessionscope.core.catalog import tails
+
+    small_heads(monkeypatch, thin=thin)
+    real = tails.read_head
+    cut = []
+
+    def short(adapter, path, rf, end):  # noqa: ANN001, ANN202
+        if not cut:  # (the first window tried: as if it ended 20 lines into the reply)
+            cut.append(end)
+            end = tails._line_end(rf, 7 + 20)
+        return real(adapter, path, rf, end)
+
+    monkeypatch.setattr(tails, "read_head", short)
+    path = tmp_path / "root" / "p" / f"{SID}.jsonl"
+    split_early(path)
+    lib = scan(tmp_path / "root", tmp_path)
+    mark = lib.catalog.head(str(path))
+    assert cut and mark is not None and mark.lines == 2 * 48
 
 
 def test_a_file_changed_since_its_scan_is_not_read_from_its_head(
@@ -405,14 +436,16 @@ def test_broken_and_unfinished_lines_in_a_big_file_read_as_a_whole_read_reads_th
     assert "malformed" in kinds and "malformed" in last
 
 
-def test_a_grown_file_read_thin_once_is_read_from_its_ends_after(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("big", [True, False])
+def test_a_grown_file_read_once_is_read_from_its_ends_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, big: bool) -> None:
+    """Big: read thin once; smaller (over TAIL_MIN_BYTES, under WINDOW_MIN_BYTES): whole once."""
     from sessionscope.core.catalog import tails
 
     small_heads(monkeypatch)
     monkeypatch.setattr(tails, "VERIFY", 8)
     monkeypatch.setattr(tails, "FIRST_LINES", 16)
-    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0 if big else 1 << 40)
     root = tmp_path / "root"
     path = root / "p" / f"{SID}.jsonl"
     rewound_late(path)
@@ -426,8 +459,8 @@ def test_a_grown_file_read_thin_once_is_read_from_its_ends_after(
     path_ = str(path)
     assert lib.catalog.head(path_).key != lib.row(path_).fingerprint.key
     assert tails.last_entries(lib, session, 5) is None
-    got = window.read_window(lib, session, 5)  # read thin, and both ends found from that reading
-    assert got.how == "thin"
+    got = window.read_window(lib, session, 5)  # read (thin), and both ends found from that reading
+    assert got.how == ("thin" if big else "whole")
     same(got, whole(lib, session, 5))
     again = window.read_window(lib, session, 5)
     assert again.how == "head"
