@@ -38,9 +38,8 @@ if TYPE_CHECKING:
 TAIL_MIN_BYTES = 1 << 20
 #: how many of the last entries a window is checked for (`recent` asks for 10 by default)
 VERIFY = 50
-#: lines in the first window tried (then 4x larger while it stays within 1/SHARE of the file:
-#: a real Claude Code transcript of 3 MB needs 170-260 KB for its last 50 entries)
-FIRST_LINES = 4 * VERIFY
+#: a window is looked for within the last 1/SHARE of the file (a real Claude Code transcript of
+#: 3 MB needs 170-260 KB for its last 50 entries)
 SHARE = 4
 
 
@@ -57,7 +56,8 @@ def read_from(adapter: Adapter, path: str, rf: RecordFile, offset: int, line: in
 def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession,
               fingerprint: Fingerprint, end: int, lines: int, thin: bool = False) -> TailMark | None:
     """Where the last entries of `loaded` (the whole read of `rf`, with `lines` lines before
-    offset `end`) can be read from, checked against it; None when no window within
+    offset `end`) can be read from, checked against it: from the line of the first of them,
+    then twice as many lines while those do not give them; None when no window within
     1/SHARE of the file gives them. `thin`: `loaded` was read thin (`Adapter.load_thin`: texts
     cut, split replies merged from cut parts), so entries are compared without their texts."""
     from ..read.jsonl import LineMark
@@ -71,16 +71,19 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
     if not want:
         return None
     mark = LineMark(end, lines)
-    n = FIRST_LINES
+    # First the fewest lines that can do: from the line the first of those entries comes from
+    # (as the whole read locates it); then twice as many lines back from the end while they do
+    # not give them.
+    first = min((e.locator for e in whole[-VERIFY:]), key=lambda loc: loc.offset)
+    offset, line = first.offset, first.line
     while True:
-        starts = rf.last_starts(n)
-        offset = starts[0] if starts else 0
-        if offset == 0 or rf.size - offset > rf.size // SHARE:
+        if offset <= 0 or rf.size - offset > rf.size // SHARE:
             return None  # as good as the whole file: nothing to win
-        line = rf.line_of(offset, mark)
         if read(conversation(read_from(adapter, path, rf, offset, line))[-VERIFY:]) == want:
             return TailMark(fingerprint.key, offset, line, len(want), len(whole))
-        n *= 4
+        starts = rf.last_starts(2 * max(1, lines - line + 1))
+        offset = starts[0] if starts else 0
+        line = rf.line_of(offset, mark)
 
 
 def _compared(entries: list[Entry], thin: bool, loaded: LoadedSession | None = None) -> list:
@@ -88,8 +91,11 @@ def _compared(entries: list[Entry], thin: bool, loaded: LoadedSession | None = N
     that read was thin (`Adapter.load_thin`); given `loaded` (theirs), each with the lines of the
     parts of a split reply merged into it (a reply cut at a window's end merges fewer)."""
     def one(e: Entry) -> object:
-        return e if not thin else (e.id, e.kind, e.role, e.timestamp, e.message_id, e.on_active_branch,
-                                   e.locator, e.tool_use_id)
+        # (thin: every field a thin entry keeps, all but its text and tool input: a tool result's
+        # name, from its call, is one a window can miss)
+        return e if not thin else (e.id, e.role, e.kind, e.locator, e.parent_id, e.timestamp, e.tool_name,
+                                   e.tool_use_id, e.is_error, e.message_id, e.raw_type, e.is_sidechain,
+                                   e.on_active_branch, e.model)
 
     if loaded is None:
         return [one(e) for e in entries]

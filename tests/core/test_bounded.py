@@ -286,7 +286,6 @@ def test_a_big_file_read_thin_keeps_its_tail_mark(tmp_path: Path, monkeypatch: p
     (root / src.name).write_bytes(b"".join(lines))
     monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 1)
     monkeypatch.setattr(tails, "VERIFY", 5)
-    monkeypatch.setattr(tails, "FIRST_LINES", 10)
     monkeypatch.setattr(tails, "SHARE", 1)
     whole = _library(tmp_path / "root", tmp_path / "w")
     whole.scan()

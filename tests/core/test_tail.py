@@ -56,11 +56,10 @@ def test_the_scan_stores_line_counts_of_claude_and_codex_files(tmp_path: Path) -
 
 # -- `recent` from the end of the file -------------------------------------------------------------
 def small_windows(monkeypatch: pytest.MonkeyPatch, verify: int = 5) -> None:
-    """Windows on small files: every file gets one looked for, of a few lines, checked for the
+    """Windows on small files: every file gets one looked for, checked for the
     last `verify` entries, within half the file."""
     monkeypatch.setattr(tails, "TAIL_MIN_BYTES", 0)
     monkeypatch.setattr(tails, "VERIFY", verify)
-    monkeypatch.setattr(tails, "FIRST_LINES", 2 * verify)
     monkeypatch.setattr(tails, "SHARE", 2)
 
 
@@ -133,18 +132,60 @@ def scanned_rewound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Pa
     return path, lib, session
 
 
-def test_a_window_whose_entries_differ_from_the_whole_read_is_not_used(
+def test_a_window_from_before_a_rewind_marks_the_abandoned_branch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path, lib, session = scanned_rewound(tmp_path, monkeypatch)
     whole = whole_conversation(lib, session)
     assert [e.text for e in whole[-8:]] == ["turn 497", "turn 498", "turn 499"] + [f"again {i}" for i in range(5)]
-    # The first windows tried (the last 16 and 64 lines) show turns 5xx as the active branch; the
-    # one kept (256 lines) reaches back past turn 497.
+    # The window starts at the line of the first of the last 8 (turn 497's): read alone, its
+    # last record's chain reaches back there, turns 500-599 between off the branch.
     mark = lib.catalog.tail(str(path))
-    assert mark is not None and mark.line == 605 - 256 + 1 and mark.total == len(whole) == 505
+    assert mark is not None and mark.line == 498 and mark.total == len(whole) == 505
     for n in (1, 8):
         assert tails.last_entries(lib, session, n) == (whole[-n:], len(whole))
     assert tails.last_entries(lib, session, 9) is None  # more than were checked: read whole
+
+
+@pytest.mark.parametrize("thin", [False, True])
+def test_a_window_whose_entries_differ_from_the_whole_read_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thin: bool) -> None:
+    """A tool result among the last entries whose call is 40 lines before the first of them: the
+    window from that line alone does not know the tool's name (the whole read does), so twice as
+    many lines are read, which reach the call. Read thin (as the scan reads a big file), the
+    entries are compared without their texts: the tool's name still is."""
+    from sessionscope.core.catalog import library as library_module
+
+    small_windows(monkeypatch, verify=8)
+    if thin:
+        monkeypatch.setattr(library_module, "THIN_OVER", 1)
+    root = tmp_path / "root"
+    root.mkdir()
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    records, parent = [], None
+    for i in range(300):
+        uuid = f"a{i:03d}"
+        if i == 250:  # an assistant turn calling a tool, answered 50 records later
+            rec = claude_record(uuid, parent, "assistant", "calling", i)
+            rec["message"]["content"] = [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                          "input": {"command": "make test"}}]
+        elif i == 296:
+            rec = claude_record(uuid, parent, "user", "", i)
+            rec["message"]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]
+        else:
+            rec = claude_record(uuid, parent, "user" if i % 2 == 0 else "assistant", f"turn {i}", i)
+        records.append(rec)
+        parent = uuid
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))
+    [session] = lib.all_sessions()
+    whole = whole_conversation(lib, session)
+    result = next(e for e in whole[-8:] if e.tool_use_id == "toolu_1")
+    assert result.tool_name == "Bash"
+    mark = lib.catalog.tail(str(path))
+    # from line 293 (the first of the last 8): 8 lines, without the call; then 16 back from the
+    # end, still without; then 32, from line 269; then 64, from line 237, which holds it
+    assert mark is not None and mark.line == 300 - 64 + 1
+    assert tails.last_entries(lib, session, 8) == (whole[-8:], len(whole))
 
 
 def test_a_file_changed_since_its_scan_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

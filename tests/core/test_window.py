@@ -444,7 +444,6 @@ def test_a_grown_file_read_once_is_read_from_its_ends_after(
 
     small_heads(monkeypatch)
     monkeypatch.setattr(tails, "VERIFY", 8)
-    monkeypatch.setattr(tails, "FIRST_LINES", 16)
     monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0 if big else 1 << 40)
     root = tmp_path / "root"
     path = root / "p" / f"{SID}.jsonl"
