@@ -31,8 +31,8 @@ What it measures:
   Medians of 5 runs.
 * The whole `sessionscope recent ID` and `read ID --limit 20` commands on the big transcript,
   warm catalog, with and without bytecode: from the windows the scan checked (the last entries;
-  the first), `read` also thin but for its window (core/catalog/window.py), and `recent` of a
-  copy grown by a line since its scan (no checked window: thin but for its last lines), each
+  the first), `read` also thin but for its window (core/catalog/window.py), and the first
+  `recent` after a copy grew by a line (no checked window: thin but for its last lines), each
   beside the same command reading the file whole: wall, CPU and each process's peak RSS.
 
 Machines are noisy (shared 2-core runners move by +-40%), so read the ratios, not the seconds.
@@ -270,11 +270,21 @@ def recent_command(big: Path, repeat: int) -> dict[str, Any]:
         grown_recent = ["recent", big.stem[:8], "--root", str(grown), "--limit", "10", "--json"]
         subprocess.run([sys.executable, "-c", LAUNCH, *grown_recent], env=base, capture_output=True, check=True)
         last = json.loads((grown / big.name).read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1])
-        more = {**last, "parentUuid": last.get("uuid"), "uuid": "0b5e55ed-0000-4000-8000-000000000001",
-                "type": "user", "message": {"role": "user", "content": "one more prompt"}}
-        with (grown / big.name).open("ab") as fh:  # (a new record, read on by the next scan)
-            fh.write(json.dumps(more).encode() + b"\n")
-        subprocess.run([sys.executable, "-c", LAUNCH, *grown_recent], env=base, capture_output=True, check=True)
+        grew = [0]
+
+        def grow() -> None:
+            """A new record on the active branch (not a repeated one: a resume copy makes the
+            scan read the file whole, which finds the windows), before each run of the grown
+            file's `recent`: each is the first call after its file grew (the one after it would
+            read the windows its thin reading found)."""
+            grew[0] += 1
+            uuid = f"0b5e55ed-0000-4000-8000-{grew[0]:012d}"
+            more = {**last, "parentUuid": last.get("uuid"), "uuid": uuid, "type": "user",
+                    "message": {"role": "user", "content": f"one more prompt {grew[0]}"}}
+            last.update(uuid=uuid)
+            with (grown / big.name).open("ab") as fh:
+                fh.write(json.dumps(more).encode() + b"\n")
+
         runs = {"recent": (recent, {"window": LAUNCH, "whole": _WHOLE_RECENT}),
                 "read": (read, {"window": LAUNCH, "thin": _THIN_READ, "whole": _WHOLE_READ}),
                 "recent_grown": (grown_recent, {"thin": LAUNCH, "whole": _WHOLE_GROWN})}
@@ -285,6 +295,8 @@ def recent_command(big: Path, repeat: int) -> dict[str, Any]:
                 times: dict[str, list[tuple[float, float, int]]] = {label: [] for label in codes}
                 for _ in range(repeat):
                     for label, code in codes.items():
+                        if command == "recent_grown":
+                            grow()
                         times[label].append(_timed(code, args, _env(base, None, bytecode, work)))
                 out.setdefault(command, {})[key] = {
                     label: {"wall_s": statistics.median(t[0] for t in got),
@@ -625,7 +637,7 @@ def print_table(r: dict[str, Any]) -> None:
         labels = {"recent": ("`sessionscope recent ID --limit 10 --json`", {"window": "from the checked window"}),
                   "read": ("`sessionscope read ID --limit 20 --json`",
                            {"window": "from the checked head", "thin": "thin but the window"}),
-                  "recent_grown": ("`sessionscope recent ID --limit 10 --json`, the file grown by a line since its scan",
+                  "recent_grown": ("`sessionscope recent ID --limit 10 --json`, the first call after the file grew a line",
                                    {"thin": "thin but the last lines"})}
         print(f"\nThe whole commands on the big transcript (warm catalog; median of the runs; peak RSS the "
               f"largest; load {cmd['load_before']:.1f} -> {cmd['load_after']:.1f})")
