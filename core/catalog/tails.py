@@ -43,6 +43,13 @@ VERIFY = 50
 SHARE = 4
 
 
+def mark_key(fingerprint: Fingerprint) -> str:
+    """What a window found is stored under: the file's fingerprint, and how windows were checked
+    (2: a thin scan's comparison takes every field a thin entry keeps; a window of before, under
+    the bare fingerprint, compared fewer: it is not used, and found again by the next whole read)."""
+    return "2:" + fingerprint.key
+
+
 def read_from(adapter: Adapter, path: str, rf: RecordFile, offset: int, line: int) -> list[Entry]:
     """The entries the adapter's parser gives from the line at `offset` (numbered `line`) to
     the end, read like `Adapter.load` reads a whole file; those of its first session."""
@@ -80,7 +87,7 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
         if offset <= 0 or rf.size - offset > rf.size // SHARE:
             return None  # as good as the whole file: nothing to win
         if read(conversation(read_from(adapter, path, rf, offset, line))[-VERIFY:]) == want:
-            return TailMark(fingerprint.key, offset, line, len(want), len(whole))
+            return TailMark(mark_key(fingerprint), offset, line, len(want), len(whole))
         starts = rf.last_starts(2 * max(1, lines - line + 1))
         offset = starts[0] if starts else 0
         line = rf.line_of(offset, mark)
@@ -130,7 +137,7 @@ def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
         return None
     mark = stored(session.path)
     fp = row.fingerprint
-    if mark is None or mark.key != fp.key:
+    if mark is None or mark.key != mark_key(fp):
         return None
     adapter = library.adapter_named(row.adapter or "")
     if adapter is None:
@@ -193,7 +200,7 @@ def find_head(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
         got = read_head(adapter, path, rf, end)
         entries = conversation(got.entries) if got is not None else []
         if len(entries) > HEAD_VERIFY and _compared(entries[:HEAD_VERIFY], thin, got) == want:
-            return HeadMark(fingerprint.key, end, n, HEAD_VERIFY, len(whole))
+            return HeadMark(mark_key(fingerprint), end, n, HEAD_VERIFY, len(whole))
         n *= 2
 
 

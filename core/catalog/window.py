@@ -208,9 +208,10 @@ def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordF
     catalog = lib.catalog
     try:
         had_tail, had_head = catalog.tail(path), catalog.head(path)
-        tail = None if had_tail is not None and had_tail.key == fp.key else tails.find_tail(
+        key = tails.mark_key(fp)
+        tail = None if had_tail is not None and had_tail.key == key else tails.find_tail(
             adapter, path, rf, loaded[0], fp, end, account.lines, thin)
-        head = None if had_head is not None and had_head.key == fp.key else tails.find_head(
+        head = None if had_head is not None and had_head.key == key else tails.find_head(
             adapter, path, rf, loaded[0], fp, thin)
         if tail is not None or head is not None:
             catalog.put_marks(path, tail, head)

@@ -253,3 +253,22 @@ def test_the_session_logs_recent_reads_the_window_too(tmp_path: Path, monkeypatc
         answers.append(contract.recent(scan(root, Catalog(None)), "1c2d", 8))
     assert used == [False, True]
     assert answers[0] == answers[1] and answers[0]["count"] == 8
+
+
+def test_a_window_stored_under_the_bare_fingerprint_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows found before the thin comparison took every field (stored under the bare
+    fingerprint) may miss a tool's name: not used, found again by the next whole reading."""
+    from sessionscope.core.catalog import window
+    from sessionscope.core.catalog.store import TailMark
+
+    path, lib, session = scanned_rewound(tmp_path, monkeypatch)
+    mark = lib.catalog.tail(str(path))
+    assert mark is not None and tails.last_entries(lib, session, 5) is not None
+    old = TailMark(lib.row(str(path)).fingerprint.key, mark.offset, mark.line, mark.verified, mark.total)
+    lib.catalog.put_marks(str(path), old, None)
+    assert tails.last_entries(lib, session, 5) is None
+    whole = whole_conversation(lib, session)
+    assert window.read_window(lib, session, 5, last=True).entries == whole[-5:]  # (read whole: found again)
+    assert lib.catalog.tail(str(path)) == mark
+    assert tails.last_entries(lib, session, 5) == (whole[-5:], len(whole))
