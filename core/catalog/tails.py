@@ -137,7 +137,7 @@ def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
         return None
     mark = stored(session.path)
     fp = row.fingerprint
-    if mark is None or mark.key != mark_key(fp):
+    if mark is None or mark.key != mark_key(fp) or mark.verified <= 0:  # (0: none was found)
         return None
     adapter = library.adapter_named(row.adapter or "")
     if adapter is None:

@@ -193,6 +193,7 @@ def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordF
     file of one session whose catalog row is of the file as read; a failure to store is let go
     (the next reading reads thin again)."""
     from . import tails
+    from .store import HeadMark, TailMark
 
     path = session.path
     row = lib.row(path)
@@ -209,10 +210,14 @@ def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordF
     try:
         had_tail, had_head = catalog.tail(path), catalog.head(path)
         key = tails.mark_key(fp)
-        tail = None if had_tail is not None and had_tail.key == key else tails.find_tail(
-            adapter, path, rf, loaded[0], fp, end, account.lines, thin)
-        head = None if had_head is not None and had_head.key == key else tails.find_head(
-            adapter, path, rf, loaded[0], fp, thin)
+        tail = head = None
+        # (none found is stored too, as a window of no entries (`verified` 0, which serves no
+        # call): not looked for again at each call while the file stays as it is)
+        if had_tail is None or had_tail.key != key:
+            tail = tails.find_tail(adapter, path, rf, loaded[0], fp, end, account.lines, thin) or TailMark(
+                key, -1, 0, 0, 0)
+        if had_head is None or had_head.key != key:
+            head = tails.find_head(adapter, path, rf, loaded[0], fp, thin) or HeadMark(key, -1, 0, 0, 0)
         if tail is not None or head is not None:
             catalog.put_marks(path, tail, head)
     except Exception:  # noqa: BLE001 - a refinement: a cache that cannot be written reads thin again

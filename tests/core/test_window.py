@@ -489,3 +489,30 @@ def test_ends_are_not_stored_for_a_file_changed_since_its_scan(
         fh.write(orjson.dumps(claude_record("c0", "b4", SID, 59, "user", "more")) + b"\n")
     assert window.read_window(lib, session, 5).how == "thin"
     assert lib.catalog.head(str(path)) is None
+
+
+def test_ends_without_a_window_are_looked_for_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose ends give no window (here: none may be over a billionth of it) is not
+    searched again at each call while it stays as it is; a window of no entries serves none."""
+    from sessionscope.core.catalog import tails
+
+    small_heads(monkeypatch)
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    root = tmp_path / "root"
+    path = root / "p" / f"{SID}.jsonl"
+    rewound_late(path)
+    lib = scan(root, tmp_path)
+    (session,) = lib.all_sessions()
+    monkeypatch.setattr(tails, "SHARE", 10**9)
+    looked = []
+    real = tails.find_tail
+    monkeypatch.setattr(tails, "find_tail", lambda *a, **k: looked.append(1) or real(*a, **k))
+    lib.catalog.put_marks(str(path), tails.TailMark("stale", 0, 1, 5, 505), None)  # (of another state)
+    for _ in range(3):
+        got = window.read_window(lib, session, 4, last=True)
+        same(got, whole(lib, session, 4, last=True))
+        assert got.how == "thin"
+    assert len(looked) == 1
+    mark = lib.catalog.tail(str(path))
+    assert mark is not None and mark.verified == 0 and tails.last_entries(lib, session, 1) is None
+    assert tails.last_entries(lib, session, 0) is None
