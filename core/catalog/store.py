@@ -152,7 +152,8 @@ CREATE TABLE IF NOT EXISTS scan_parts (
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
+                           "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id",
+                           "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:

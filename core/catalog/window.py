@@ -187,11 +187,11 @@ def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
 def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordFile,
                    loaded: list[LoadedSession], thin: bool = True) -> None:
     """Where the session's first and last entries can be read from alone, found from this
-    reading of its whole file (`rf`; read thin, with `thin`) as the scan finds them (core/catalog/tails.py),
-    and stored: a file grown since its last whole read (read on by the scan, which finds neither)
-    is then read thin once, not at each `read` or `recent` while it stays as it is. Only for a
-    file of one session whose catalog row is of the file as read; a failure to store is let go
-    (the next reading reads thin again)."""
+    reading of its whole file (`rf`; read thin, with `thin`) as the scan finds them
+    (core/catalog/tails.py), and stored: a file grown since its last whole read (read on by the
+    scan, which finds neither) is then read once, not at each `read` or `recent` while it stays
+    as it is. Only for a file of one session whose catalog row is of the file as read; a failure
+    to store is let go (the next reading looks again)."""
     from . import tails
     from .store import HeadMark, TailMark
 
