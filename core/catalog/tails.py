@@ -88,8 +88,11 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
             return None  # as good as the whole file: nothing to win
         if read(conversation(read_from(adapter, path, rf, offset, line))[-VERIFY:]) == want:
             return TailMark(mark_key(fingerprint), offset, line, len(want), len(whole))
-        starts = rf.last_starts(2 * max(1, lines - line + 1))
-        offset = starts[0] if starts else 0
+        # (one line more for an unfinished last line, which last_starts counts too)
+        starts = rf.last_starts(2 * max(1, lines - line + 1) + 1)
+        before, offset = offset, starts[0] if starts else 0
+        if offset >= before:
+            return None  # (no line further back: never the same window twice)
         line = rf.line_of(offset, mark)
 
 

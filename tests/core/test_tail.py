@@ -182,9 +182,9 @@ def test_a_window_whose_entries_differ_from_the_whole_read_is_not_used(
     result = next(e for e in whole[-8:] if e.tool_use_id == "toolu_1")
     assert result.tool_name == "Bash"
     mark = lib.catalog.tail(str(path))
-    # from line 293 (the first of the last 8): 8 lines, without the call; then 16 back from the
-    # end, still without; then 32, from line 269; then 64, from line 237, which holds it
-    assert mark is not None and mark.line == 300 - 64 + 1
+    # from line 293 (the first of the last 8): 8 lines, without the call (line 251); then twice
+    # as many and one back from the end: 17, 35, still without; then 71, from line 230, with it
+    assert mark is not None and mark.line == 300 - 71 + 1
     assert tails.last_entries(lib, session, 8) == (whole[-8:], len(whole))
 
 
@@ -272,3 +272,29 @@ def test_a_window_stored_under_the_bare_fingerprint_is_not_used(
     assert window.read_window(lib, session, 5, last=True).entries == whole[-5:]  # (read whole: found again)
     assert lib.catalog.tail(str(path)) == mark
     assert tails.last_entries(lib, session, 5) == (whole[-5:], len(whole))
+
+
+def test_the_window_search_ends_when_no_line_is_left_to_add(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the comparisons say, each window tried starts further back than the last one, so
+    the search ends (here every comparison fails, and the last line is unfinished)."""
+    small_windows(monkeypatch, verify=1)
+    monkeypatch.setattr(tails, "SHARE", 1)
+    root = tmp_path / "root"
+    root.mkdir()
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    rewound_transcript(path)
+    with path.open("ab") as fh:
+        fh.write(b'{"type":"user","uuid":"half')  # the writer mid-line
+    monkeypatch.setattr(tails, "_compared", lambda entries, thin, loaded=None: [object()])
+    starts = []
+    real = tails.read_from
+
+    def spy(adapter, path_, rf, offset, line):  # noqa: ANN001, ANN202
+        starts.append(offset)
+        assert len(starts) < 100, "the window search does not end"
+        return real(adapter, path_, rf, offset, line)
+
+    monkeypatch.setattr(tails, "read_from", spy)
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))
+    assert lib.catalog.tail(str(path)) is None
+    assert starts and starts == sorted(starts, reverse=True) and len(set(starts)) == len(starts)
