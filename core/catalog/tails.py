@@ -82,6 +82,8 @@ def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession
     # (as the whole read locates it); then twice as many lines back from the end while they do
     # not give them.
     first = min((e.locator for e in whole[-VERIFY:]), key=lambda loc: loc.offset)
+    if first.path != path:
+        return None  # (entries of another file: no window of this one holds them)
     offset, line = first.offset, first.line
     while True:
         if offset <= 0 or rf.size - offset > rf.size // SHARE:
