@@ -97,7 +97,7 @@ class Poller:
                 continue
             if self.dirs.get(d) != m:
                 self.dirs[d] = m
-                changed |= self._new_in(d) if d not in self.flat else self._new_in_flat(d)
+                changed |= self._new_in(d)
         return changed
 
     def _list_flat(self, d: str, wanted: Any, files: dict[str, tuple[int, int, int, int]],
@@ -116,39 +116,24 @@ class Poller:
             except OSError:
                 continue
 
-    def _new_in_flat(self, d: str) -> set[str]:
-        """Files that matter and appeared directly in folder `d`, looked at alone."""
-        new: set[str] = set()
-        try:
-            with os.scandir(d) as it:
-                items = list(it)
-        except OSError:
-            return new
-        wanted = self.flat[d]
-        for item in items:
-            try:
-                if self._took_new(item, wanted):
-                    new.add(item.path)
-            except OSError:
-                continue
-        self.hot_files.update(new)
-        return new
-
     def _new_in(self, d: str) -> set[str]:
         """Files that appeared directly in folder `d`, and everything in folders that appeared
-        there (files that went are left to the sweep, or to the tick if they were hot). A folder
-        or file already known by another path (a link to it, a loop) is not new."""
+        there (files that went are left to the sweep, or to the tick if they were hot); of a
+        folder looked at alone (`flat`), the files that matter directly in it. A folder or file
+        already known by another path (a link to it, a loop) is not new."""
         new: set[str] = set()
         try:
             with os.scandir(d) as it:
                 items = list(it)
         except OSError:
             return new
-        top = next((r for r in self.roots if d == r or d.startswith(r.rstrip(os.sep) + os.sep)), d)
+        flat = d in self.flat
+        wanted = self.flat[d] if flat else self.wanted
         for item in items:
             try:
-                if item.is_dir(follow_symlinks=True):
+                if not flat and item.is_dir(follow_symlinks=True):
                     if item.path not in self.dirs:
+                        top = next((r for r in self.roots if d == r or d.startswith(r.rstrip(os.sep) + os.sep)), d)
                         seen = {k for k, p in self.dir_keys.items() if p in self.dirs}
                         files: dict[str, tuple[int, int, int, int]] = {}
                         dirs: dict[str, int] = {}
@@ -157,7 +142,7 @@ class Poller:
                         self.hot_dirs.update(dirs)
                         new.update(p for p in files if p not in self.files)
                         self.files.update(files)
-                elif self._took_new(item, self.wanted):
+                elif self._took_new(item, wanted):
                     new.add(item.path)
             except OSError:
                 continue
