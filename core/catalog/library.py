@@ -831,11 +831,9 @@ class Library:
                             row.carry = _carry_blob(carry() if carry is not None else None)
                         except Exception:  # noqa: BLE001 - carrying is a refinement: read whole next time
                             row.carry = None
-                    if rf.size >= tails.TAIL_MIN_BYTES:  # where `recent` can read its last entries
-                        row.tail = tails.find_tail(adapter, path, rf, loaded[0], row.fingerprint, end,
-                                                   account.lines, thin)
-                        # (and where `read` can read its first ones)
-                        row.head = tails.find_head(adapter, path, rf, loaded[0], row.fingerprint, thin)
+                    # where `recent` can read its last entries, and `read` its first ones
+                    row.tail, row.head = tails.find_ends(adapter, path, rf, loaded[0], row.fingerprint, end,
+                                                         account.lines, thin)
         return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:

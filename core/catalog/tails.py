@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from .store import Fingerprint, HeadMark, TailMark
+from .store import FileRow, Fingerprint, HeadMark, TailMark
 
 if TYPE_CHECKING:
     from ..model import Entry, Session
@@ -50,14 +50,23 @@ def mark_key(fingerprint: Fingerprint) -> str:
     return "2:" + fingerprint.key
 
 
-def read_from(adapter: Adapter, path: str, rf: RecordFile, offset: int, line: int) -> list[Entry]:
-    """The entries the adapter's parser gives from the line at `offset` (numbered `line`) to
-    the end, read like `Adapter.load` reads a whole file; those of its first session."""
+def read_lines(adapter: Adapter, path: str, rf: RecordFile, offset: int = 0, line: int = 1,
+               end: int | None = None) -> LoadedSession | None:
+    """The first session the adapter's parser gives from the line at `offset` (numbered `line`)
+    to offset `end` (None: the file's end), read like `Adapter.load` reads a whole file."""
     parser = adapter.parser(path)
     for parsed in rf.iter_parsed(offset, line):
+        if end is not None and parsed.raw.offset >= end:
+            break
         parser.feed(parsed)
     loaded = parser.finish()
-    return loaded[0].entries if loaded else []
+    return loaded[0] if loaded else None
+
+
+def read_from(adapter: Adapter, path: str, rf: RecordFile, offset: int, line: int) -> list[Entry]:
+    """The entries `read_lines` gives from the line at `offset` to the end."""
+    got = read_lines(adapter, path, rf, offset, line)
+    return got.entries if got is not None else []
 
 
 def find_tail(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession,
@@ -111,8 +120,14 @@ def _compared(entries: list[Entry], thin: bool, loaded: LoadedSession | None = N
 
     if loaded is None:
         return [one(e) for e in entries]
+    return [(one(e), entry_lines(e, loaded)) for e in entries]
+
+
+def entry_lines(e: Entry, loaded: LoadedSession) -> list[int]:
+    """The lines entry `e` of `loaded` was made from: its own, and those of the parts of a split
+    reply merged into it (Claude Code's `merged_from`)."""
     merged = getattr(loaded, "merged_from", None) or {}
-    return [(one(e), [loc.line for loc in merged.get(e.id, ())]) for e in entries]
+    return [e.locator.line, *(loc.line for loc in merged.get(e.id, ()))]
 
 
 def last_entries(library: Library, session: Session, n: int) -> tuple[list[Entry], int] | None:
@@ -137,25 +152,51 @@ def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
     the file holds that session alone; else None."""
     from ..read.jsonl import ReaderError, RecordFile
 
-    row = library.row(session.path)  # (that row alone: a lazy library decodes no other)
-    if row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id:
+    row = single_row(library, session)
+    if row is None:
         return None
     mark = stored(session.path)
-    fp = row.fingerprint
-    if mark is None or mark.key != mark_key(fp) or mark.verified <= 0:  # (0: none was found)
+    if mark is None or mark.key != mark_key(row.fingerprint) or mark.verified <= 0:  # (0: none was found)
         return None
     adapter = library.adapter_named(row.adapter or "")
     if adapter is None:
         return None
     try:
         with RecordFile(session.path) as rf:
-            st = rf.stat()
-            if (st is None or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-                    != (fp.dev, fp.ino, fp.size, fp.mtime_ns) or rf.size != fp.size):
+            if not describes(row.fingerprint, rf):
                 return None  # changed since the scan (or decompressed): read whole
             return read(adapter, rf, mark)
     except (OSError, ReaderError):
         return None
+
+
+def single_row(library: Library, session: Session) -> FileRow | None:
+    """The catalog row of the session's file when that file holds this session alone."""
+    row = library.row(session.path)  # (that row alone: a lazy library decodes no other)
+    if row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id:
+        return None
+    return row
+
+
+def describes(fingerprint: Fingerprint, rf: RecordFile) -> bool:
+    """Whether the open file is the one `fingerprint` was taken of, unchanged since (its stat;
+    a decompressed file's size is not its file's)."""
+    st = rf.stat()
+    return (st is not None and (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+            == (fingerprint.dev, fingerprint.ino, fingerprint.size, fingerprint.mtime_ns)
+            and rf.size == fingerprint.size)
+
+
+def find_ends(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession, fingerprint: Fingerprint,
+              end: int, lines: int, thin: bool, *, tail: bool = True,
+              head: bool = True) -> tuple[TailMark | None, HeadMark | None]:
+    """Where the last and the first entries of `loaded`, the whole read of a file of one session
+    (`lines` lines before offset `end`), can be read from (`find_tail`, `find_head`; those asked
+    for); none in a file under TAIL_MIN_BYTES, read whole fast enough."""
+    if rf.size < TAIL_MIN_BYTES:
+        return None, None
+    return (find_tail(adapter, path, rf, loaded, fingerprint, end, lines, thin) if tail else None,
+            find_head(adapter, path, rf, loaded, fingerprint, thin) if head else None)
 
 
 # -- the first entries ------------------------------------------------------------------------------
@@ -169,14 +210,8 @@ HEAD_MIN_BYTES = 4 << 20
 
 
 def read_head(adapter: Adapter, path: str, rf: RecordFile, end: int) -> LoadedSession | None:
-    """The first session the adapter's parser gives from the file's lines before offset `end`."""
-    parser = adapter.parser(path)
-    for parsed in rf.iter_parsed():
-        if parsed.raw.offset >= end:
-            break
-        parser.feed(parsed)
-    loaded = parser.finish()
-    return loaded[0] if loaded else None
+    """The first session `read_lines` gives from the file's lines before offset `end`."""
+    return read_lines(adapter, path, rf, end=end)
 
 
 def find_head(adapter: Adapter, path: str, rf: RecordFile, loaded: LoadedSession,

@@ -101,18 +101,14 @@ class _Keep:
         (self.whole if keep else self.thinned).add(line)
         return keep
 
-    def lines_of(self, e: Entry, loaded: LoadedSession) -> list[int]:
-        """The lines entry `e` of `loaded` was made from: its own, and those of the parts of a
-        split reply merged into it (Claude Code's)."""
-        merged = getattr(loaded, "merged_from", None) or {}
-        return [e.locator.line, *(loc.line for loc in merged.get(e.id, ()))]
-
     def all_whole(self, chosen: list[Entry], loaded: LoadedSession) -> bool:
         """Whether every entry in `chosen` is as a whole read gives it."""
         if self.calls == 0:
             return True  # a parser that thins nothing (Aider's own): every entry is whole
+        from .tails import entry_lines
+
         return all(line in self.whole and line not in self.thinned
-                   for e in chosen for line in self.lines_of(e, loaded))
+                   for e in chosen for line in entry_lines(e, loaded))
 
 
 def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, entry_id: str | None = None,
@@ -146,12 +142,7 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
             if got is not None:
                 return got
         else:  # read whole, as below, and the ends' windows found from that reading
-            from ..read.jsonl import RecordFile
-
-            with RecordFile(session.path) as rf:
-                every = adapter.load(session.path, rf)
-                _remember_ends(lib, adapter, session, rf, every, thin=False)
-            ls = _pick(every, session.id)
+            ls = _read_noting_ends(lib, adapter, session)
             if ls is not None:
                 return _cut(ls, limit, -1 if last else start, entry_id, all_branches)[0]
     loaded = lib.load(session)
@@ -184,8 +175,21 @@ def _pick(loaded: list[LoadedSession], session_id: str) -> LoadedSession | None:
     return loaded[0] if len(loaded) == 1 else None
 
 
+def _read_noting_ends(lib: Library, adapter: Adapter, session: Session,
+                      keep: _Keep | None = None) -> LoadedSession | None:
+    """The session read from its whole file, whole, or thin but for what `keep` keeps (picked as
+    `Library.load` picks it), its ends' windows found from that same reading and stored
+    (`_remember_ends`)."""
+    from ..read.jsonl import RecordFile
+
+    with RecordFile(session.path) as rf:  # (the same bytes read for the window and for the ends)
+        loaded = adapter.load(session.path, rf) if keep is None else adapter.load_thin(session.path, rf, keep=keep)
+        _remember_ends(lib, adapter, session, rf, loaded, thin=keep is not None)
+    return _pick(loaded, session.id)
+
+
 def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordFile,
-                   loaded: list[LoadedSession], thin: bool = True) -> None:
+                   loaded: list[LoadedSession], thin: bool) -> None:
     """Where the session's first and last entries can be read from alone, found from this
     reading of its whole file (`rf`; read thin, with `thin`) as the scan finds them
     (core/catalog/tails.py), and stored: a file grown since its last whole read (read on by the
@@ -196,30 +200,27 @@ def _remember_ends(lib: Library, adapter: Adapter, session: Session, rf: RecordF
     from .store import HeadMark, TailMark
 
     path = session.path
-    row = lib.row(path)
-    st = rf.stat()
-    if (len(loaded) != 1 or row is None or len(row.sessions) != 1 or row.sessions[0].id != session.id
-            or st is None or rf.size < tails.TAIL_MIN_BYTES):
+    row = tails.single_row(lib, session)
+    if len(loaded) != 1 or row is None or rf.size < tails.TAIL_MIN_BYTES:
         return
     fp = row.fingerprint
     end, account = rf.complete_end, loaded[0].account
-    if ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != (fp.dev, fp.ino, fp.size, fp.mtime_ns)
-            or rf.size != fp.size or end + account.pending_bytes != rf.size):
+    if not tails.describes(fp, rf) or end + account.pending_bytes != rf.size:
         return  # (changed since the scan: its row is not of these bytes)
     catalog = lib.catalog
     try:
         had_tail, had_head = catalog.tail(path), catalog.head(path)
         key = tails.mark_key(fp)
-        tail = head = None
         # (none found is stored too, as a window of no entries (`verified` 0, which serves no
         # call): not looked for again at each call while the file stays as it is)
-        if had_tail is None or had_tail.key != key:
-            tail = tails.find_tail(adapter, path, rf, loaded[0], fp, end, account.lines, thin) or TailMark(
-                key, -1, 0, 0, 0)
-        if had_head is None or had_head.key != key:
-            head = tails.find_head(adapter, path, rf, loaded[0], fp, thin) or HeadMark(key, -1, 0, 0, 0)
-        if tail is not None or head is not None:
-            catalog.put_marks(path, tail, head)
+        want_tail = had_tail is None or had_tail.key != key
+        want_head = had_head is None or had_head.key != key
+        if not (want_tail or want_head):
+            return
+        tail, head = tails.find_ends(adapter, path, rf, loaded[0], fp, end, account.lines, thin,
+                                     tail=want_tail, head=want_head)
+        catalog.put_marks(path, tail or (TailMark(key, -1, 0, 0, 0) if want_tail else None),
+                          head or (HeadMark(key, -1, 0, 0, 0) if want_head else None))
     except Exception:  # noqa: BLE001 - a refinement: a cache that cannot be written reads thin again
         return
 
@@ -236,19 +237,15 @@ def _thin_window(lib: Library, adapter: Adapter, session: Session, limit: int, s
         keep = _Keep(from_line=max(1, session.line_count - 4 * (max(0, limit) + MARGIN) + 1))
     else:
         keep = _Keep((0 if entry_id is not None else start) + max(0, limit) + MARGIN, entry_id)
-    from ..read.jsonl import RecordFile
-
-    with RecordFile(session.path) as rf:  # (the same bytes read for the window and for the ends)
-        loaded = adapter.load_thin(session.path, rf, keep=keep)
-        _remember_ends(lib, adapter, session, rf, loaded)
-    ls = _pick(loaded, session.id)
-    del loaded
+    ls = _read_noting_ends(lib, adapter, session, keep)
     if ls is None:
         return None
     window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin")
     if window.start < 0 or keep.all_whole(chosen, ls):
         return window
-    lines = {line for e in chosen for line in keep.lines_of(e, ls)}
+    from .tails import entry_lines
+
+    lines = {line for e in chosen for line in entry_lines(e, ls)}
     del ls, chosen, window  # (the first reading's entries: not held through the second)
     keep = _Keep(lines=lines)
     ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)

@@ -12,6 +12,7 @@ from helpers import NO_CORPUS, claude_record, cli_json, corpus_files, isolate, w
 from sessionscope.core.catalog import window
 from sessionscope.core.catalog.library import Library, conversation
 from sessionscope.core.catalog.store import Catalog
+from sessionscope.core.catalog.tails import entry_lines
 from sessionscope.core.read.discovery import Root
 
 SID = "1c2d3e4f-0000-4000-8000-0000000000bb"
@@ -115,7 +116,7 @@ def test_a_window_behind_an_abandoned_branch_takes_a_second_thin_reading(
     first, second = kept.made
     assert len(first.whole) <= 20 + window.MARGIN + 2
     lines = {e.locator.line for e in want.entries}
-    assert second.whole == lines | {line for e in want.entries for line in second.lines_of(e, lib.load(session))}
+    assert second.whole == lines | {line for e in want.entries for line in entry_lines(e, lib.load(session))}
     assert len(second.whole) == 20 + 2  # (the split reply: three lines, one entry)
     merged = next(e for e in got.entries if e.id == "y11a")
     assert "part a" in merged.text and "part c" in merged.text  # merged from whole parts
