@@ -141,17 +141,20 @@ def last_entries(library: Library, session: Session, n: int) -> tuple[list[Entry
         entries = conversation(read_from(adapter, session.path, rf, mark.offset, mark.line))
         return entries[max(0, len(entries) - n):], mark.total
 
-    return _from_mark(library, session, library.catalog.tail, read)
+    return _from_mark(library, session, library.catalog.tail, read, TAIL_MIN_BYTES)
 
 
 def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
-               read: Callable[[Adapter, RecordFile, Any], tuple[list[Entry], int] | None]
-               ) -> tuple[list[Entry], int] | None:
+               read: Callable[[Adapter, RecordFile, Any], tuple[list[Entry], int] | None],
+               min_size: int) -> tuple[list[Entry], int] | None:
     """`read(adapter, rf, mark)` of the session's file, with the mark `stored(path)` gives, when
     that mark was found for the file as it is (its fingerprint unchanged since the scan) and
-    the file holds that session alone; else None."""
+    the file holds that session alone; else None. A file under `min_size` bytes has no such mark
+    stored: nothing is looked up (a small session's `read` and `recent` ask nothing more)."""
     from ..read.jsonl import ReaderError, RecordFile
 
+    if (session.size or 0) < min_size:
+        return None
     row = single_row(library, session)
     if row is None:
         return None
@@ -266,4 +269,4 @@ def first_entries(library: Library, session: Session, n: int) -> tuple[list[Entr
         got = read_head(adapter, session.path, rf, mark.end)
         return (conversation(got.entries)[:n], mark.total) if got is not None else None
 
-    return _from_mark(library, session, library.catalog.head, read)
+    return _from_mark(library, session, library.catalog.head, read, HEAD_MIN_BYTES)
