@@ -158,15 +158,14 @@ def _resolve(lib: Library, ref: str) -> Session:
 
 
 def _read_window(lib: Library, session: Session, limit: int, **how: Any) -> Window:
-    """`read_window` (core/catalog/window.py: a big file read without holding every entry's
-    text), its errors a CliError."""
-    from sessionscope.core.catalog.window import read_window
-    from sessionscope.core.read.jsonl import ReaderError
+    """The session-logs `window_of` (core/catalog/window.py's `read_window`), its errors a
+    CliError."""
+    from sessionscope.core.logs.contract import LogsError, window_of
 
     try:
-        return read_window(lib, session, limit, **how)
-    except (ReaderError, OSError) as exc:
-        raise CliError(f"cannot read session {session.id}: {exc}") from None
+        return window_of(lib, session, limit, **how)
+    except LogsError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _resolve_ref(lib: Library, text: str) -> tuple[Session, str | None]:

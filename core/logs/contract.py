@@ -132,9 +132,9 @@ def find_session(lib: Library, session_id: Any) -> Session:
         raise LogsError(str(exc)) from None
 
 
-def _window(lib: Library, session: Session, limit: int, **how: Any) -> Window:
+def window_of(lib: Library, session: Session, limit: int, **how: Any) -> Window:
     """`read_window` (core/catalog/window.py: a big file read without holding every entry's
-    text), else a LogsError."""
+    text), else a LogsError (the CLI's `read` and `recent` too)."""
     from ..catalog.window import read_window
     from ..read.jsonl import ReaderError
 
@@ -162,7 +162,7 @@ def read_session(lib: Library, session_id: Any, limit: Any = None, max_chars: An
     cut = MAX_CHARS.check("max_chars", max_chars)
     session = find_session(lib, session_id)
     # (a big file read thin but for these entries: core/catalog/window.py)
-    window = _window(lib, session, n)
+    window = window_of(lib, session, n)
     return read_shape(session, window.total, window.entries, cut, clean)
 
 
@@ -206,7 +206,7 @@ def recent(lib: Library, session_id: Any = None, limit: Any = None, max_chars: A
     got = last_entries(lib, session, n)  # from the file's end, where a whole read checked that works
     if got is not None:
         return recent_shape(session, got[0], cut, clean)
-    return recent_shape(session, _window(lib, session, n, last=True).entries, cut, clean)
+    return recent_shape(session, window_of(lib, session, n, last=True).entries, cut, clean)
 
 
 def substring_query(text: Any) -> Any:
