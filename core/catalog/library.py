@@ -449,7 +449,7 @@ class Library:
                     if isinstance(row, LightRow):  # (its sessions, to read it on from)
                         row = self.catalog.get(path)
                     grown = self._read_on(row, path, st) if row is not None else None
-                    row, loaded = (grown, []) if grown is not None else self._load_file(path, st)
+                    row, loaded = (grown, []) if grown is not None else self._load_file(path, st, row)
                     group.append((row, loaded))
                     group_bytes += st.st_size
                     if group_bytes > LINK_GROUP_BYTES:
@@ -779,8 +779,12 @@ class Library:
         except (OSError, ReaderError):
             return None  # the whole read says why
 
-    def _load_file(self, path: str, st: os.stat_result) -> tuple[FileRow, list[LoadedSession]]:
-        """A file's row and its loaded sessions (empty when unreadable or not a transcript)."""
+    def _load_file(self, path: str, st: os.stat_result,
+                   old: FileRow | None = None) -> tuple[FileRow, list[LoadedSession]]:
+        """A file's row and its loaded sessions (empty when unreadable or not a transcript). A
+        file of many sessions rewritten in place (`Adapter.load_changed`) is read again only for
+        the sessions that changed since `old`, its row as the catalog holds it: the loaded
+        sessions are then those alone, and the row holds them with the others kept."""
         from ..read.jsonl import ReaderError, compressed
 
         try:
@@ -798,6 +802,8 @@ class Library:
             try:
                 if adapter.grows(path) and not compressed(path):
                     loaded = self._load_noting_end(adapter, path, row, thin)
+                elif (apart := self._load_changed(adapter, path, row, old)) is not None:
+                    return row, apart
                 else:
                     loaded = adapter.load_thin(path) if thin else adapter.load(path)
                 # (the map as it is: after a lazy scan, its decoded part, never all decoded for this)
@@ -808,6 +814,42 @@ class Library:
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
                 row.error = f"could not be read ({type(exc).__name__}: {exc})"
         return row, loaded
+
+    def _load_changed(self, adapter: Adapter, path: str, row: FileRow,
+                      old: FileRow | None) -> list[LoadedSession] | None:
+        """`_load_file` of a file whose adapter reads its sessions apart (`load_changed`; None:
+        not such a file): `row` filled in with every session and its activity, and with the
+        marks as its carry (read_end stays -1: nothing is read on); the loaded sessions when
+        every one was read, else none (the sessions kept come from `old` and its stored
+        activity). Read whole when `old` is of another reading than its marks say (a kept
+        session missing from it)."""
+        marks = None
+        if old is not None and old.adapter == adapter.name and not old.error and old.read_end < 0:
+            blob = self.catalog.carried(path, -1)
+            try:
+                marks = orjson.loads(blob) if blob is not None else None
+            except ValueError:
+                marks = None
+            marks = marks if type(marks) is dict else None
+        changed = adapter.load_changed(path, marks)
+        if changed is None:
+            return None
+        fresh = {ls.session.id: ls for ls in changed.loaded}
+        before = {s.id: s for s in old.sessions} if old is not None and marks is not None else {}
+        if changed.whole or marks is None or any(sid not in fresh and sid not in before for sid in changed.marks):
+            if marks is not None and not changed.whole:  # (the old row does not hold what its marks say)
+                changed = adapter.load_changed(path, None)
+                assert changed is not None
+            row.sessions = _named_projects([ls.session for ls in changed.loaded], self._map.values())
+            row.activity = activity_of(changed.loaded)
+            row.carry = None if changed.whole else orjson.dumps(changed.marks)
+            return changed.loaded
+        named = dict(zip(fresh, _named_projects([ls.session for ls in changed.loaded], self._map.values())))
+        row.sessions = [named.get(sid) or before[sid] for sid in changed.marks]
+        row.activity = [a for a in self.catalog.file_activity(path) if a[0] in before and a[0] not in fresh
+                        and a[0] in changed.marks] + activity_of(changed.loaded)
+        row.carry = orjson.dumps(changed.marks)
+        return []  # (the row is made: nothing for the scan to link or to make it from again)
 
     @staticmethod
     def _load_noting_end(adapter: Adapter, path: str, row: FileRow, thin: bool = False) -> list[LoadedSession]:
@@ -849,7 +891,7 @@ class Library:
 
     def read_file_loaded(self, path: str) -> tuple[FileRow, list[LoadedSession]]:
         """`read_file`, with the sessions it loaded (their entries: what a new file reports)."""
-        row, loaded = self._load_file(path, with_wal(path, os.stat(path)))
+        row, loaded = self._load_file(path, with_wal(path, os.stat(path)), self.catalog.get(path))
         self.put_row(row)
         return row, loaded
 

@@ -97,8 +97,10 @@ CREATE TABLE IF NOT EXISTS head_marks (
     total INTEGER NOT NULL
 );
 -- What reading a file on from its read_end needs of the part read (an adapter's carried state,
--- core/read/adapters/base.py `Adapter.extend`): read only for a file that grew, so the session
--- list never reads it. Added to a catalog of this schema without rebuilding it.
+-- core/read/adapters/base.py `Adapter.extend`), or, at read_end -1, what reading a file of many
+-- sessions again for its changed sessions needs (their marks, `Adapter.load_changed`): read only
+-- for a file that changed, so the session list never reads it. Added to a catalog of this schema
+-- without rebuilding it.
 CREATE TABLE IF NOT EXISTS carries (
     path TEXT PRIMARY KEY,
     read_end INTEGER NOT NULL,  -- the files row's read_end it was carried to
@@ -253,8 +255,9 @@ class FileRow:
     tail: TailMark | None = None
     #: where its session's first entries can be read from (stored in `head_marks`; the same)
     head: HeadMark | None = None
-    #: what the adapter needs to read on from `read_end` (`Adapter.extend`; stored in its own
-    #: table, never decoded with the row): None stores none
+    #: what the adapter needs to read on from `read_end` (`Adapter.extend`), or at read_end -1
+    #: to read a file of many sessions again for those that changed (`Adapter.load_changed`'s
+    #: marks); stored in its own table, never decoded with the row: None stores none
     carry: bytes | None = None
 
 
@@ -698,10 +701,10 @@ class Catalog:
                  blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines, keys),
             )
             self.put_marks(row.path, row.tail, row.head)
-            if row.carry is not None and row.read_end >= 0:
+            if row.carry is not None:
                 self._db.execute("INSERT OR REPLACE INTO carries(path, read_end, state) VALUES(?,?,?)",
                                  (row.path, row.read_end, row.carry))
-            elif row.read_end >= 0:  # (none carried this time: one of an earlier reading must not serve)
+            else:  # (none carried this time: one of an earlier reading must not serve)
                 self._db.execute("DELETE FROM carries WHERE path=?", (row.path,))
             self._put_ids(row.path, made)
             if row.activity is not None:
@@ -750,6 +753,13 @@ class Catalog:
             r = self._db.execute("SELECT state FROM carries WHERE path=? AND read_end=?",
                                  (path, read_end)).fetchone()
         return r[0] if r else None
+
+    def file_activity(self, path: str) -> list[tuple[str, int | None, str, int, int, int, int, int]]:
+        """The activity rows of one file, as stored (`FileRow.activity`)."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT session, slot, model, messages, input, output, cache_read, cache_creation FROM activity"
+                " WHERE path=?", (path,)).fetchall()
 
     def activity(self) -> list[tuple[str, int | None, str, int, int, int, int, int]]:
         """Every activity row, summed per session, slot and model: `(session_id, slot, model,

@@ -86,6 +86,17 @@ class Extension(NamedTuple):
     usage_before: TokenUsage | None = None
 
 
+class Changed(NamedTuple):
+    """`Adapter.load_changed`'s answer: every session's mark now (JSON-able, by id, in the
+    file's order of sessions) and the sessions read: those whose marks differ from the ones
+    given (every session when none were). `whole`: the sessions could not be marked; every one
+    was read, in the file's order, and `marks` is empty."""
+
+    marks: dict
+    loaded: "list[LoadedSession]"
+    whole: bool = False
+
+
 #: some of a session's tokens: when (None: not said) and by which model (None: not said)
 UsagePart = tuple["datetime | None", "str | None", TokenUsage]
 
@@ -289,6 +300,13 @@ class Adapter(ABC):
         bytes): what a whole read would give, with what the next reading on needs (`carried`
         is the last reading's, for an adapter that `carries`). None when those lines need the
         whole file read again. Called only when `continues`."""
+        return None
+
+    def load_changed(self, path: str, marks: dict | None) -> Changed | None:
+        """For a file of many sessions each rewritten in place (a database): every session's
+        mark (what changes whenever the session does) and the sessions whose marks are not
+        `marks` (the ones an earlier call gave; None: read every session), read in one snapshot
+        of the file. None: this file is read whole (`load`) at every change. Default: None."""
         return None
 
     def grows(self, path: str) -> bool:
