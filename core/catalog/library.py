@@ -27,7 +27,7 @@ from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem, wal_beside, with_wal
 from .keys import AGENT, ID, PROJECT, Key, Keys, WarmKeys, keys_of
 from .links import _link, _Links, _named_projects, in_folders
-from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed
+from .store import Catalog, FileRow, Fingerprint, LightRow, _zstd_installed, marks_of
 from .warm import WarmRows
 from ..read.discovery import ARCHIVE, Root, looked_for, looks_in_projects, project_root, roots_files
 from ..model import Entry, EntryKind, Session, SessionKind
@@ -825,12 +825,7 @@ class Library:
         session missing from it)."""
         marks = None
         if old is not None and old.adapter == adapter.name and not old.error and old.read_end < 0:
-            blob = self.catalog.carried(path, -1)
-            try:
-                marks = orjson.loads(blob) if blob is not None else None
-            except ValueError:
-                marks = None
-            marks = marks if type(marks) is dict else None
+            marks = marks_of(self.catalog.carried(path, -1))
         changed = adapter.load_changed(path, marks)
         if changed is None:
             return None

@@ -59,6 +59,12 @@ CREATE TABLE IF NOT EXISTS index_files (
     offset INTEGER NOT NULL,
     line INTEGER NOT NULL
 );
+-- The marks of the sessions the index holds of a file of many sessions (a database): the next
+-- update indexes only the sessions whose marks changed. Added without a schema change.
+CREATE TABLE IF NOT EXISTS index_marks (
+    path TEXT PRIMARY KEY,
+    marks BLOB NOT NULL
+);
 -- Each file's sessions' messages and tokens per quarter hour and model (core/catalog/activity.py):
 -- read by the usage pictures alone, so the session list never decodes them.
 CREATE TABLE IF NOT EXISTS activity (
@@ -153,8 +159,8 @@ CREATE TABLE IF NOT EXISTS scan_parts (
 );
 """
 #: what `_SCHEMA` creates
-_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "activity", "activity_by_path",
-                           "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id",
+_SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "index_marks", "activity",
+                           "activity_by_path", "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id",
                            "ids_by_parent", "ids_by_path"})
 
 
@@ -306,12 +312,26 @@ class LightRow(NamedTuple):
         return self
 
 
+def marks_of(blob: bytes | None) -> dict | None:
+    """Sessions' marks as stored (`Adapter.load_changed`, a carry at read_end -1 or an index's
+    marks); None: none stored, or not marks."""
+    try:
+        marks = orjson.loads(blob) if blob is not None else None
+    except ValueError:
+        return None
+    return marks if type(marks) is dict else None
+
+
 @record(frozen=True)
 class IndexState:
     path: str
     key: str
     offset: int
     line: int
+    #: the marks of the sessions indexed (`Adapter.load_changed`, a file of many sessions): what
+    #: the next update compares to index only the sessions that changed (stored apart, in
+    #: `index_marks`; read by `Catalog.index_marks`, never with the states)
+    marks: bytes | None = None
 
 
 def _write_failure(exc: sqlite3.Error) -> bool:
@@ -784,18 +804,30 @@ class Catalog:
         return IndexState(*r) if r else None
 
     def set_index_states(self, states: Iterable[IndexState]) -> None:
+        states = list(states)
         with self._lock:
             self._db.executemany(
                 "INSERT OR REPLACE INTO index_files(path, key, offset, line) VALUES(?,?,?,?)",
                 [(st.path, st.key, st.offset, st.line) for st in states],
             )
+            self._db.executemany("DELETE FROM index_marks WHERE path=?", [(st.path,) for st in states if st.marks is None])
+            self._db.executemany("INSERT OR REPLACE INTO index_marks(path, marks) VALUES(?,?)",
+                                 [(st.path, st.marks) for st in states if st.marks is not None])
+
+    def index_marks(self, path: str) -> bytes | None:
+        """The marks of the sessions of `path` the index holds (`IndexState.marks`)."""
+        with self._lock:
+            r = self._db.execute("SELECT marks FROM index_marks WHERE path=?", (path,)).fetchone()
+        return r[0] if r else None
 
     def drop_index_states(self, paths: Iterable[str] | None = None) -> None:
         with self._lock:
             if paths is None:
                 self._db.execute("DELETE FROM index_files")
+                self._db.execute("DELETE FROM index_marks")
             else:
                 self._db.executemany("DELETE FROM index_files WHERE path=?", [(p,) for p in paths])
+                self._db.executemany("DELETE FROM index_marks WHERE path=?", [(p,) for p in paths])
 
     def remove(self, paths: Iterable[str]) -> None:
         paths = [(p,) for p in paths]

@@ -152,3 +152,39 @@ def test_a_session_id_that_cannot_be_a_mark_reads_it_whole_every_time(tmp_path: 
     assert len(reads) == 4
     assert got == scan(db, tmp_path / "whole.sqlite")
 
+
+
+def indexed(db: Path, cat: Path, where: Path, term: str) -> tuple[list[tuple[str, str]], int]:
+    """Scan, bring the index in `where` up to date, and search `term`: the hits (session, entry)
+    and the index's documents."""
+    from sessionscope.core.search.index import SearchIndex
+
+    lib = Library(resolve_roots([str(db.parent)]), catalog=Catalog(cat))
+    lib.scan()
+    index = SearchIndex(where)
+    try:
+        index.update(lib)
+        hits = sorted((h.session_id, h.entry_id) for h in index.search(term, limit=100).hits)
+        return hits, index.index.searcher().num_docs
+    finally:
+        index.close()
+
+
+def test_the_index_reads_again_only_the_changed_sessions(tmp_path: Path, reads: list[str]) -> None:
+    db = make_db(tmp_path / "oc")
+    cat, where = tmp_path / "c.sqlite", tmp_path / "index"
+    hits, docs = indexed(db, cat, where, "webhook")
+    assert {sid for sid, _ in hits} >= {"ses_c0", "ses_c5"}
+    for n, (what, sql) in enumerate(changes()):
+        write(db, sql)
+        reads.clear()
+        got = indexed(db, cat, where, "webhook")
+        assert len(reads) == 2, what  # (the scan's, the index's: that session alone)
+        reads.clear()
+        assert got == indexed(db, tmp_path / f"whole{n}.sqlite", tmp_path / f"whole{n}", "webhook"), what
+        assert len(reads) == 16  # (the new catalog and index read every session)
+    write(db, "DELETE FROM session WHERE id = 'ses_c5'", "DELETE FROM part WHERE session_id = 'ses_c5'",
+          "UPDATE part SET data = '{\"type\": \"text\", \"text\": \"a zebra\"}' WHERE id = 'prt_new'")
+    assert indexed(db, cat, where, "webhook") == indexed(db, tmp_path / "w.sqlite", tmp_path / "w", "webhook")
+    assert indexed(db, cat, where, "zebra")[0] == [("ses_c0", "prt_new")]
+    assert not indexed(db, cat, where, "one more thing")[0]

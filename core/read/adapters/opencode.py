@@ -22,6 +22,8 @@ changed database is read again only for the sessions that changed (`load_changed
 mark is its row and, of its messages and of its parts, the count, the latest `time_updated`, the
 highest rowid and the bytes of `data`, all read in one snapshot with the sessions read): OpenCode
 writes it on every streamed part, and reading 1,000 sessions again at each write took seconds.
+The catalog (core/catalog/library.py) and the search index (core/search/ingest.py) each keep the
+marks of what they hold.
 
 Records (OpenCode `packages/opencode/src/session/message-v2.ts`, `storage/json-migration.ts`,
 FORMATS.md §5): a session `{id, projectID, directory, parentID?, title, version, time: {created,
