@@ -12,13 +12,15 @@ Run (from the repository root):
 
 For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-shaped lines from
 `gen_corpus.py`'s writers; `copilot-cli`, `pi`, `gemini-cli` (JSONL): `gen_formats.py`'s streams;
-each continued across appends, laid out where the agent keeps it) and size the bench writes one transcript in
+each continued across appends, laid out where the agent keeps it; `opencode-db`: an OpenCode
+database of ~100 KB sessions, 1 MB of messages written to its last session at each "append") and size the bench writes one transcript in
 a temporary folder, warms a catalog and a search index for it (its own SESSIONSCOPE_CACHE_DIR),
 then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
 (a fresh process), appends 1 MB more and times the next `sessionscope search WORD --json` (the
 catalog and the index brought up to date). Each round is run twice, alternating: as installed,
 and with reading on switched off in the child (`continues = False` on every adapter, set by a
-`python -c` wrapper: the catalog then re-reads a grown file whole). Wall and CPU time (the child's
+`python -c` wrapper: the catalog then re-reads a grown file whole; and `load_changed` answering
+None: a database is read whole, for the catalog and the index). Wall and CPU time (the child's
 user+sys from rusage) in ms, medians over the appends. The target: big/small at most 3x for the
 next call. The load average is printed before and after: read the ratios.
 """
@@ -41,15 +43,16 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 EXE = Path(sys.executable).parent / "sessionscope"
-FORMATS = ("session-logs", "claude-code", "codex", "copilot-cli", "pi", "gemini-cli")
+FORMATS = ("session-logs", "claude-code", "codex", "copilot-cli", "pi", "gemini-cli", "opencode-db")
 #: the formats written by gen_formats.py's streams: (stream class, the file's path in the root)
 STREAMS = {"copilot-cli": ("CopilotStream", "session-state/{name}/events.jsonl"),
            "pi": ("PiStream", "sessions/--home-bench-src-grow--/2026-01-31T10-00-00-000Z_{name}.jsonl"),
            "gemini-cli": ("GeminiStream", "tmp/" + "ab" * 32 + "/chats/session-2026-01-31T10-00-{name}.jsonl")}
 WORD = "lorem"
 # The CLI with reading on switched off for every adapter (what every call paid before it).
+# (and no database read again for its changed sessions alone: `load_changed` answers None)
 WHOLE = ("import sys; from sessionscope.core.read.adapters import default_registry as r\n"
-         "for a in r().adapters: type(a).continues = False\n"
+         "for a in r().adapters: type(a).continues = False; type(a).load_changed = lambda *_: None\n"
          "from sessionscope.cli.main import main; sys.exit(main())")
 
 
@@ -74,7 +77,7 @@ class Writer:
     def __init__(self, fmt: str, name: str) -> None:
         self.fmt, self.name, self.n = fmt, name, 0
         self.stream = None
-        if fmt == "session-logs":
+        if fmt in ("session-logs", "opencode-db"):
             self.file = None
             return
         if fmt in STREAMS:
@@ -96,7 +99,51 @@ class Writer:
         else:
             self.file = _CodexFile(rng, text, cwd="/home/bench/src/grow", thread_id=name, start_ms=start)
 
+    def create(self, path: Path, mb: float) -> None:
+        """The transcript of about `mb` MB at `path`. A database: sessions of ~100 KB, the last
+        one the session written on."""
+        if self.fmt == "opencode-db":
+            import gen_formats
+
+            con = gen_formats.opencode_db(path)
+            self.rng = random.Random(7)
+            while True:
+                info, messages = gen_formats._opencode_records(self.rng, self.n, 100)
+                gen_formats.opencode_db_add(con, info, messages)
+                self.n += 1
+                con.commit()
+                if path.stat().st_size >= mb * (1 << 20):
+                    break
+            self.sid = info["id"]
+            con.close()
+            return
+        with path.open("wb") as fh:
+            fh.write(self.start())
+            for _ in range(int(mb)):
+                fh.write(self.more(1))
+            if mb < 1:
+                fh.write(self.more(mb))
+
+    def append(self, path: Path, mb: float) -> None:
+        """About `mb` MB written on: lines appended, or a database's session written on."""
+        if self.fmt == "opencode-db":
+            import sqlite3
+
+            import gen_formats
+
+            info, messages = gen_formats._opencode_records(self.rng, self.n, int(mb * 1024))
+            self.n += 1
+            con = sqlite3.connect(path)
+            gen_formats.opencode_db_add(con, info, messages, session_id=self.sid)
+            con.commit()
+            con.close()
+            return
+        with path.open("ab") as fh:
+            fh.write(self.more(mb))
+
     def file_name(self) -> str:
+        if self.fmt == "opencode-db":
+            return "opencode.db"
         if self.fmt in STREAMS:
             return STREAMS[self.fmt][1].format(name=self.name)
         return f"{self.name}.jsonl" if self.fmt != "codex" else f"rollout-2026-01-31T10-00-00-{self.name}.jsonl"
@@ -153,22 +200,15 @@ def measure(base: Path, fmt: str, mb: float, appends: int, log: Callable[[str], 
         writer = Writer(fmt, f"0f0e0d0c-0000-4000-8000-{abs(hash(tag)) % 10**12:012d}")
         path = root / writer.file_name()
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:
-            fh.write(writer.start())
-            for _ in range(int(mb)):
-                fh.write(writer.more(1))
-            if mb < 1:
-                fh.write(writer.more(mb))
+        writer.create(path, mb)
         whole = mode == "whole"
         cli(root, cache, ["search", WORD], whole)  # the catalog and the index, warm
         warm = [cli(root, cache, ["sessions"], whole) for _ in range(appends)]
         grown, searched = [], []
         for _ in range(appends):
-            with path.open("ab") as fh:
-                fh.write(writer.more(1))
+            writer.append(path, 1)
             grown.append(cli(root, cache, ["sessions"], whole))
-            with path.open("ab") as fh:
-                fh.write(writer.more(1))
+            writer.append(path, 1)
             searched.append(cli(root, cache, ["search", WORD], whole))
         out[mode] = {name: (statistics.median(w for w, _ in xs), statistics.median(c for _, c in xs))
                      for name, xs in (("warm", warm), ("sessions", grown), ("search", searched))}

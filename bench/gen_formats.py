@@ -219,10 +219,20 @@ def gen_opencode_tree(out: Path, rng: random.Random, files: int, file_kb: int) -
 def gen_opencode_db(out: Path, rng: random.Random, files: int, file_kb: int) -> list[Path]:
     """One `opencode.db` holding `files` sessions (rows of session, message and part; bodies as JSON
     in `data`), checkpointed (OpenCode not running)."""
-    import sqlite3
-
     db = out / "opencode-db" / "opencode.db"
     db.parent.mkdir(parents=True, exist_ok=True)
+    con = opencode_db(db)
+    for i in range(files):
+        opencode_db_add(con, *_opencode_records(rng, i, file_kb))
+    con.commit()
+    con.close()
+    return [db]
+
+
+def opencode_db(db: Path):
+    """A connection to a new OpenCode database at `db` (its tables and the indexes OpenCode keeps)."""
+    import sqlite3
+
     con = sqlite3.connect(db)
     con.executescript(
         "CREATE TABLE session (id text PRIMARY KEY, project_id text, parent_id text, slug text, directory text,"
@@ -231,22 +241,26 @@ def gen_opencode_db(out: Path, rng: random.Random, files: int, file_kb: int) -> 
         "CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer,"
         " time_updated integer, data text);"
         "CREATE INDEX message_session_idx ON message (session_id); CREATE INDEX part_session_idx ON part (session_id);")
-    for i in range(files):
-        info, messages = _opencode_records(rng, i, file_kb)
+    return con
+
+
+def opencode_db_add(con, info: dict, messages: list, session_id: str | None = None) -> None:
+    """Insert a session's rows (`_opencode_records`); with `session_id`, its messages and parts
+    only, written on to that session (its `time_updated` moved on), as OpenCode writes a turn."""
+    sid = session_id or info["id"]
+    if session_id is None:
         t = info["time"]
         con.execute("INSERT INTO session VALUES (?, ?, NULL, 's', ?, ?, '1.2.0', ?, ?)",
-                    (info["id"], info["projectID"], info["directory"], info["title"], t["created"], t["updated"]))
-        for msg, parts in messages:
-            body = {k: v for k, v in msg.items() if k not in ("id", "sessionID")}
-            con.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
-                        (msg["id"], info["id"], msg["time"]["created"], msg["time"]["created"], json.dumps(body)))
-            con.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
-                            [(p["id"], msg["id"], info["id"], msg["time"]["created"], msg["time"]["created"],
-                              json.dumps({k: v for k, v in p.items() if k != "id"})) for p in parts])
-    con.commit()
-    con.close()
-    return [db]
-
+                    (sid, info["projectID"], info["directory"], info["title"], t["created"], t["updated"]))
+    else:
+        con.execute("UPDATE session SET time_updated = ? WHERE id = ?", (info["time"]["updated"], sid))
+    for msg, parts in messages:
+        body = {k: v for k, v in msg.items() if k not in ("id", "sessionID")}
+        con.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                    (msg["id"], sid, msg["time"]["created"], msg["time"]["created"], json.dumps(body)))
+        con.executemany("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)",
+                        [(p["id"], msg["id"], sid, msg["time"]["created"], msg["time"]["created"],
+                          json.dumps({k: v for k, v in p.items() if k != "id"})) for p in parts])
 
 
 # -- Gemini CLI, Aider -------------------------------------------------------------------------------
