@@ -48,7 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gen_corpus  # noqa: E402
-from bench_mcp import LAUNCH, environment, queries  # noqa: E402
+from bench_mcp import LAUNCH, cache_of, environment, queries  # noqa: E402
 
 TARGET_RATIO = 2.0  # at 1 GB / 2,000 files
 TARGET_RATIO_10G = 10.0  # at 10 GB / 20,000 files: a corpus of 10 GB or more is judged by it
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             for term in terms.values():
                 _run(_search_cmd(root, term), _env(env, first, True, scratch))
         rows: dict[tuple[str, str, str], list[tuple[float, float, float]]] = {}  # (wall, load, CPU)
-        index_dir = next((work / "cache" / "index").glob("tantivy-v*"))
+        index_dir = next((cache_of(work) / "index").glob("tantivy-v*"))
         floors = {"floor: python -c pass": "pass", "floor: python + tantivy + open": FLOOR_OPEN}
         for _ in range(a.rounds):
             for cls, term in terms.items():
