@@ -31,9 +31,9 @@ class Held:
         self._files = threading.Semaphore(0)
         load = Library._load_file
 
-        def held(lib: Library, path: str, st: Any) -> Any:
+        def held(lib: Library, path: str, st: Any, *rest: Any) -> Any:
             self._files.acquire()
-            return load(lib, path, st)
+            return load(lib, path, st, *rest)
 
         monkeypatch.setattr(Library, "_load_file", held)
         unmount = SessionScopeApp.on_unmount
