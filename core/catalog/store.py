@@ -160,8 +160,8 @@ CREATE TABLE IF NOT EXISTS scan_parts (
 """
 #: what `_SCHEMA` creates
 _SCHEMA_NAMES = frozenset({"meta", "files", "files_by_recency", "index_files", "index_marks", "activity",
-                           "activity_by_path", "tails", "head_marks", "carries", "folders", "scans", "scan_parts", "ids", "ids_by_id",
-                           "ids_by_parent", "ids_by_path"})
+                           "activity_by_path", "tails", "head_marks", "carries", "folders", "scans", "scan_parts",
+                           "ids", "ids_by_id", "ids_by_parent", "ids_by_path"})
 
 
 def _schema_state(db: sqlite3.Connection) -> tuple[int | str | None, bool]:
@@ -810,7 +810,8 @@ class Catalog:
                 "INSERT OR REPLACE INTO index_files(path, key, offset, line) VALUES(?,?,?,?)",
                 [(st.path, st.key, st.offset, st.line) for st in states],
             )
-            self._db.executemany("DELETE FROM index_marks WHERE path=?", [(st.path,) for st in states if st.marks is None])
+            self._db.executemany("DELETE FROM index_marks WHERE path=?",
+                                 [(st.path,) for st in states if st.marks is None])
             self._db.executemany("INSERT OR REPLACE INTO index_marks(path, marks) VALUES(?,?)",
                                  [(st.path, st.marks) for st in states if st.marks is not None])
 

@@ -343,16 +343,17 @@ class IndexIngest:
             else:
                 report.files_indexed += 1
             try:
-                apart = self._ingest_apart(library, row, states.get(row.path)) if not offset else None
-                if apart is not None:
-                    added, state = apart
-                else:
+                # (a database that cannot be read now, as while OpenCode holds it locked, keeps
+                # what the index holds of it: its state unchanged, it is read at the next update)
+                done = self._ingest_apart(library, row, states.get(row.path)) if not offset else None
+                if done is None:
                     self._delete_from(row.path, offset)
                     added, end, end_line, key = self._ingest(library, row, offset, line)
-                    state = IndexState(row.path, key, end, end_line)
+                    done = added, IndexState(row.path, key, end, end_line)
             except (ReaderError, OSError) as exc:
                 report.messages.append(f"{row.path}: {exc}")
                 continue
+            added, state = done
             report.docs_added += added
             since_commit += added
             report.bytes_read += row.fingerprint.size - offset

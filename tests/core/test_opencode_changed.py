@@ -188,3 +188,30 @@ def test_the_index_reads_again_only_the_changed_sessions(tmp_path: Path, reads: 
     assert indexed(db, cat, where, "webhook") == indexed(db, tmp_path / "w.sqlite", tmp_path / "w", "webhook")
     assert indexed(db, cat, where, "zebra")[0] == [("ses_c0", "prt_new")]
     assert not indexed(db, cat, where, "one more thing")[0]
+
+
+def test_a_database_that_cannot_be_read_keeps_what_the_index_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read failing (OpenCode holding the database locked) leaves the index as it was, and the
+    next update indexes what changed."""
+    from sessionscope.core.read.jsonl import ReaderError
+
+    db = make_db(tmp_path / "oc", copies=2)
+    cat, where = tmp_path / "c.sqlite", tmp_path / "index"
+    before = indexed(db, cat, where, "webhook")
+    write(db, "UPDATE part SET data = '{\"type\": \"text\", \"text\": \"a zebra\"}' WHERE rowid = (SELECT max(rowid)"
+              " FROM part WHERE session_id = 'ses_c1')")
+    real = opencode._changed_db
+    with monkeypatch.context() as patch:
+        calls = []
+
+        def locked(*args):  # type: ignore[no-untyped-def]
+            calls.append(args)
+            if len(calls) > 1:  # (the catalog's reading passes; the index's fails)
+                raise ReaderError("cannot read database: database is locked")
+            return real(*args)
+
+        patch.setattr(opencode, "_changed_db", locked)
+        assert indexed(db, cat, where, "webhook") == before
+    assert [sid for sid, _ in indexed(db, cat, where, "zebra")[0]] == ["ses_c1"]
+    assert indexed(db, cat, where, "webhook") == indexed(db, tmp_path / "w.sqlite", tmp_path / "w", "webhook")
