@@ -59,7 +59,8 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, tail_values
+from ..ends import (FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, one_spaced,
+                    tail_values)
 from .base import (Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
                    walk_files)
 
@@ -1252,12 +1253,14 @@ def human_size(n: int) -> str:
 
 def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
     """`text` with whitespace runs made one space, cut to `limit` characters."""
-    for cut in (2 * limit + 8, 16 * limit):
+    # (the first cut: a few characters past the limit, which a prompt's start usually keeps once
+    # its whitespace is collapsed; a listing makes a title of one prompt a file)
+    for cut in (limit + 8, 2 * limit + 8, 16 * limit):
         if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
-            start = " ".join(text[:cut].split())  # a prefix of the whole text's, so its cut is too
+            start = one_spaced(text[:cut])  # a prefix of the whole text's, so its cut is too
             if len(start) > limit:
                 return truncate(start, limit)
-    return truncate(" ".join(text.split()), limit)
+    return truncate(one_spaced(text), limit)
 
 
 def _tag_text(text: str, tag: str) -> str | None:
@@ -1649,7 +1652,9 @@ class _Tail:
         found = False
         pending: _Shape | None = None  # an all-text reply: its time depends on the entry before it
         for values in tail_values:
-            for shape in reversed(_shapes(values, None)):
+            # (the usual line holds one value: its shape alone, no list to reverse)
+            for shape in ((_shape(values[0], None),) if values is not None and len(values) == 1
+                          else reversed(_shapes(values, None))):
                 value = shape.value
                 if shape.conv and value is not None:
                     if shape.side:
@@ -1757,7 +1762,8 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
     main_records = 0
     titles: list[JSON] = []
     for values in head_values:
-        for shape in _shapes(values, seen):
+        for shape in ((_shape(values[0], seen),) if values is not None and len(values) == 1
+                      else _shapes(values, seen)):  # (`_shapes`, its usual case without the call)
             if shape is _NOISE_SHAPE:
                 continue
             value = shape.value
