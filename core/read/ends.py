@@ -482,7 +482,14 @@ def one_spaced(text: str) -> str:
     text that already is so, as a prompt usually is: every whitespace character but the space is
     non-printable (tests/core/test_quick_lanes_more.py checks all of Unicode), so a printable
     text with no space at either end and no two together is its own answer. Why: a listing
-    makes a title of a prompt a file, and splitting one costs more than parsing its line."""
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
+    makes a title of a prompt a file, and splitting one costs more than parsing its line.
+    A text whose only unprintable characters are newlines, single ones between words, is that
+    text with each made a space (a prompt of several lines usually is)."""
+    if text.isprintable():
+        if "  " not in text and text[:1] != " " and text[-1:] != " ":
+            return text
+    elif "\n" in text:
+        flat = text.replace("\n", " ")
+        if flat.isprintable() and "  " not in flat and flat[:1] != " " and flat[-1:] != " ":
+            return flat
     return " ".join(text.split())

@@ -345,6 +345,15 @@ def test_one_spaced_is_the_words_joined_by_one_space(text: str) -> None:
     assert one_spaced(text) == " ".join(text.split())
 
 
+@settings(max_examples=500, deadline=None)
+@given(parts=st.lists(st.sampled_from(["word", "é", "\u2028", "\x85", " ", "\n", "\n\n", " \n", "\n ", "\t", "\r\n"]),
+                      max_size=40))
+def test_one_spaced_of_lines_is_the_words_joined_by_one_space(parts: list[str]) -> None:
+    """Texts of several lines (the newline made a space when it is all there is to collapse)."""
+    text = "".join(parts)
+    assert one_spaced(text) == " ".join(text.split())
+
+
 _NEEDLE = b'"session_info"'
 
 

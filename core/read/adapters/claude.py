@@ -1645,11 +1645,11 @@ class _Tail:
 
     def __init__(self, tail_values: Iterable[tuple[Any, ...] | None], whole: bool, agent_file: bool,
                  need_sid: bool, need_main: bool) -> None:
-        self.last: datetime | None = None
-        self.agent_id: str | None = None
-        self.session_id: str | None = None
-        self.main = False
-        found = False
+        # (in locals while the walk goes, set once at its end: a listing makes one a file)
+        last: datetime | None = None
+        agent_id: str | None = None
+        session_id: str | None = None
+        main = found = False
         pending: _Shape | None = None  # an all-text reply: its time depends on the entry before it
         for values in tail_values:
             # (the usual line holds one value: its shape alone, no list to reverse)
@@ -1658,15 +1658,15 @@ class _Tail:
                 value = shape.value
                 if shape.conv and value is not None:
                     if shape.side:
-                        self.agent_id = self.agent_id or _s(value.get("agentId"))
+                        agent_id = agent_id or _s(value.get("agentId"))
                     else:
-                        self.main = True
-                        self.session_id = self.session_id or _s(value.get("sessionId"))
+                        main = True
+                        session_id = session_id or _s(value.get("sessionId"))
                 if found or not shape.entries or (shape.side and not agent_file):
                     continue
                 if pending is not None:
                     if not _merged_away(pending, shape):
-                        self.last, found = pending.ts, True
+                        last, found = pending.ts, True
                         continue
                     pending = None
                 if shape.ts is None:
@@ -1674,15 +1674,15 @@ class _Tail:
                 if shape.all_text and shape.mid is not None:
                     pending = shape
                 else:
-                    self.last, found = shape.ts, True
-            if (found and (self.agent_id or not agent_file) and (self.session_id or not need_sid)
-                    and (self.main or not need_main)):
+                    last, found = shape.ts, True
+            if (found and (agent_id or not agent_file) and (session_id or not need_sid)
+                    and (main or not need_main)):
                 break
         else:
             if not found and pending is not None and whole:
                 # The first entry of the file: nothing before it to merge into.
-                self.last, found = pending.ts, True
-        self.found = found
+                last, found = pending.ts, True
+        self.last, self.agent_id, self.session_id, self.main, self.found = last, agent_id, session_id, main, found
 
 
 def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
