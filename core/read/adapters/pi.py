@@ -42,7 +42,7 @@ from orjson import JSONDecodeError as _DecodeError, loads as _loads
 from ..jsonl import HeadTail, ParsedLine, loads_lenient
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
 from ..ends import (Ends, QuickMeta, find_by_byte, first_json_lines, head_values_from, last_stamp_of,
-                    tail_values)
+                    one_spaced, tail_values)
 from .base import LoadedSession
 from .collect import CollectingAdapter, CollectingParser, off_branch, s, text_of
 
@@ -139,7 +139,7 @@ def _quick_of(adapter: PiAdapter, path: str, size: int, mtime: float, whole: boo
             elif isinstance(value, dict) and value.get("type") == "message" and prompt is None:
                 msg = value.get("message")
                 if isinstance(msg, dict) and msg.get("role") == "user":
-                    prompt = " ".join(text_of(msg.get("content")).split()) or None
+                    prompt = one_spaced(text_of(msg.get("content"))) or None
         if header is not None and prompt is not None:
             break
     if header is None:
