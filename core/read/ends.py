@@ -444,16 +444,16 @@ def first_json_lines(head: bytes, n: int = 5) -> list[dict]:
 
 
 #: the mean gap (bytes) between hits of `find_by_byte`'s byte under which its walk costs more
-#: than `bytes.find` over the same span (a hit costs a few calls, ~150 ns; `bytes.find` of a
-#: needle of a dozen bytes crawls at ~0.3 ns a byte)
+#: than `bytes.find` over the same span (a hit costs two calls and a loop step, ~250 ns;
+#: `bytes.find` of a needle of a dozen bytes crawls at ~0.25 ns a byte)
 _SPARSE = 1024
 
 
 def find_by_byte(buf: bytes, needle: bytes, key: int, start: int = 0) -> int:
-    """`buf.find(needle, start)`, found by walking the occurrences of the needle's byte at index
-    `key` (one rare in the text searched; not the needle's last) with memchr while they are
-    sparse, and by `bytes.find` from where they turn dense (then slower than it by the first
-    four hits' calls, ~1 us); a span of less than 4 KB by `bytes.find` alone.
+    """`buf.find(needle, start)` (`start` >= 0), found by walking the occurrences of the needle's
+    byte at index `key` (one rare in the text searched; not the needle's last) with memchr while
+    they are sparse, and by `bytes.find` from where they turn dense (then slower than it by the
+    first four hits' calls, ~1 us); a span of less than 4 KB by `bytes.find` alone.
 
     Why: CPython's `bytes.find` of a needle of a dozen bytes advances at most the needle's length
     a step, ~3.5 GB/s; memchr, which finds one byte, ten times that. A listing that must know

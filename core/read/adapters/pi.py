@@ -119,7 +119,7 @@ def _quick_of(adapter: PiAdapter, path: str, size: int, mtime: float, whole: boo
     named = prompt = None
     if whole:  # the last session_info line, found from the end without parsing the rest
         # (one scan for the quoted type, whatever the spacing around its key, walking its `_`
-        # (`find_by_byte`: in a file of few underscores, a fifth of a plain search's cost); a
+        # (`find_by_byte`: in a file of few underscores, half a plain search's cost); a
         # line it finds is parsed to tell). The scan goes forward: a search from the end crawls
         # at half its speed, and most files hold none; one that does is searched from the end
         # down to the first found.
