@@ -444,6 +444,15 @@ def test_one_line_titles_are_the_collapsed_text_cut(text: str, limit: int) -> No
     assert one_line(text, limit) == truncate(" ".join(text.split()), limit)
 
 
+@given(st.lists(st.sampled_from(["a", "word", " ", "  ", "\n", "\n\n", "\t", "\u3000", "\x85", "é"]), max_size=400),
+       st.integers(0, 200))
+def test_one_line_of_whitespace_runs_is_the_collapsed_text_cut(parts: list[str], limit: int) -> None:
+    """Texts dense in whitespace runs of every kind (each cut of `one_line` may collapse short
+    of the limit): the same as collapsing all."""
+    text = "".join(parts)
+    assert one_line(text, limit) == truncate(" ".join(text.split()), limit)
+
+
 _WORDS = st.text(st.sampled_from("ab \n\t\u3000\xa0"), max_size=900)
 
 

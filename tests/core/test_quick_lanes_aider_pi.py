@@ -23,7 +23,8 @@ from sessionscope.core.read.jsonl import read_head_tail
 from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
-from test_listing import LANE_WINDOWS, REGISTRY, _line, demo_root, general_meta, iso  # noqa: E402,F401 - a fixture
+from test_listing import (LANE_WINDOWS, REGISTRY, _line, assert_agrees, demo_root, general_meta,  # noqa: E402,F401
+                          iso)
 from test_quick_lanes_more import _gen_formats, assert_alike, lane_meta  # noqa: E402
 
 
@@ -203,6 +204,30 @@ def test_pi_files_of_any_lines_list_alike_in_the_lane(tmp_path: Path, first: int
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines) + end)
     assert lane_meta(path, nbytes) == general_meta(path, nbytes)
+
+
+def test_a_pi_title_is_the_last_session_info_name_in_a_whole_file_of_any_underscores(tmp_path: Path) -> None:
+    """A whole file (read whole, its `session_info` looked for in all of it) with few or many
+    underscores around (the byte the search walks), the name early, late, twice or absent: the
+    title is the full parse's, and settled."""
+    rng = random.Random(11)
+    for filler in ("plain words only", "snake_case_words and tool_use ids", "a_b_c_d_e_f_g_h"):
+        for names in ([], [3], [70], [2, 69], [0]):
+            body = [_PI_HEADER, _pi("message", 1, message={"role": "user", "content": "the prompt"})]
+            for k in range(75):
+                body.append(_pi("message", 2 + k, message={"role": "assistant", "content": [
+                    {"type": "text", "text": " ".join(rng.choice(filler.split()) for _ in range(60))}]}))
+            for n in names:
+                body.insert(2 + n, _pi("session_info", 1 + n, name=f"name {n}"))
+            path = tmp_path / filler[:5] / str(names) / "--home-u-proj--" / f"2026-03-01T10-00-00-000Z_{_PI_SID}.jsonl"
+            path.parent.mkdir(parents=True)
+            path.write_bytes(b"\n".join(map(_line, body)) + b"\n")
+            assert 8192 < path.stat().st_size <= 131072
+            meta = lane_meta(path)
+            assert meta.whole and meta.knows("title")
+            assert meta.title == (f"name {names[-1]}" if names else "the prompt")
+            assert meta == general_meta(path)
+            assert_agrees(path)
 
 
 def test_a_pi_header_longer_than_the_window_is_left_to_the_general_way(tmp_path: Path) -> None:

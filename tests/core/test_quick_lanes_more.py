@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from sessionscope.core.read.adapters.copilot import CopilotAdapter
 from sessionscope.core.read.adapters.opencode import OpenCodeAdapter
-from sessionscope.core.read.ends import QuickMeta, one_spaced
+from sessionscope.core.read.ends import QuickMeta, find_by_byte, one_spaced
 from sessionscope.core.read.listing import quick_meta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (its sibling below, as tests/ is on the path)
@@ -343,3 +343,45 @@ def test_every_whitespace_character_but_the_space_is_not_printable() -> None:
                     max_size=30))
 def test_one_spaced_is_the_words_joined_by_one_space(text: str) -> None:
     assert one_spaced(text) == " ".join(text.split())
+
+
+@settings(max_examples=500, deadline=None)
+@given(parts=st.lists(st.sampled_from(["word", "é", "\u2028", "\x85", " ", "\n", "\n\n", " \n", "\n ", "\t", "\r\n"]),
+                      max_size=40))
+def test_one_spaced_of_lines_is_the_words_joined_by_one_space(parts: list[str]) -> None:
+    """Texts of several lines (the newline made a space when it is all there is to collapse)."""
+    text = "".join(parts)
+    assert one_spaced(text) == " ".join(text.split())
+
+
+_NEEDLE = b'"session_info"'
+
+
+@settings(max_examples=400, deadline=None)
+@given(parts=st.lists(st.one_of(st.sampled_from([_NEEDLE, _NEEDLE[:-1], b"_", b"_i", b"n_info", b'"', b"\n"]),
+                                st.binary(max_size=40), st.builds(lambda n, c: c * n, st.integers(0, 3000),
+                                                                   st.sampled_from([b"_", b"x", b"a_b "]))),
+                      max_size=40),
+       start=st.integers(0, 70_000), key=st.integers(0, len(_NEEDLE) - 2))
+def test_find_by_byte_is_bytes_find(parts: list[bytes], start: int, key: int) -> None:
+    """Sparse and dense runs of the walked byte, needles whole, cut and at either end, any start:
+    the answer is `bytes.find`'s."""
+    buf = b"".join(parts)
+    start = min(start, len(buf))
+    assert find_by_byte(buf, _NEEDLE, key, start) == buf.find(_NEEDLE, start)
+
+
+def test_find_by_byte_in_long_buffers_of_each_density() -> None:
+    """Past the span searched plainly, with the walked byte sparse (walked to the end), dense
+    from the start or turning dense midway (searched plainly from there), the needle anywhere."""
+    rng = random.Random(7)
+    for gap in (3, 40, 900, 1100, 5000):
+        for dense_from in (0, 20_000, None):
+            body = bytearray()
+            while len(body) < 60_000:
+                step = 3 if dense_from is not None and len(body) >= dense_from else gap
+                body += bytes(rng.choice(b"abc {}:,") for _ in range(step)) + b"_"
+            for at in (None, 0, 5, 19_990, 30_000, len(body) - len(_NEEDLE), len(body)):
+                buf = bytes(body) if at is None else bytes(body[:at] + _NEEDLE + body[at:])
+                for start in (0, 1, 25_000):
+                    assert find_by_byte(buf, _NEEDLE, 8, start) == buf.find(_NEEDLE, start), (gap, dense_from, at)

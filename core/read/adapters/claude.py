@@ -59,7 +59,8 @@ from ...model import (
     parse_timestamp,
     truncate,
 )
-from ..ends import FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, tail_values
+from ..ends import (FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, one_spaced,
+                    tail_values)
 from .base import (Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
                    walk_files)
 
@@ -1252,12 +1253,14 @@ def human_size(n: int) -> str:
 
 def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
     """`text` with whitespace runs made one space, cut to `limit` characters."""
-    for cut in (2 * limit + 8, 16 * limit):
+    # (the first cut: a few characters past the limit, which a prompt's start usually keeps once
+    # its whitespace is collapsed; a listing makes a title of one prompt a file)
+    for cut in (limit + 8, 2 * limit + 8, 16 * limit):
         if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
-            start = " ".join(text[:cut].split())  # a prefix of the whole text's, so its cut is too
+            start = one_spaced(text[:cut])  # a prefix of the whole text's, so its cut is too
             if len(start) > limit:
                 return truncate(start, limit)
-    return truncate(" ".join(text.split()), limit)
+    return truncate(one_spaced(text), limit)
 
 
 def _tag_text(text: str, tag: str) -> str | None:
@@ -1642,26 +1645,28 @@ class _Tail:
 
     def __init__(self, tail_values: Iterable[tuple[Any, ...] | None], whole: bool, agent_file: bool,
                  need_sid: bool, need_main: bool) -> None:
-        self.last: datetime | None = None
-        self.agent_id: str | None = None
-        self.session_id: str | None = None
-        self.main = False
-        found = False
+        # (in locals while the walk goes, set once at its end: a listing makes one a file)
+        last: datetime | None = None
+        agent_id: str | None = None
+        session_id: str | None = None
+        main = found = False
         pending: _Shape | None = None  # an all-text reply: its time depends on the entry before it
         for values in tail_values:
-            for shape in reversed(_shapes(values, None)):
+            # (the usual line holds one value: its shape alone, no list to reverse)
+            for shape in ((_shape(values[0], None),) if values is not None and len(values) == 1
+                          else reversed(_shapes(values, None))):
                 value = shape.value
                 if shape.conv and value is not None:
                     if shape.side:
-                        self.agent_id = self.agent_id or _s(value.get("agentId"))
+                        agent_id = agent_id or _s(value.get("agentId"))
                     else:
-                        self.main = True
-                        self.session_id = self.session_id or _s(value.get("sessionId"))
+                        main = True
+                        session_id = session_id or _s(value.get("sessionId"))
                 if found or not shape.entries or (shape.side and not agent_file):
                     continue
                 if pending is not None:
                     if not _merged_away(pending, shape):
-                        self.last, found = pending.ts, True
+                        last, found = pending.ts, True
                         continue
                     pending = None
                 if shape.ts is None:
@@ -1669,15 +1674,15 @@ class _Tail:
                 if shape.all_text and shape.mid is not None:
                     pending = shape
                 else:
-                    self.last, found = shape.ts, True
-            if (found and (self.agent_id or not agent_file) and (self.session_id or not need_sid)
-                    and (self.main or not need_main)):
+                    last, found = shape.ts, True
+            if (found and (agent_id or not agent_file) and (session_id or not need_sid)
+                    and (main or not need_main)):
                 break
         else:
             if not found and pending is not None and whole:
                 # The first entry of the file: nothing before it to merge into.
-                self.last, found = pending.ts, True
-        self.found = found
+                last, found = pending.ts, True
+        self.last, self.agent_id, self.session_id, self.main, self.found = last, agent_id, session_id, main, found
 
 
 def _quick(adapter: ClaudeAdapter, ends: Ends) -> QuickMeta:
@@ -1757,7 +1762,8 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
     main_records = 0
     titles: list[JSON] = []
     for values in head_values:
-        for shape in _shapes(values, seen):
+        for shape in ((_shape(values[0], seen),) if values is not None and len(values) == 1
+                      else _shapes(values, seen)):  # (`_shapes`, its usual case without the call)
             if shape is _NOISE_SHAPE:
                 continue
             value = shape.value
