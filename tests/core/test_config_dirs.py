@@ -28,13 +28,12 @@ paths = st.one_of(st.none(), st.sampled_from(["", "/", "//", "/home/u", "/home/u
                                                                    "XDG_DATA_HOME")}))
 def test_the_xdg_rule_is_platformdirs(home: str | None, xdg: dict[str, str | None]) -> None:
     env = {"HOME": home, **xdg}
-    saved = {k: os.environ.get(k) for k in env}
-    try:
+    with pytest.MonkeyPatch.context() as patch:
         for k, v in env.items():
             if v is None:
-                os.environ.pop(k, None)
+                patch.delenv(k, raising=False)
             else:
-                os.environ[k] = v
+                patch.setenv(k, v)
         for kind in KINDS:
             try:
                 theirs = getattr(platformdirs, f"user_{kind}_dir")(config.APP_NAME)
@@ -43,12 +42,6 @@ def test_the_xdg_rule_is_platformdirs(home: str | None, xdg: dict[str, str | Non
                     config.user_dir(kind)
                 continue
             assert config.user_dir(kind) == theirs, (kind, env)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 @linux
