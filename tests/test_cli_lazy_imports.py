@@ -17,12 +17,12 @@ from sessionscope.core.read.adapters import _BUILT_IN
 #: modules a warm command of this kind does not use (each was imported by it once)
 NOT_FOR_SEARCH = ("sessionscope.core.secrets", "sessionscope.core.search.scan", "shutil", "hashlib", "logging",
                   "rich", "textwrap", "sessionscope.core.read.jsonl", "sessionscope.core.read.adapters.base",
-                  "inspect")
+                  "inspect", "sessionscope.core.catalog.tails")
 #: and a search printing its table (not --json, not --group) parses no JSON with orjson (core/onuse.py)
 NOT_FOR_SEARCH_TABLE = (*NOT_FOR_SEARCH, "orjson", "uuid", "platform")
 NOT_FOR_READ = ("sessionscope.core.secrets", "logging", "rich", "textwrap", "hashlib", "shutil", "inspect")
 #: (and it decodes only the rows it prints: by the standard library, no orjson import for them)
-NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table", "orjson", "uuid", "platform")
+NOT_FOR_PIPED_TABLE = ("rich.console", "rich.table", "orjson", "uuid", "platform", "sessionscope.core.catalog.tails")
 
 #: (the demo was just written: its folders are trusted however recent, so that the calls after the
 #: first are warm as over an older tree, where a warm scan stats the files and reads none)

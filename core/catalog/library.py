@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequ
 
 from ..onuse import orjson
 from ..records import record
-from . import tails
 from .activity import activity_of, tail_activity
 from .files import UNREADABLE, _NO_FORMAT, _readable_changed, _stat_matches, file_problem, wal_beside, with_wal
 from .keys import AGENT, ID, PROJECT, Key, Keys, WarmKeys, keys_of
@@ -869,6 +868,8 @@ class Library:
                         except Exception:  # noqa: BLE001 - carrying is a refinement: read whole next time
                             row.carry = None
                     # where `recent` can read its last entries, and `read` its first ones
+                    from . import tails  # (here: a warm command reads no file)
+
                     row.tail, row.head = tails.find_ends(adapter, path, rf, loaded[0], row.fingerprint, end,
                                                          account.lines, thin)
         return loaded
