@@ -75,17 +75,26 @@ def _top_parser(**kwargs: Any) -> argparse.ArgumentParser:
     return p
 
 
-def app_args(argv: Sequence[str]) -> argparse.Namespace | None:
+def _known(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]] | None:
+    """argv's top-level options parsed without the commands' parsers, and what is left (the
+    command and its arguments); None when they cannot be parsed (help, an error)."""
+    try:
+        return _top_parser(add_help=False).parse_known_args(argv)
+    except CliError:
+        return None
+
+
+def app_args(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = None,
+             ) -> argparse.Namespace | None:
     """The options of a plain `sessionscope [--root DIR]... [--demo] [--poll]` (the app, or
     `--version`), parsed without building the commands' parsers: those take ~10 ms and several
     modules, all before the app's first frame. None when argv is anything else (a command,
-    help, an unknown option, an error): `build_parser()` parses that, as it always did."""
-    try:
-        args, rest = _top_parser(add_help=False).parse_known_args(argv)
-    except CliError:
+    help, an unknown option, an error): `build_parser()` parses that, as it always did.
+    `known`: `_known(argv)`, when parsed already."""
+    known = known or _known(argv)
+    if known is None or known[1]:
         return None
-    if rest:
-        return None
+    args = known[0]
     args.command = None
     return args
 
@@ -131,13 +140,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def command_of(argv: Sequence[str]) -> str | None:
+def command_of(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = None) -> str | None:
     """The command `argv` runs, when it names one (of PARSERS) after the top-level options;
-    None otherwise (help, an error, no command)."""
-    try:
-        _, rest = _top_parser(add_help=False).parse_known_args(argv)
-    except CliError:
-        return None
+    None otherwise (help, an error, no command). `known`: `_known(argv)`, when parsed already."""
+    known = known or _known(argv)
+    rest = known[1] if known is not None else []
     return rest[0] if rest and rest[0] in PARSERS else None
 
 
@@ -191,7 +198,8 @@ def _exit_now(code: int) -> NoReturn:
 
 def _main(argv: list[str], want_json: bool) -> int:
     try:
-        args = app_args(argv) or build_parser(command_of(argv)).parse_args(argv)
+        known = _known(argv)  # (the top-level options parsed once: the app's, or to find the command)
+        args = app_args(argv, known) or build_parser(command_of(argv, known)).parse_args(argv)
         if args.version:
             from sessionscope import __version__
 
