@@ -89,7 +89,8 @@ def environment(work: Path) -> dict[str, str]:
     """A user's environment in `work`: HOME is `work/home`, and sessionscope finds its cache,
     config and data folders there as it does for a user who set nothing (platformdirs: the
     catalog and index in `work/home/.cache/sessionscope`, `cache_of(work)`): what a command
-    pays to find them is paid here too (importing platformdirs, ~6 ms of every command)."""
+    pays to find them is paid here too (platformdirs' import cost ~9 ms a command, until
+    core/config.py applied the XDG rule itself on Linux)."""
     (work / "home").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update({"HOME": str(work / "home"), "PYTHONPATH": os.pathsep.join(sys.path)})

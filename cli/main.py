@@ -84,14 +84,17 @@ def _known(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]] | None:
         return None
 
 
-def app_args(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = None,
+_UNPARSED: Any = object()  # (`known` not given: argv parsed here)
+
+
+def app_args(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = _UNPARSED,
              ) -> argparse.Namespace | None:
     """The options of a plain `sessionscope [--root DIR]... [--demo] [--poll]` (the app, or
     `--version`), parsed without building the commands' parsers: those take ~10 ms and several
     modules, all before the app's first frame. None when argv is anything else (a command,
     help, an unknown option, an error): `build_parser()` parses that, as it always did.
     `known`: `_known(argv)`, when parsed already."""
-    known = known or _known(argv)
+    known = _known(argv) if known is _UNPARSED else known
     if known is None or known[1]:
         return None
     args = known[0]
@@ -140,10 +143,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def command_of(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = None) -> str | None:
+def command_of(argv: Sequence[str], known: tuple[argparse.Namespace, list[str]] | None = _UNPARSED) -> str | None:
     """The command `argv` runs, when it names one (of PARSERS) after the top-level options;
     None otherwise (help, an error, no command). `known`: `_known(argv)`, when parsed already."""
-    known = known or _known(argv)
+    known = _known(argv) if known is _UNPARSED else known
     rest = known[1] if known is not None else []
     return rest[0] if rest and rest[0] in PARSERS else None
 
