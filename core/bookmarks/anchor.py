@@ -127,11 +127,19 @@ def resolve(library: Library, bookmarks: Iterable[Bookmark]) -> list[Resolved]:
             out[i] = Resolved(b, State.FOUND, s)
         else:
             by_session.setdefault(s.id, []).append(i)
+    from ..catalog.window import read_entries
+
     for indices in by_session.values():
         session = sessions[indices[0]]
         assert session is not None
         try:
-            entries = library.load(session).entries
+            # A big session's bookmarked entries alone, where each is where it was (its id there,
+            # stable or of the same content); else the session whole, to look for moved ones.
+            got = read_entries(library, session, {marks_[i].entry_id or "" for i in indices})
+            if got is not None and all(marks(marks_[i], got[marks_[i].entry_id or ""]) for i in indices):
+                entries: Sequence[Entry] = list(got.values())
+            else:
+                entries = library.load(session).entries
         except (ReaderError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc)
             for i in indices:

@@ -67,16 +67,17 @@ class _Keep:
     """Which entries a thin reading keeps whole (`Adapter.load_thin(keep=)`), and the lines of
     those it kept and of those it cut: either the first `budget` entries fed (from the one of id
     `entry_id`, given one) with the other entries of their lines and of their replies (the same
-    message id), or those from line `from_line` on (with the same), or, given `lines`, the
-    entries of those lines."""
+    message id), or those from line `from_line` on (with the same), or those of the ids `ids`
+    (with the same), or, given `lines`, the entries of those lines."""
 
     def __init__(self, budget: int = 0, entry_id: str | None = None, lines: set[int] | None = None,
-                 from_line: int | None = None) -> None:
+                 from_line: int | None = None, ids: set[str] | None = None) -> None:
         self.budget = budget
         self.entry_id = entry_id
         self.started = entry_id is None
         self.lines = lines
         self.from_line = from_line
+        self.ids = ids
         self.whole: set[int] = set()
         self.thinned: set[int] = set()
         self.mids: set[str] = set()
@@ -91,7 +92,9 @@ class _Keep:
             if not self.started and e.id == self.entry_id:
                 self.started = True
             keep = line in self.whole or (e.message_id is not None and e.message_id in self.mids)
-            if self.from_line is not None:
+            if self.ids is not None:
+                keep = keep or e.id in self.ids
+            elif self.from_line is not None:
                 keep = keep or line >= self.from_line
             elif not keep and self.started and self.budget > 0:
                 self.budget -= 1
@@ -147,6 +150,45 @@ def read_window(lib: Library, session: Session, limit: int, *, start: int = 0, e
                 return _cut(ls, limit, -1 if last else start, entry_id, all_branches)[0]
     loaded = lib.load(session)
     return _cut(loaded, limit, -1 if last else start, entry_id, all_branches)[0]
+
+
+def read_entries(lib: Library, session: Session, ids: set[str], *,
+                 threshold: int | None = None) -> dict[str, Entry] | None:
+    """The first entry of each id of `ids` among every entry of the session (all branches), as a
+    whole read gives it, from a big file of lines read thin but for them and checked as
+    `read_window`'s windows are (a second reading keeping exactly their lines where the first
+    cannot tell); None where it cannot be told so (a file under `threshold` (`WINDOW_MIN_BYTES`),
+    compressed or of a format read whole, an id not there, an entry not checked): the caller reads
+    the session whole. Why: resolving a bookmark on an entry (core/bookmarks/anchor.py) loaded
+    its session whole, ~2x the file in memory."""
+    from ..read.jsonl import compressed
+    from .tails import entry_lines
+
+    if not ids or (session.size or 0) < (WINDOW_MIN_BYTES if threshold is None else threshold):
+        return None
+    adapter = None if compressed(session.path) else lib.adapter_named(session.source_format)
+    if adapter is None or not adapter.grows(session.path):
+        return None
+    keep = _Keep(ids=ids)
+    ls = _read_noting_ends(lib, adapter, session, keep)
+    for second in (False, True):
+        if ls is None:
+            return None
+        found: dict[str, Entry] = {}
+        for e in ls.entries:
+            if e.id in ids:
+                found.setdefault(e.id, e)
+        if len(found) != len(ids):
+            return None
+        if keep.all_whole(list(found.values()), ls):
+            return found
+        if second:
+            return None
+        lines = {line for e in found.values() for line in entry_lines(e, ls)}
+        del ls, found  # (the first reading's entries: not held through the second)
+        keep = _Keep(lines=lines)
+        ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
+    return None
 
 
 def _cut(loaded: LoadedSession, limit: int, start: int, entry_id: str | None,

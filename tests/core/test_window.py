@@ -517,3 +517,51 @@ def test_ends_without_a_window_are_looked_for_once(tmp_path: Path, monkeypatch: 
     mark = lib.catalog.tail(str(path))
     assert mark is not None and mark.verified == 0 and tails.last_entries(lib, session, 1) is None
     assert tails.last_entries(lib, session, 0) is None
+
+
+def first_of(lib: Library, session, ids: set[str]) -> dict:
+    """Each id's first entry as a whole read gives it."""
+    found: dict = {}
+    for e in lib.load(session).entries:
+        if e.id in ids:
+            found.setdefault(e.id, e)
+    return found
+
+
+def test_entries_asked_for_by_id_are_the_whole_reads(rewound, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bookmark's entries (core/bookmarks/anchor.py): on the abandoned branch, on the active
+    one, a split reply's merged entry (from its parts kept whole), several at once; one not there
+    or a small file gives None (the caller reads whole)."""
+    lib, session = rewound
+    kept = Kept(monkeypatch)
+    for ids in ({"y150"}, {"x3", "y150", "y199"}, {"y11a"}, {"r0", "x99", "y11a", "y12"}):
+        kept.made.clear()
+        got = window.read_entries(lib, session, ids, threshold=0)
+        assert got is not None and got == first_of(lib, session, ids), ids
+        assert len(kept.made) == 1 and len(kept.made[0].whole) <= 3 * len(ids) + 2, ids  # (one reading, few kept)
+    assert "part a" in got["y11a"].text and "part c" in got["y11a"].text
+    assert window.read_entries(lib, session, {"y150", "nope"}, threshold=0) is None
+    assert window.read_entries(lib, session, {"y150"}) is None  # (the default threshold: 8 MB)
+
+
+def test_bookmarks_in_a_big_session_are_resolved_from_their_entries_alone(
+        rewound, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bookmarks on entries of a big session resolve as from a whole read, without one when every
+    entry is where it was; a bookmark whose entry changed under its id reads the session whole."""
+    from dataclasses import replace
+
+    from sessionscope.core.bookmarks.anchor import State, bookmark_of, resolve
+
+    lib, session = rewound
+    entries = {e.id: e for e in lib.load(session).entries}
+    marks = [bookmark_of(session, entries[i]) for i in ("x3", "y11a", "y150")] + [bookmark_of(session)]
+    want = resolve(lib, marks)  # (the default threshold: read whole)
+    loads: list[object] = []
+    load = Library.load
+    monkeypatch.setattr(Library, "load", lambda self, s: loads.append(s) or load(self, s))
+    monkeypatch.setattr(window, "WINDOW_MIN_BYTES", 0)
+    assert resolve(lib, marks) == want and not loads
+    assert [r.state for r in want] == [State.FOUND] * 4
+    # the line-numbered id of an entry whose content is not the bookmark's: looked for whole
+    changed = replace(marks[0], entry_id="L7", hash="0" * 12)
+    assert resolve(lib, [changed])[0].state == State.ENTRY_GONE and len(loads) == 1
