@@ -13,9 +13,9 @@ Run (from the repository root):
 For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-shaped lines from
 `gen_corpus.py`'s writers; `copilot-cli`, `pi`, `gemini-cli` (JSONL): `gen_formats.py`'s streams;
 each continued across appends, laid out where the agent keeps it; `opencode-db`: an OpenCode
-database of ~100 KB sessions, 1 MB of messages written to its last session at each "append") and size the bench writes one transcript in
-a temporary folder, warms a catalog and a search index for it (its own SESSIONSCOPE_CACHE_DIR),
-then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
+database of ~100 KB sessions, 1 MB of messages written to its last session at each "append") and
+size the bench writes one transcript in a temporary folder, warms a catalog and a search index
+for it (its own SESSIONSCOPE_CACHE_DIR), then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
 (a fresh process), appends 1 MB more and times the next `sessionscope search WORD --json` (the
 catalog and the index brought up to date). Each round is run twice, alternating: as installed,
 and with reading on switched off in the child (`continues = False` on every adapter, set by a

@@ -76,11 +76,13 @@ def changes() -> list[tuple[str, str]]:
     return [
         ("a part added", "INSERT INTO part VALUES ('prt_new', 'ses_c0msg_b0d5a6c3f001Zs3', 'ses_c0', 1764590600000,"
                          " 1764590600000, '{\"type\": \"text\", \"text\": \"one more thing\"}')"),
-        ("a part rewritten, same time", "UPDATE part SET data = '{\"type\": \"text\", \"text\": \"rewritten text\"}'"
-                                         " WHERE session_id = 'ses_c1' AND data LIKE '%\"text\"%' AND rowid = (SELECT"
-                                         " max(rowid) FROM part WHERE session_id = 'ses_c1' AND data LIKE '%\"text\"%')"),
-        ("a message's tokens", "UPDATE message SET time_updated = time_updated + 5, data = replace(data, '\"output\": 120',"
-                               " '\"output\": 999') WHERE session_id = 'ses_c2'"),
+        ("a part rewritten, same time",
+         "UPDATE part SET data = '{\"type\": \"text\", \"text\": \"rewritten text\"}' WHERE session_id = 'ses_c1'"
+         " AND data LIKE '%\"text\"%' AND rowid = (SELECT max(rowid) FROM part WHERE session_id = 'ses_c1'"
+         " AND data LIKE '%\"text\"%')"),
+        ("a message's tokens",
+         "UPDATE message SET time_updated = time_updated + 5, data = replace(data, '\"output\": 120',"
+         " '\"output\": 999') WHERE session_id = 'ses_c2'"),
         ("renamed", "UPDATE session SET title = 'renamed' WHERE id = 'ses_c3'"),
         ("a message removed", "DELETE FROM message WHERE session_id = 'ses_c4' AND rowid = (SELECT max(rowid) FROM"
                               " message WHERE session_id = 'ses_c4')"),
@@ -135,7 +137,8 @@ def test_marks_that_the_row_does_not_match_read_it_whole(tmp_path: Path, reads: 
     write(db, "UPDATE session SET title = 'renamed' WHERE id = 'ses_c1'")
     reads.clear()
     got = scan(db, cat)
-    assert reads[0] == "ses_c1" and sorted(reads[1:]) == sorted(["ses_c0", "ses_c1", MAIN, "ses_4f2a9b70dffeK1pLw9XyZ3eFgH"])
+    assert reads[0] == "ses_c1"
+    assert sorted(reads[1:]) == sorted(["ses_c0", "ses_c1", MAIN, "ses_4f2a9b70dffeK1pLw9XyZ3eFgH"])
     assert got == scan(db, tmp_path / "whole.sqlite")
 
 
