@@ -14,15 +14,15 @@ For each format (`session-logs`, `claude-code`, `codex`: Claude Code- and Codex-
 `gen_corpus.py`'s writers; `copilot-cli`, `pi`, `gemini-cli` (JSONL): `gen_formats.py`'s streams;
 each continued across appends, laid out where the agent keeps it; `opencode-db`: an OpenCode
 database of ~100 KB sessions, 1 MB of messages written to its last session at each "append") and
-size the bench writes one transcript in a temporary folder, warms a catalog and a search index
-for it (its own SESSIONSCOPE_CACHE_DIR), then, `--appends` times: appends 1 MB and times the next whole `sessionscope sessions --json`
-(a fresh process), appends 1 MB more and times the next `sessionscope search WORD --json` (the
-catalog and the index brought up to date). Each round is run twice, alternating: as installed,
-and with reading on switched off in the child (`continues = False` on every adapter, set by a
-`python -c` wrapper: the catalog then re-reads a grown file whole; and `load_changed` answering
-None: a database is read whole, for the catalog and the index). Wall and CPU time (the child's
-user+sys from rusage) in ms, medians over the appends. The target: big/small at most 3x for the
-next call. The load average is printed before and after: read the ratios.
+size the bench writes one transcript in a temporary folder, warms a catalog and a search index for
+it (its own SESSIONSCOPE_CACHE_DIR), then, `--appends` times: appends 1 MB and times the next whole
+`sessionscope sessions --json` (a fresh process), appends 1 MB more and times the next `sessionscope
+search WORD --json` (the catalog and the index brought up to date). Each round is run twice,
+alternating: as installed, and with reading on switched off in the child (`continues = False` on
+every adapter, set by a `python -c` wrapper: the catalog then re-reads a grown file whole; and
+`load_changed` answering None: a database is read whole, for the catalog and the index). Wall and
+CPU time (the child's user+sys from rusage) in ms, medians over the appends. The target: big/small
+at most 3x for the next call. The load average is printed before and after: read the ratios.
 """
 from __future__ import annotations
 
