@@ -34,13 +34,15 @@ last lines (4 for each entry asked for and of the margin, from the line count th
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from ..model import Entry, Session
     from ..read.adapters import Adapter, LoadedSession
     from ..read.jsonl import RecordFile
     from .library import Library
+
+T = TypeVar("T")
 
 #: files smaller than this are read whole: faster (a thin reading takes 5-20% more CPU time,
 #: bench_reader), and the memory a whole read holds, ~2x the file, is small
@@ -162,33 +164,20 @@ def read_entries(lib: Library, session: Session, ids: set[str], *,
     the session whole. Why: resolving a bookmark on an entry (core/bookmarks/anchor.py) loaded
     its session whole, ~2x the file in memory."""
     from ..read.jsonl import compressed
-    from .tails import entry_lines
 
     if not ids or (session.size or 0) < (WINDOW_MIN_BYTES if threshold is None else threshold):
         return None
     adapter = None if compressed(session.path) else lib.adapter_named(session.source_format)
     if adapter is None or not adapter.grows(session.path):
         return None
-    keep = _Keep(ids=ids)
-    ls = _read_noting_ends(lib, adapter, session, keep)
-    for second in (False, True):
-        if ls is None:
-            return None
+    def chosen(ls: LoadedSession, how: str) -> tuple[dict[str, Entry], list[Entry]] | None:
         found: dict[str, Entry] = {}
         for e in ls.entries:
             if e.id in ids:
                 found.setdefault(e.id, e)
-        if len(found) != len(ids):
-            return None
-        if keep.all_whole(list(found.values()), ls):
-            return found
-        if second:
-            return None
-        lines = {line for e in found.values() for line in entry_lines(e, ls)}
-        del ls, found  # (the first reading's entries: not held through the second)
-        keep = _Keep(lines=lines)
-        ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
-    return None
+        return (found, list(found.values())) if len(found) == len(ids) else None
+
+    return _checked(lib, adapter, session, _Keep(ids=ids), chosen)
 
 
 def _cut(loaded: LoadedSession, limit: int, start: int, entry_id: str | None,
@@ -279,19 +268,30 @@ def _thin_window(lib: Library, adapter: Adapter, session: Session, limit: int, s
         keep = _Keep(from_line=max(1, session.line_count - 4 * (max(0, limit) + MARGIN) + 1))
     else:
         keep = _Keep((0 if entry_id is not None else start) + max(0, limit) + MARGIN, entry_id)
-    ls = _read_noting_ends(lib, adapter, session, keep)
-    if ls is None:
-        return None
-    window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin")
-    if window.start < 0 or keep.all_whole(chosen, ls):
-        return window
+    return _checked(lib, adapter, session, keep,
+                    lambda ls, how: _cut(ls, limit, start, entry_id, all_branches, how))
+
+
+def _checked(lib: Library, adapter: Adapter, session: Session, keep: _Keep,
+             choose: Callable[[LoadedSession, str], tuple[T, list[Entry]] | None]) -> T | None:
+    """What `choose(ls, how)` answers of a thin reading keeping what `keep` keeps (with the
+    entries the answer shows), when those entries are as a whole read gives them (or it shows
+    none); else of a second reading keeping exactly their lines, checked again (`how`: "thin",
+    "thin2"); None when neither is, or `choose` gives none (the caller reads whole)."""
     from .tails import entry_lines
 
-    lines = {line for e in chosen for line in entry_lines(e, ls)}
-    del ls, chosen, window  # (the first reading's entries: not held through the second)
-    keep = _Keep(lines=lines)
-    ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
-    if ls is None:
-        return None
-    window, chosen = _cut(ls, limit, start, entry_id, all_branches, "thin2")
-    return window if keep.all_whole(chosen, ls) else None
+    ls = _read_noting_ends(lib, adapter, session, keep)
+    for how in ("thin", "thin2"):
+        got = choose(ls, how) if ls is not None else None
+        if got is None:
+            return None
+        answer, shown = got
+        if keep.all_whole(shown, ls):
+            return answer
+        if how == "thin2":
+            return None
+        lines = {line for e in shown for line in entry_lines(e, ls)}
+        del ls, got, answer, shown  # (the first reading's entries: not held through the second)
+        keep = _Keep(lines=lines)
+        ls = _pick(adapter.load_thin(session.path, keep=keep), session.id)
+    return None
