@@ -1,11 +1,12 @@
 """Listing and full-parse throughput per transcript format, beside Claude Code's and Codex's.
 
 Claude Code and Codex files come from `gen_corpus.py`, the other formats from `gen_formats.FORMATS`.
-For each format: the quick listing (`quick_meta`: both 64 KB ends, sniffed) in files/s, and the full
-parse (`Adapter.load`) in MB/s and entries/s, each also as a ratio to Claude Code's figure measured
-in the same run (the machine is shared: read the ratios, not the seconds). OpenCode's JSON tree
-counts only the session files' bytes (its messages and parts are read beside them): read its
-entries/s. Its database is one file holding every session: its listing reads the newest session.
+For each format: the quick listing (`quick_listing`, one pass over the files: both 64 KB ends of
+each, sniffed) in files/s, and the full parse (`Adapter.load`) in MB/s and entries/s, each also as a
+ratio to Claude Code's figure measured in the same run (the machine is shared: read the ratios, not
+the seconds). OpenCode's JSON tree counts only the session files' bytes (its messages and parts are
+read beside them): read its entries/s. Its database is one file holding every session: its listing
+reads the newest session.
 `x 2 ends`: each format's quick listing over the bare read of the bytes it must touch
 (`two_end_read`: both 64 KB ends, a small file whole, a JSON document read whole also parsed; a
 database's newest session's rows), run in the same way (issue 15's target: at most 3).
@@ -44,7 +45,7 @@ from gen_formats import FORMATS  # noqa: E402
 
 from sessionscope.core.read.adapters import default_registry  # noqa: E402
 from sessionscope.core.read.jsonl import read_head_tail  # noqa: E402
-from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
+from sessionscope.core.read.listing import HEAD_TAIL, quick_listing, quick_meta  # noqa: E402
 
 
 def two_end_read(path: str) -> int:
@@ -175,7 +176,7 @@ def measure(paths: list[Path], rounds: int) -> dict[str, float]:
     listing = ends = parses = float("inf")
     for _ in range(rounds):
         ends = min(ends, best(lambda: [two_end_read(str(p)) for p in paths], 1))
-        listing = min(listing, best(lambda: [quick_meta(str(p), registry) for p in paths], 1))
+        listing = min(listing, best(lambda: quick_listing([str(p) for p in paths], registry), 1))
         parses = min(parses, best(lambda: parse_all(blobs), 1))
     loaded = [ls for a, p in zip(adapters, paths) for ls in a.load(str(p))]
     entries = sum(len(ls.entries) for ls in loaded)

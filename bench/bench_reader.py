@@ -17,7 +17,7 @@ What it measures:
 * Listing every file, three ways, as files/s and as a ratio to the baseline measured in the same
   run: the baseline reads the first and last 64 KB of each file (`jsonl.read_head_tail`: one
   pread per end, a file of up to 128 KB in one) and does nothing else; (a) the product's quick
-  listing, `core.listing.quick_meta`, reads the same bytes through the same function and gives
+  listing, `core.listing.quick_listing`, reads the same bytes through the same function and gives
   agent, format, session id, kind, project, title, first and last timestamp, saying which of them
   the two ends could not settle (target: within 3x of the baseline); (b) a full parse of each
   file through its adapter (`adapter.load`). Ratios in wall time and in this process's CPU time
@@ -62,7 +62,7 @@ import gen_corpus  # noqa: E402  (bench/ is not a package)
 
 from sessionscope.core.read.jsonl import LineMark, RecordFile, parse_line, read_head_tail  # noqa: E402
 from sessionscope.core.read.ends import FIELDS  # noqa: E402
-from sessionscope.core.read.listing import HEAD_TAIL, quick_meta  # noqa: E402
+from sessionscope.core.read.listing import HEAD_TAIL, quick_listing  # noqa: E402
 
 MB = 1024 * 1024
 
@@ -336,7 +336,7 @@ def phase_main(name: str, corpus: Path, big: Path | None, repeat: int) -> dict[s
             out["seconds"], out["bytes_read"], out["runs"] = _median_time(baseline, repeat)
         elif name == "list-quick":
             def run() -> list[Any]:
-                return [quick_meta(p, registry) for p in files]
+                return quick_listing(files, registry)
             metas = _interleaved(run, baseline, 3 * repeat, out)  # a run is a fraction of a second
             out["whole"] = sum(1 for m in metas if m.whole)
             out["errors"] = sum(1 for m in metas if m.error)
@@ -564,7 +564,7 @@ def print_table(r: dict[str, Any]) -> None:
     print(f"{'':2}{'phase':44}{'seconds':>9}{'files/s':>10}{'x baseline':>12}{'x cpu':>7}"
           f"{'peak RSS':>11}{'peak anon':>11}")
     labels = {"list-baseline": "baseline: read first+last 64 KB",
-              "list-quick": "(a) listing.quick_meta: head/tail metadata",
+              "list-quick": "(a) listing.quick_listing: head/tail metadata",
               "list-full": "(b) full parse: registry.sniff + adapter.load"}
     for name in LIST_PHASES:
         p = ph.get(name)

@@ -108,7 +108,7 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     """`sessions --quick`: core/read/listing.py on every candidate file, no full parse, no catalog."""
     from sessionscope.core.read.adapters import default_registry
     from sessionscope.core.read.discovery import roots_files
-    from sessionscope.core.read.listing import quick_meta
+    from sessionscope.core.read.listing import quick_listing
     from sessionscope.core.model import Session, SessionKind
 
     from sessionscope.core.read.walk import WalkReport
@@ -117,8 +117,7 @@ def _sessions_quick(args: argparse.Namespace) -> int:
     registry = default_registry()
     agent, project = (args.agent or "").lower(), (args.project or "").lower()
     walk = WalkReport()
-    every = [quick_meta(path, registry)
-             for path in roots_files([r for r in roots if r.error is None], registry, walk)]
+    every = quick_listing(roots_files([r for r in roots if r.error is None], registry, walk), registry)
     warn(warnings + walk.errors() + walk.notes()
           + unread_warnings([m.error for m in every if m.error and ".zst" in m.path]), args)
     metas = [m for m in every if m.error is None

@@ -692,18 +692,20 @@ class Library:
         """Quick-list `files` into `listed` (by path), newest first, publishing as the scan's
         docstring says."""
         from ..read.listing import quick_meta
+        from ..read.passes import one_pass
 
         registry = self.registry
         files = sorted(files, key=lambda item: item[1].st_mtime, reverse=True)
         last = time.monotonic()
-        for n, (path, _) in enumerate(files, 1):
-            session = listed_session(quick_meta(path, registry))
-            if session is not None:
-                listed[path] = session
-            if (n == len(files) or n == QUICK_FIRST
-                    or (n > QUICK_FIRST and time.monotonic() - last >= every)):
-                publish()
-                last = time.monotonic()
+        with one_pass():  # (what every file of a folder asks of it, asked once: read/passes.py)
+            for n, (path, _) in enumerate(files, 1):
+                session = listed_session(quick_meta(path, registry))
+                if session is not None:
+                    listed[path] = session
+                if (n == len(files) or n == QUICK_FIRST
+                        or (n > QUICK_FIRST and time.monotonic() - last >= every)):
+                    publish()
+                    last = time.monotonic()
 
     def _interim_map(self, rows: list[FileRow], pending: list[tuple[str, os.stat_result]],
                      known: dict[str, FileRow], listed: dict[str, Session]) -> dict[str, Session]:

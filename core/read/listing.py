@@ -43,6 +43,7 @@ from typing import Iterable
 from .adapters import Adapter, Registry, default_registry
 from .ends import Ends, Lines, QuickMeta, head_lines
 from .jsonl import HeadTail, ReaderError, RecordFile, read_head_tail
+from .passes import one_pass
 
 log = logging.getLogger(__name__)
 
@@ -144,9 +145,11 @@ def _quick(path: str, registry: Registry, ht: HeadTail, nbytes: int,
 
 def quick_listing(paths: Iterable[str | os.PathLike[str]], registry: Registry | None = None,
                   nbytes: int = HEAD_TAIL) -> list[QuickMeta]:
-    """`quick_meta` of each path, in the given order."""
+    """`quick_meta` of each path, in the given order, in one pass (`passes.one_pass`: what every
+    file of a folder asks of the file system besides itself is asked once)."""
     registry = registry or _registry()
-    return [quick_meta(p, registry, nbytes) for p in paths]
+    with one_pass():
+        return [quick_meta(p, registry, nbytes) for p in paths]
 
 
 def _read_zst(path: str, nbytes: int) -> HeadTail:

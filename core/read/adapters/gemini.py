@@ -48,6 +48,7 @@ from typing import Any, Iterator
 import orjson
 
 from ..jsonl import HeadTail, ParsedLine, RecordFile
+from ..passes import once
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
 from ..ends import (FIELDS, Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
                     one_spaced, tail_values)
@@ -904,7 +905,7 @@ def project_of(path: str, meta: dict[str, Any]) -> str | None:
     phash = phash if isinstance(phash, str) and phash else None
     places = _places(path)
     if places is not None:
-        marked = _read_marker(places[1])
+        marked = once(_read_marker, places[1])  # (a listing asks for every chat of a folder)
         if marked:
             return marked
     dirs = meta.get("directories")
@@ -914,7 +915,7 @@ def project_of(path: str, meta: dict[str, Any]) -> str | None:
                 return d
     if places is not None:
         slug = places[3]
-        for folder, sid in _registry_of(places[2]):
+        for folder, sid in once(_registry_of, places[2]):
             if sid == slug or (phash and path_hash(folder) == phash):
                 return folder
     if phash:
@@ -1007,6 +1008,10 @@ def known_folders() -> dict[str, str]:
     """projectHash -> folder for the folders a user works in that sessionscope knows without
     reading any session: the working directory and its parents, and the config's
     `project_roots` with their direct subfolders."""
+    return once(_known_folders, None)
+
+
+def _known_folders(_: None) -> dict[str, str]:
     global _config_path
     if _config_path is None:
         from ...config import config_path as _config_path
