@@ -17,9 +17,11 @@ Python is the difference between the two columns.
 
 With `--real DIR`, a second table: the same figures over the transcripts found under DIR (every
 file some adapter's sniffer takes, grouped by format; e.g. `--real ../shared/corpus`, files the
-agents wrote): the generated files are the usual shape (a prompt on the first lines, a tool
-result last), real ones are not always (a session opened by a slash command has no prompt for
-many lines; a small file is read whole, its every line in reach).
+agents wrote; one not where its agent keeps it, as a corpus of samples flattens folders into
+names, is measured from a copy laid out as in a user's home, `LAYOUT`): the generated files are
+the usual shape (a prompt on the first lines, a tool result last), real ones are not always (a
+session opened by a slash command has no prompt for many lines; a small file is read whole, its
+every line in reach; its few KB read cost less than a listing's fixed Python).
 
     .venv/bin/python bench/bench_formats.py                 # 100 sessions a format, ~60 KB each
     .venv/bin/python bench/bench_formats.py --files 30 --file-kb 200 --json
@@ -31,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -43,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_corpus import generate  # noqa: E402
 from gen_formats import FORMATS  # noqa: E402
 
+from sessionscope.core.model import SessionKind  # noqa: E402
 from sessionscope.core.read.adapters import default_registry  # noqa: E402
 from sessionscope.core.read.jsonl import read_head_tail  # noqa: E402
 from sessionscope.core.read.listing import HEAD_TAIL, quick_listing, quick_meta  # noqa: E402
@@ -144,15 +148,47 @@ def corpora(out: Path, files: int, file_kb: int, seed: int) -> dict[str, list[Pa
     return found
 
 
-def real_corpora(root: Path) -> dict[str, list[Path]]:
-    """The files under `root` that an adapter's sniffer takes and the listing lists, by format."""
+def real_corpora(root: Path, out: Path) -> dict[str, list[Path]]:
+    """The files under `root` that an adapter's sniffer takes and the listing lists, by format,
+    each where its agent keeps it (`laid_out`, copied under `out` when it is not)."""
     registry, found = default_registry(), {}
     for p in sorted(root.rglob("*")):
         if p.is_file() and not p.is_symlink():
             adapter = registry.sniff(str(p))
             if adapter is not None and quick_meta(str(p), registry).error is None:
-                found.setdefault(adapter.name, []).append(p)
+                found.setdefault(adapter.name, []).append(laid_out(p, adapter, registry, out))
     return found
+
+
+#: where each agent keeps a session file, for a file kept elsewhere (a corpus of samples flattens
+#: their folders into names): its path under a temporary home, from a name unique in the corpus
+#: and the file's extension (its adapter's suffix); a Claude Code subagent's (or compaction's)
+#: in its parent session's folder, named by its own id (the session id's last part)
+LAYOUT = {"claude-code": "claude/projects/-real/{name}{ext}",
+          "claude-code/subagent": "claude/projects/-real/{parent}/subagents/{name}{ext}",
+          "codex": "codex/sessions/2026/01/01/rollout-2026-01-01T00-00-00-{name}{ext}",
+          "copilot-cli": "copilot/session-state/{name}/events{ext}",
+          "gemini-cli": "gemini/tmp/" + "0" * 64 + "/chats/session-{name}{ext}",
+          "pi": "pi/sessions/--real--/{name}{ext}"}
+
+
+def laid_out(path: Path, adapter: Any, registry: Any, out: Path) -> Path:
+    """`path` itself when its path names its format (`Registry.likely`, as in a user's home),
+    else a copy where its agent keeps it (`LAYOUT`): a listing takes a format's own lane only
+    for a file in its agent's folders, and one elsewhere is listed the general way, slower, a
+    way no user's files take (the samples' flattened names measured that one instead)."""
+    if registry.likely(str(path)) is adapter or adapter.name not in LAYOUT:
+        return path
+    ext = max((s for s in adapter.suffixes if path.name.endswith(s)), key=len)
+    key, name, parent = adapter.name, path.name[: -len(ext)], ""
+    if adapter.name == "claude-code":
+        session = adapter.load(str(path))[0].session
+        if session.kind is not SessionKind.MAIN and session.parent_id:
+            key, name, parent = "claude-code/subagent", session.id.rsplit("/", 1)[-1], session.parent_id
+    target = out / LAYOUT[key].format(name=name, parent=parent, ext=ext)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
+    return target
 
 
 def best(fn: Callable[[], Any], rounds: int) -> float:
@@ -205,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ss-formats-") as tmp:
         results = {name: measure(paths, args.rounds)
                    for name, paths in corpora(Path(tmp), args.files, args.file_kb, args.seed).items()}
-    real = ({name: measure(paths, args.rounds) for name, paths in real_corpora(args.real).items()}
-            if args.real is not None else None)
+        real = ({name: measure(paths, args.rounds)
+                 for name, paths in real_corpora(args.real, Path(tmp) / "real").items()}
+                if args.real is not None else None)
     if args.json:
         print(json.dumps({"params": {**vars(args), "real": str(args.real) if args.real else None},
                           "formats": results, "real": real}, indent=2))

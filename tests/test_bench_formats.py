@@ -66,3 +66,37 @@ def test_the_hostile_text_bench_reports_growth_for_each_row() -> None:
     from bench_text_hostile import ROWS
 
     assert [r["row"] for r in rows] == [name for name, *_ in ROWS]
+
+
+def test_a_sample_out_of_its_agents_folders_is_measured_from_a_copy_laid_out_so(tmp_path) -> None:  # noqa: ANN001
+    """`--real`: a listing takes a format's own lane only for a file where its agent keeps it (its
+    path names the format); a sample in a flat folder is measured from a copy laid out so, a
+    Claude Code subagent's under its parent session's folder, named by its own id."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_formats import laid_out
+
+    from sessionscope.core.read.adapters import default_registry
+
+    registry = default_registry()
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    data = ROOT / "tests" / "data"
+    sub = data / "subagents" / "nested" / "-work-demo" / "0a1b2c3d-0000-4000-8000-000000000003"
+    samples = {"main": data / "claude_odd" / "-work-demo" / "0a1b2c3d-0000-4000-8000-0000000000f1.jsonl",
+               "sub": sub / "subagents" / "agent-a11b22c.jsonl",
+               "pi": data / "pi" / "2025-06-01T10-00-00-000Z_0a1b2c3d-0000-4000-8000-000000000001.jsonl"}
+    out = tmp_path / "home"
+    placed = {}
+    for key, sample in samples.items():
+        copy = flat / f"repo__{key}__{sample.name}"
+        copy.write_bytes(sample.read_bytes())
+        adapter = registry.sniff(str(copy))
+        assert registry.likely(str(copy)) is None  # (a flat name: no lane)
+        placed[key] = laid_out(copy, adapter, registry, out)
+        assert registry.likely(str(placed[key])) is adapter, key
+        assert placed[key].read_bytes() == sample.read_bytes()
+    assert placed["main"] == out / "claude/projects/-real" / f"repo__main__{samples['main'].stem}.jsonl"
+    assert placed["sub"] == out / "claude/projects/-real" / sub.name / "subagents" / "agent-a11b22c.jsonl"
+    # a file already where its agent keeps it is measured where it is
+    kept = data / "copilot" / "session-state" / "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11" / "events.jsonl"
+    assert laid_out(kept, registry.sniff(str(kept)), registry, out) == kept
