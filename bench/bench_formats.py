@@ -185,7 +185,10 @@ def laid_out(path: Path, adapter: Any, registry: Any, out: Path) -> Path:
         session = adapter.load(str(path))[0].session
         if session.kind is not SessionKind.MAIN and session.parent_id:
             key, name, parent = "claude-code/subagent", session.id.rsplit("/", 1)[-1], session.parent_id
-    target = out / LAYOUT[key].format(name=name, parent=parent, ext=ext)
+    target, n = out / LAYOUT[key].format(name=name, parent=parent, ext=ext), 0
+    while target.exists():  # (two samples of one name in different folders: both measured)
+        n += 1
+        target = out / LAYOUT[key].format(name=f"{name}-{n}", parent=parent, ext=ext)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
     return target

@@ -97,6 +97,8 @@ def test_a_sample_out_of_its_agents_folders_is_measured_from_a_copy_laid_out_so(
         assert placed[key].read_bytes() == sample.read_bytes()
     assert placed["main"] == out / "claude/projects/-real" / f"repo__main__{samples['main'].stem}.jsonl"
     assert placed["sub"] == out / "claude/projects/-real" / sub.name / "subagents" / "agent-a11b22c.jsonl"
+    again = laid_out(flat / f"repo__main__{samples['main'].name}", registry.sniff(str(placed["main"])), registry, out)
+    assert again != placed["main"] and again.parent == placed["main"].parent  # (one name twice: both kept)
     # a file already where its agent keeps it is measured where it is
     kept = data / "copilot" / "session-state" / "5d2c8e1a-4b7f-4c3e-9a10-6f2e8d9c0b11" / "events.jsonl"
     assert laid_out(kept, registry.sniff(str(kept)), registry, out) == kept
