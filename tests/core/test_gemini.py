@@ -255,25 +255,31 @@ def test_quick_listing_of_a_whole_jsonl_parses_only_lines_that_may_patch_it(
 
     path = tmp_path / "tmp" / "9f2c0d1e" / "chats" / "session-2026-04-01T10-00-3c9a77e1.jsonl"
     path.parent.mkdir(parents=True)
-    lines = JSONL.read_text().splitlines()[:2]
-    for i in range(60):
-        lines.append(json.dumps({"id": f"g{i}", "timestamp": f"2026-04-01T10:{i:02d}:05.000Z", "type": "gemini",
-                                 "content": f"step {i}", "model": "gemini-3-flash-preview"}))
-        if i == 30:  # a patch whose key is written escaped (still `$set` once parsed)
-            lines.append('{"\\u0024set": {"summary": "An escaped summary"}}')
-    lines.append(json.dumps({"$set": {"lastUpdated": "2026-04-01T11:00:00.000Z"}}))
-    path.write_text("\n".join(lines) + "\n")
-    parsed = []
+    head = JSONL.read_text().splitlines()[:2]
     real = ends._loads  # what `Lines.values` parses a line with
-    monkeypatch.setattr(ends, "_loads", lambda line: parsed.append(line) or real(line))
-    meta = quick_meta(str(path), REG)
-    listed = len(parsed)
-    s = load(path).session
-    assert meta.whole and not meta.unsure
-    assert (meta.title, meta.last_timestamp) == (s.title, s.last_timestamp) == (
-        "An escaped summary", s.last_timestamp)
-    assert s.last_timestamp.isoformat().startswith("2026-04-01T11:00")
-    assert listed < 10  # the head's few lines, the two patches, the last line: not the 60 replies
+    for patch, sure in (('{"$set": {"summary": "A later summary"}}', True),
+                        # a key written with escapes (still `$set` once parsed, never written
+                        # so by Gemini) is not looked for: the title is then a guess
+                        ('{"\\u0024set": {"summary": "A later summary"}}', False)):
+        lines = list(head)
+        for i in range(60):
+            lines.append(json.dumps({"id": f"g{i}", "timestamp": f"2026-04-01T10:{i:02d}:05.000Z", "type": "gemini",
+                                     "content": f"step {i}", "model": "gemini-3-flash-preview"}))
+            if i == 30:
+                lines.append(patch)
+        lines.append(json.dumps({"$set": {"lastUpdated": "2026-04-01T11:00:00.000Z"}}))
+        path.write_text("\n".join(lines) + "\n")
+        parsed: list[bytes] = []
+        monkeypatch.setattr(ends, "_loads", lambda line: parsed.append(line) or real(line))
+        meta = quick_meta(str(path), REG)
+        monkeypatch.setattr(ends, "_loads", real)
+        s = load(path).session
+        assert s.title == "A later summary" and s.last_timestamp.isoformat().startswith("2026-04-01T11:00")
+        assert meta.whole and meta.unsure == (frozenset() if sure else {"title"}), patch
+        assert (meta.session_id, meta.project, meta.first_timestamp, meta.last_timestamp) == (
+            s.id, s.project, s.first_timestamp, s.last_timestamp)
+        assert meta.title == (s.title if sure else "add a retry to the webhook sender"), patch  # (its prompt)
+        assert len(parsed) < 10  # the head's few lines, the patches, the last line: not the 60 replies
 
 
 def test_quick_listing_of_a_small_legacy_chat_builds_no_entries(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -301,9 +307,10 @@ def test_quick_listing_of_a_small_legacy_chat_builds_no_entries(monkeypatch: pyt
        st.booleans())
 def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
         tmp_path: Path, kinds: list[str], unterminated: bool) -> None:
-    """The lines after the head that may patch a whole chat (a `$set`, plain or spelled with
-    escapes, several on a line, a broken line, an unterminated last one) are found by searching
-    the bytes: the listing says what the full parse says."""
+    """The lines after the head that may patch a whole chat (a `$set`, several on a line, a
+    broken line, an unterminated last one) are found by searching the bytes: the listing says
+    what the full parse says. A key spelled with escapes is not looked for: with a backslash
+    anywhere in those lines, the title is a guess (said so), all else still the full parse's."""
     path = tmp_path / "tmp" / "9f2c0d1e" / "chats" / "session-2026-04-01T10-00-3c9a77e1.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = JSONL.read_text().splitlines()[:2]
@@ -328,9 +335,10 @@ def test_quick_listing_of_a_whole_jsonl_finds_every_patch_wherever_it_is(
     path.write_text("\n".join(lines) + ("" if unterminated else "\n"))
     meta = quick_meta(str(path), REG)
     s = load(path).session
-    assert meta.whole and not meta.unsure
-    assert (meta.session_id, meta.title, meta.first_timestamp, meta.last_timestamp) == (
-        s.id, s.title, s.first_timestamp, s.last_timestamp)
+    escapes = any("\\" in line for line in lines[2:])
+    assert meta.whole and meta.unsure == ({"title"} if escapes else frozenset())
+    assert (meta.session_id, meta.first_timestamp, meta.last_timestamp) == (s.id, s.first_timestamp, s.last_timestamp)
+    assert escapes or meta.title == s.title
 
 
 def test_the_project_lookup_sees_what_changed_since_the_last_chat_of_its_folder(tmp_path: Path, monkeypatch) -> None:
@@ -418,8 +426,10 @@ def test_the_patches_taken_by_their_shape_leave_the_metadata_a_walk_leaves(
         kinds: list[str], unterminated: bool) -> None:
     """`_patch_lines` takes a line shaped as Gemini writes a patch of `lastUpdated` alone without
     matching it, and parses only the last of a run: the metadata it leaves is what observing every
-    line from the top leaves (and what the matching of every line, `fast=False`, leaves), for
-    lines of that shape that do not parse, are not one, or are cut by the file's end."""
+    line holding the key `$set` from the top leaves (and what the matching of every line,
+    `fast=False`, leaves), for lines of that shape that do not parse, are not one, or are cut by
+    the file's end. (A key spelled with escapes is not looked for: the listing then says its
+    title is a guess, `_rest_escapes`.)"""
     from sessionscope.core.read.adapters.gemini import GeminiParser, _patch_lines
     from sessionscope.core.read.ends import Lines
 
@@ -438,6 +448,6 @@ def test_the_patches_taken_by_their_shape_leave_the_metadata_a_walk_leaves(
 
     walk = Lines(buf)
     pieces = [p for p in walk.forward() if p[0] >= rest and (p[1] < len(buf) or walk.values(p) is not None)]
-    expected = metadata(walk.values(p) or () for p in pieces)
+    expected = metadata(walk.values(p) or () for p in pieces if b"$set" in buf[p[0]:p[1]])
     assert metadata(_patch_lines(Lines(buf), rest)) == expected
     assert metadata(_patch_lines(Lines(buf), rest, fast=False)) == expected

@@ -139,29 +139,33 @@ class GeminiAdapter(ResumingAdapter):
                 if not ends.whole or parser.first_ts is not None:
                     rest = piece[1] + 1
                     break
+        escapes = False
         if ends.whole and title_seen and rest >= 0:
             # The rest of a whole file can change the listing only by a `$set` patch (a summary
-            # titles it): only the lines that may hold one (the key, or any escape that could
-            # spell it) are parsed, found by searching the bytes, not line by line.
+            # titles it): only the lines that may hold one are parsed, found by searching the
+            # bytes for the key, not line by line (one spelled with escapes is not looked for).
             for values in _patch_lines(ends.head, rest):
                 for value in values:
                     parser.observe(value)
+            escapes = _rest_escapes(ends.head.buf, rest)
         return _jsonl_meta(self, ends.path, ends.size, ends.mtime, ends.whole, parser, title_seen,
-                           last_stamp(ends, _stamp))
+                           last_stamp(ends, _stamp), escapes)
 
     def quick_lane(self, path: str, ht: HeadTail, nbytes: int, narrow: bool) -> QuickMeta | None:
         return _quick_lane(self, path, ht, nbytes, narrow)
 
 
 def _jsonl_meta(adapter: GeminiAdapter, path: str, size: int, mtime: float, whole: bool,
-                parser: _ChatHead, title_seen: bool, last: datetime | None) -> QuickMeta:
+                parser: _ChatHead, title_seen: bool, last: datetime | None,
+                escapes: bool = False) -> QuickMeta:
     """A JSONL chat's listing from what `parser` observed of its head (`title_seen`: the head
     walk met the metadata and a prompt) and the last time its tail shows: `quick`'s answer, and
-    its lane's."""
+    its lane's. `escapes`: the rest of a whole file was searched for patches but holds a
+    backslash (`_rest_escapes`): the title is then a guess, as a file's read at its ends is."""
     meta = parser.meta or {}
     # (a `$set` summary may come later and title the session)
-    unsure = _SURE if whole else _UNSURE[parser.meta is None, not title_seen or meta.get("summary") is None,
-                                         last is None]
+    unsure = _SURE if whole and not escapes else _UNSURE[
+        parser.meta is None, whole or not title_seen or meta.get("summary") is None, last is None]
     started, updated = meta.get("startTime"), meta.get("lastUpdated")
     first = parse_timestamp(started)
     # (the metadata's last time is often its start: then parsed once)
@@ -239,7 +243,7 @@ def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> Quick
             if not whole or chat.first_ts is not None:
                 rest = end + 1
                 break
-    last = None
+    last, escapes = None, False
     if whole and title_seen and rest >= 0:
         patch = _simple_patches(head, rest)
         if patch is None:
@@ -248,9 +252,10 @@ def _lane(adapter: GeminiAdapter, path: str, ht: HeadTail, nbytes: int) -> Quick
             observe(patch[0])
             if patch[1]:  # the last line: the tail's last time, unless it shows none
                 last = _stamp(patch[0])
+        escapes = _rest_escapes(head, rest)
     if last is None:
         last = _last_time(ht.tail, whole)
-    return _jsonl_meta(adapter, path, ht.size, ht.mtime, whole, chat, title_seen, last)
+    return _jsonl_meta(adapter, path, ht.size, ht.mtime, whole, chat, title_seen, last, escapes)
 
 
 def _last_time(tail: bytes, whole: bool) -> datetime | None:
@@ -274,8 +279,9 @@ def _simple_patches(buf: bytes, pos: int) -> tuple[Any, bool] | tuple[()] | None
     """What `_patch_lines` gives from `pos` on (the rest of a whole file) when every patch there
     is one of Gemini's `lastUpdated` alone (each line of the shape `_patch_lines` takes for
     one): (the last one's value, whether its line is the file's last), or () when there is none;
-    None for any other rest (a `$set` of another shape, an escaped `$`, a last patch that does
-    not parse), which the general way then reads.
+    None for any other rest (a `$set` of another shape, a `$` before an escape, a last patch
+    that does not parse), which the general way then reads. A key spelled with escapes is not
+    looked for, as `_patch_lines` does not look (`_rest_escapes`).
 
     The usual rest first, with few steps a line (a chat holds one such patch a message): each
     `$` is found by memchr and the line around it taken as one slice, of the length of a patch
@@ -283,8 +289,6 @@ def _simple_patches(buf: bytes, pos: int) -> tuple[Any, bool] | tuple[()] | None
     that shape (`_STAMPED`: its digits as zeros) in one comparison. When they are not all of it,
     each `$` is looked at in turn (`_each_patch`)."""
     find = buf.find
-    if find(b"\\", pos) >= 0 and find(b"\\u0024", pos) >= 0:
-        return None  # (a `$set` key spelled with escapes holds an escaped `$`)
     d = find(b"$", pos)
     if d < 0:
         return ()
@@ -364,11 +368,12 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
     """The values of each line from `pos` on (the rest of a whole file) that may patch the
     metadata, in order, each line once: what a walk over the lines observes, without the walk.
 
-    A patch has the key `$set`, as such or spelled with escapes: `\\u00XX` spells an ASCII
-    character (found only where the bytes hold a backslash at all: a memchr). A line that does
-    not parse gives nothing; an unterminated last one counts only when it parses, as
-    `Ends.head_pieces` has it. Each needle's next place is searched for again only once passed,
-    so the bytes are read once per needle.
+    A patch has the key `$set`, found as such (each `$` by memchr): a key spelled with escapes
+    (`\\u0024set`, which Gemini never writes) is not looked for, since looking costs more than
+    reading the file (a search for a needle of six bytes crawls at ~0.45 ns a byte, and a real
+    chat holds backslashes everywhere); `_rest_escapes` tells the caller when one could be there.
+    A line that does not parse gives nothing; an unterminated last one counts only when it
+    parses, as `Ends.head_pieces` has it.
 
     The patches that set `lastUpdated` alone, one per message in a chat, are not parsed but the
     last one of each run (before another patch, and at the end): each overwrites the one before.
@@ -383,8 +388,6 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
     find, rfind, starts, n = buf.find, buf.rfind, buf.startswith, len(buf)
     simple = _LAST_UPDATED.fullmatch
     values_of = lines.values
-    escaped = b"\\u00" if find(b"\\", pos) >= 0 else b""
-    esc = find(escaped, pos) if escaped else -1
     dollar = find(b"$", pos)  # (each `$` found by memchr: a search for `$set` crawls)
     pending: tuple[int, int] | None = None  # the last `lastUpdated` patch not observed yet
     out: list[tuple[Any, ...]] = []
@@ -392,12 +395,12 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
     updated = _UPDATED
     while True:
         if fast:
-            # A run of lines as Gemini writes a patch of `lastUpdated` alone, up to the next
-            # escape: the line's `$` follows the newline before it and `{"` (compact, or spaced
-            # as `json.dumps` writes it: `{` or a space after the colon). (One loop of few steps:
-            # a chat holds one such line a message. A `$` at -1, none left, fails the test.)
-            last, stop = -1, esc if esc >= 0 else n
-            while dollar < stop and starts(updated, dollar - 3):
+            # A run of lines as Gemini writes a patch of `lastUpdated` alone: the line's `$`
+            # follows the newline before it and `{"` (compact, or spaced as `json.dumps` writes
+            # it: `{` or a space after the colon). (One loop of few steps: a chat holds one such
+            # line a message. A `$` at -1, none left, fails the test.)
+            last = -1
+            while dollar >= 0 and starts(updated, dollar - 3):
                 q = find(b'"', dollar + 22 if buf[dollar + 6] == 123 else dollar + 24)
                 if not starts(b'"}}\n', q) and (q + 3 != n or not starts(b'"}}', q)):
                     break
@@ -405,15 +408,12 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
                 dollar = find(b"$", pos)
             if last >= 0:
                 pending = (last - 2, pos - 1)
-                if 0 <= esc < pos:
-                    esc = find(escaped, pos)
         while dollar >= 0 and not starts(b"$set", dollar):
             dollar = find(b"$", dollar + 1)
-        hit = dollar if esc < 0 or 0 <= dollar < esc else esc
-        if hit < 0:
+        if dollar < 0:
             break
-        start = rfind(b"\n", pos, hit) + 1 or pos
-        end = find(b"\n", hit)
+        start = rfind(b"\n", pos, dollar) + 1 or pos
+        end = find(b"\n", dollar)
         if end < 0:
             end = n
         if simple(buf, start, end):
@@ -430,13 +430,19 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
         pos = end + 1
         if 0 <= dollar < pos:
             dollar = find(b"$", pos)
-        if 0 <= esc < pos:
-            esc = find(escaped, pos)
     if pending is not None:
         if not (got := values_of(pending)):
             return _patch_lines(lines, begin, fast=False)
         out.append(got)
     return out
+
+
+def _rest_escapes(buf: bytes, pos: int) -> bool:
+    """Whether the rest of a whole file from `pos` holds a backslash, so a `$set` key spelled
+    with escapes could be there, which `_patch_lines` and `_simple_patches` do not look for:
+    the listing's title is then a guess, as a file's read at its ends is (one memchr, which a
+    real chat ends at once: every reply of more than a line holds `\\n`)."""
+    return buf.find(b"\\", pos) >= 0
 
 
 #: how Gemini writes a patch of `lastUpdated` alone (JSON.stringify), from the newline before it
