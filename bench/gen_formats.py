@@ -3,7 +3,8 @@ generator per format, registered in `FORMATS`, each writing `files` sessions of 
 laid out as the agent lays them out. A generator is `gen(out, rng, files, file_kb) -> paths`.
 
 The record mix follows the real files (../shared/corpus, FORMATS.md): prompts, replies, tool calls
-with their outputs (most of the bytes), token usage. Text comes from a Zipf-ish vocabulary.
+with their outputs (most of the bytes), token usage. Text comes from a Zipf-ish vocabulary, a
+tool's output and a reply in lines (`text_lines`), as real ones are.
 """
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def words(rng: random.Random, n: int) -> str:
     return " ".join(rng.choices(_VOCAB, weights=_WEIGHTS, k=n))
 
 
+def text_lines(rng: random.Random, n: int) -> str:
+    """`n` words as a tool's output or a long reply reads: lines of a few words, one in ten
+    quoted. (JSON writes them escaped, `\\n` and `\\"`, as every real transcript holds them: a
+    listing that searches bytes for an escape crawled on real files and not on words alone.)"""
+    ws = rng.choices(_VOCAB, weights=_WEIGHTS, k=n)
+    out, i = [], 0
+    while i < n:
+        k = rng.randint(4, 14)
+        line = " ".join(ws[i:i + k])
+        out.append(f'"{line}"' if rng.random() < 0.1 else line)
+        i += k
+    return "\n".join(out)
+
+
 def _iso(t: datetime) -> str:
     return t.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -43,11 +58,11 @@ def _session_turns(rng: random.Random, size: int):
         elif n % 5 == 3:
             tool = rng.choice(["bash", "read", "edit"])
             args = {"command": f"pytest -q {words(rng, 2)}"} if tool == "bash" else {"path": f"src/{words(rng, 1)}.py"}
-            out = words(rng, rng.randint(50, 600))
+            out = text_lines(rng, rng.randint(50, 600))
             text = out
             yield "tool", out, (f"call_{n}", tool, args)
         else:
-            text = words(rng, rng.randint(10, 120))
+            text = text_lines(rng, rng.randint(10, 120))
             yield "assistant", text, None
         total += len(text) + 120
 
@@ -280,10 +295,10 @@ def _gemini_messages(rng: random.Random, size: int, start: datetime) -> list[dic
                       "args": {"file_path": f"src/{words(rng, 1)}.py"}, "status": "success",
                       "timestamp": _iso(t),
                       "result": [{"functionResponse": {"id": f"c{n}{k}", "name": "read_file",
-                                                       "response": {"output": words(rng, rng.randint(50, 600))}}}]}
+                                                       "response": {"output": text_lines(rng, rng.randint(50, 600))}}}]}
                      for k in range(rng.randint(0, 2))]
             m = {"id": str(uuid.UUID(int=rng.getrandbits(128))), "timestamp": _iso(t), "type": "gemini",
-                 "content": words(rng, rng.randint(10, 120)), "model": "gemini-2.5-pro",
+                 "content": text_lines(rng, rng.randint(10, 120)), "model": "gemini-2.5-pro",
                  "thoughts": [{"subject": words(rng, 3), "description": words(rng, 40), "timestamp": _iso(t)}],
                  "tokens": {"input": 9000, "output": 300, "cached": 4000, "thoughts": 120, "tool": 0, "total": 9420},
                  "toolCalls": calls}
