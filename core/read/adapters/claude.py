@@ -1255,11 +1255,12 @@ def one_line(text: str, limit: int = _TITLE_CHARS) -> str:
     """`text` with whitespace runs made one space, cut to `limit` characters."""
     # (the first cut: a few characters past the limit, which a prompt's start usually keeps once
     # its whitespace is collapsed; a listing makes a title of one prompt a file)
-    for cut in (limit + 8, 2 * limit + 8, 16 * limit):
-        if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
-            start = one_spaced(text[:cut])  # a prefix of the whole text's, so its cut is too
-            if len(start) > limit:
-                return truncate(start, limit)
+    if len(text) > limit + 8:
+        for cut in (limit + 8, 2 * limit + 8, 16 * limit):
+            if len(text) > cut:  # a prompt can be a paste of megabytes: its start makes the title
+                start = one_spaced(text[:cut])  # a prefix of the whole text's, so its cut is too
+                if len(start) > limit:
+                    return truncate(start, limit)
     return truncate(one_spaced(text), limit)
 
 
@@ -1777,6 +1778,8 @@ def _quick_of(adapter: ClaudeAdapter, path: str, size: int, mtime: float, whole:
                     agent_id = _s(value.get("agentId")) or agent_id
                 else:
                     main_records += 1
+                    if not named:
+                        track = main  # (settled: the grouping of all records is never asked then)
             if track is not main:
                 every.add(shape)
             if track is not every and not shape.side:
