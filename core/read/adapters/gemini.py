@@ -398,7 +398,7 @@ def _patch_lines(lines: Lines, pos: int, fast: bool = True) -> list[tuple[Any, .
             # A run of lines as Gemini writes a patch of `lastUpdated` alone: the line's `$`
             # follows the newline before it and `{"` (compact, or spaced as `json.dumps` writes
             # it: `{` or a space after the colon). (One loop of few steps: a chat holds one such
-            # line a message. A `$` at -1, none left, fails the test.)
+            # line a message.)
             last = -1
             while dollar >= 0 and starts(updated, dollar - 3):
                 q = find(b'"', dollar + 22 if buf[dollar + 6] == 123 else dollar + 24)
