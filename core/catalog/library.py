@@ -856,7 +856,12 @@ class Library:
         count is also where a tail's line numbers start (`RecordFile.tail(mark=...)`), without
         counting the file's newlines."""
         from ..read.jsonl import RecordFile
+        from . import tails  # (here: a warm command reads no file)
 
+        # A whole reading stores its windows, or none found (`verified` 0): a window stored under
+        # an earlier fingerprint then says that every line since was read on, never read whole
+        # (tails.grown_entries carries it across that growth).
+        row.tail, row.head = tails.no_marks(row.fingerprint)
         with RecordFile(path) as rf:
             loaded = adapter.load_thin(path, rf) if thin else adapter.load(path, rf)
             if len(loaded) == 1 and rf.size == row.fingerprint.size:
@@ -870,10 +875,9 @@ class Library:
                         except Exception:  # noqa: BLE001 - carrying is a refinement: read whole next time
                             row.carry = None
                     # where `recent` can read its last entries, and `read` its first ones
-                    from . import tails  # (here: a warm command reads no file)
-
-                    row.tail, row.head = tails.find_ends(adapter, path, rf, loaded[0], row.fingerprint, end,
-                                                         account.lines, thin)
+                    tail, head = tails.find_ends(adapter, path, rf, loaded[0], row.fingerprint, end,
+                                                 account.lines, thin)
+                    row.tail, row.head = tail or row.tail, head or row.head
         return loaded
 
     def _read_file(self, path: str, st: os.stat_result) -> FileRow:

@@ -720,7 +720,7 @@ class Catalog:
                 (row.path, fp.dev, fp.ino, fp.size, fp.mtime_ns, fp.head_hash, row.adapter,
                  blob, row.error, file_recency(row.sessions), row.read_end, row.read_lines, keys),
             )
-            self.put_marks(row.path, row.tail, row.head)
+            self.put_marks(row.path, row.tail, row.head, add_none=False)
             if row.carry is not None:
                 self._db.execute("INSERT OR REPLACE INTO carries(path, read_end, state) VALUES(?,?,?)",
                                  (row.path, row.read_end, row.carry))
@@ -744,19 +744,25 @@ class Catalog:
                                  (path,)).fetchone()
         return TailMark(*r) if r else None
 
-    def put_marks(self, path: str, tail: TailMark | None, head: HeadMark | None) -> None:
-        """Store where the file's session's last and first entries can be read from, found by a
-        whole reading other than the scan's (`read`'s, core/catalog/window.py); None leaves what
-        is stored. The file's row is not touched."""
+    def put_marks(self, path: str, tail: TailMark | None, head: HeadMark | None, *,
+                  add_none: bool = True) -> None:
+        """Store where the file's session's last and first entries can be read from (found by a
+        whole reading, the scan's or `read`'s, core/catalog/window.py); None leaves what is
+        stored. A mark of none found (`verified` 0) replaces a stored one, and is added only
+        with `add_none` (the scan's whole reading of each file adds none: it only makes sure
+        that no mark of an earlier reading stays). The file's row is not touched."""
         with self._lock:
-            if tail is not None:
-                self._db.execute("INSERT OR REPLACE INTO tails(path, key, offset, line, verified, total)"
-                                 " VALUES(?,?,?,?,?,?)", (path, tail.key, tail.offset, tail.line, tail.verified,
-                                                          tail.total))
-            if head is not None:
-                self._db.execute('INSERT OR REPLACE INTO head_marks(path, key, "end", lines, verified, total)'
-                                 " VALUES(?,?,?,?,?,?)", (path, head.key, head.end, head.lines, head.verified,
-                                                          head.total))
+            for table, mark, cols in (("tails", tail, ("offset", "line")), ("head_marks", head, ("end", "lines"))):
+                if mark is None:
+                    continue
+                values = (mark.key, getattr(mark, cols[0]), getattr(mark, cols[1]), mark.verified, mark.total)
+                cols = (f'"{cols[0]}"', cols[1])  # ("end" is a keyword)
+                if mark.verified > 0 or add_none:
+                    self._db.execute(f"INSERT OR REPLACE INTO {table}(path, key, {cols[0]}, {cols[1]}, verified,"
+                                     " total) VALUES(?,?,?,?,?,?)", (path, *values))
+                else:  # (over a stored row only)
+                    self._db.execute(f"UPDATE {table} SET key=?, {cols[0]}=?, {cols[1]}=?, verified=?, total=?"
+                                     " WHERE path=?", (*values, path))
 
     def head(self, path: str) -> HeadMark | None:
         """Where the first entries of the file's session can be read from, as last found (its

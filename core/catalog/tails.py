@@ -159,6 +159,8 @@ def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
     if row is None:
         return None
     mark = stored(session.path)
+    if mark is not None and mark.key != mark_key(row.fingerprint) and regrow(library, session, row):
+        mark = stored(session.path)  # (carried across the file's growth)
     if mark is None or mark.key != mark_key(row.fingerprint) or mark.verified <= 0:  # (0: none was found)
         return None
     adapter = library.adapter_named(row.adapter or "")
@@ -171,6 +173,74 @@ def _from_mark(library: Library, session: Session, stored: Callable[[str], Any],
             return read(adapter, rf, mark)
     except (OSError, ReaderError):
         return None
+
+
+def no_marks(fingerprint: Fingerprint) -> tuple[TailMark, HeadMark]:
+    """The marks of a file read whole without a window found (`verified` 0: none serves a call)."""
+    key = mark_key(fingerprint)
+    return TailMark(key, -1, 0, 0, 0), HeadMark(key, -1, 0, 0, 0)
+
+
+def grown_from(key: str, fingerprint: Fingerprint) -> int | None:
+    """The size at which a mark stored under `key` was found, when that was this file (same
+    device, inode and first 4 KB) before it grew to `fingerprint`; else None."""
+    now = mark_key(fingerprint)
+    version = now[:now.index(":") + 1]  # (how windows were checked: the same way)
+    parts = key[len(version):].split(":") if key.startswith(version) else []
+    if len(parts) != 5:
+        return None
+    try:
+        dev, ino, size = int(parts[0]), int(parts[1]), int(parts[2])
+    except ValueError:
+        return None
+    if (dev, ino, parts[4]) != (fingerprint.dev, fingerprint.ino, fingerprint.head_hash) or size >= fingerprint.size:
+        return None
+    return size
+
+
+def regrow(library: Library, session: Session, row: FileRow) -> bool:
+    """Carry the windows stored for the file's session to the file as it is, when it only grew
+    since the whole reading that checked them, and store them: True when done.
+
+    A whole reading of a file that grows stores its marks, found or not (`no_marks`), so a mark
+    under an earlier fingerprint of the same file means that every line written since was read
+    on by the scan (the adapter's `extend` took each: for Claude Code, no resume copy and no
+    summary among them). The lines from the tail window's start to the end are then read alone
+    (`Adapter.read_grown`): when the adapter can tell that the new lines only add to the end of
+    the conversation, the window's last entries are a whole reading's, its length is the one
+    stored plus the entries that begin in the new lines, and a window nearer the end is looked
+    for against that reading (`find_tail`); the head window, when it was found by the same
+    reading, still gives the first entries. Not when the lines to read are over 1/SHARE of the
+    file (a file grown much since, unasked: reading them whole holds ~2x them; the caller's
+    thin reading holds less)."""
+    from ..read.jsonl import RecordFile
+    from .library import conversation
+
+    catalog, path, fp = library.catalog, session.path, row.fingerprint
+    tail = catalog.tail(path)
+    old = grown_from(tail.key, fp) if tail is not None and tail.verified > 0 else None
+    adapter = library.adapter_named(row.adapter or "") if old is not None else None
+    if adapter is None or tail is None or old is None:
+        return False
+    try:
+        with RecordFile(path) as rf:
+            if (not describes(fp, rf) or rf.complete_end != rf.size or row.read_end != rf.size
+                    or rf.size - tail.offset > rf.size // SHARE):
+                return False
+            got = adapter.read_grown(path, rf, tail.offset, tail.line, old)
+            if got is None:
+                return False
+            total = tail.total + sum(1 for e in conversation(got.entries) if e.locator.offset >= old)
+            key = mark_key(fp)
+            found = find_tail(adapter, path, rf, got, fp, row.read_end, row.read_lines)
+            at = found or tail
+            head = catalog.head(path)
+            catalog.put_marks(path, TailMark(key, at.offset, at.line, at.verified, total),
+                              HeadMark(key, head.end, head.lines, head.verified, total)
+                              if head is not None and head.key == tail.key and head.verified > 0 else None)
+            return True
+    except Exception:  # noqa: BLE001 - a refinement (unreadable, or anything odd): the caller reads otherwise
+        return False
 
 
 def single_row(library: Library, session: Session) -> FileRow | None:

@@ -195,9 +195,10 @@ def test_a_file_changed_since_its_scan_is_read_whole(tmp_path: Path, monkeypatch
     with path.open("ab") as fh:
         fh.write(orjson.dumps(claude_record("c000", "b004", "user", "more", 300)) + b"\n")
     assert tails.last_entries(lib, session, 3) is None
-    lib = scan(root, Catalog(tmp_path / "c.sqlite"))  # read on from its old end: no window (yet)
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))  # read on from its old end: the window carried
     [session] = lib.all_sessions()
-    assert tails.last_entries(lib, session, 3) is None
+    whole = whole_conversation(lib, session)
+    assert whole[-1].text == "more" and tails.last_entries(lib, session, 3) == (whole[-3:], len(whole))
     lib = scan(root, Catalog(tmp_path / "c2.sqlite"))  # read whole: a window for the new end
     [session] = lib.all_sessions()
     whole = whole_conversation(lib, session)
@@ -298,3 +299,162 @@ def test_the_window_search_ends_when_no_line_is_left_to_add(tmp_path: Path, monk
     lib = scan(root, Catalog(tmp_path / "c.sqlite"))
     assert lib.catalog.tail(str(path)) is None
     assert starts and starts == sorted(starts, reverse=True) and len(set(starts)) == len(starts)
+
+
+# -- a window carried across the file's growth ---------------------------------------------------
+def grown_lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def grow_and_compare(tmp_path: Path, source: Path, cuts: list[int], name: str) -> tuple[int, int]:
+    """Write `source`'s lines up to each cut in turn (the file growing), scanning after each
+    (read on), and hold every `last_entries` answer to a whole reading's; (answers carried
+    across a growth, answers in all)."""
+    root = tmp_path / name / "projects" / "-work-demo"
+    root.mkdir(parents=True)
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000bb.jsonl"
+    lines = grown_lines(source)
+    catalog = Catalog(tmp_path / f"{name}.sqlite")
+    carried = answers = 0
+    real = tails.regrow
+    done: list[bool] = []
+
+    def spy(*args):  # noqa: ANN002
+        done.append(real(*args))
+        return done[-1]
+
+    for cut in cuts:
+        path.write_bytes(b"".join(lines[:cut]))
+        lib = scan(tmp_path / name, catalog)
+        [session] = [s for s in lib.all_sessions() if s.path == str(path) and s.kind.value == "main"] or [None]
+        if session is None:
+            continue
+        whole = whole_conversation(lib, session)
+        tails.regrow = spy
+        try:
+            for n in (1, 5):
+                done.clear()
+                got = tails.last_entries(lib, session, n)
+                if got is not None:
+                    answers += 1
+                    carried += any(done)
+                    assert got == (whole[-n:], len(whole)), (source.name, cut, n, any(done))
+        finally:
+            tails.regrow = real
+    return carried, answers
+
+
+@pytest.mark.skipif(not corpus_files("claude-code"), reason=NO_CORPUS)
+def test_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real Claude Code transcripts written a few lines at a time: after each growth the window
+    the last whole reading checked is carried on when the new records only add to the end of the
+    conversation, and every answer is a whole reading's."""
+    small_windows(monkeypatch)
+    import random
+
+    rng = random.Random(15)
+    carried = answers = 0
+    for k, source in enumerate(p for p in corpus_files("claude-code") if p.stat().st_size > 100_000):
+        n = len(grown_lines(source))
+        cuts = sorted({*rng.sample(range(n // 3, n + 1), min(12, n - n // 3)), n})
+        c, a = grow_and_compare(tmp_path, source, cuts, f"t{k}")
+        carried, answers = carried + c, answers + a
+    print("CARRIED", carried, answers)
+    assert answers >= 20 and carried >= answers // 4, (carried, answers)
+
+
+def _linear(n: int, prefix: str = "a") -> list[dict]:
+    records, parent = [], None
+    for i in range(n):
+        uuid = f"{prefix}{i:03d}"
+        records.append(claude_record(uuid, parent, "user" if i % 2 == 0 else "assistant", f"turn {i}", i))
+        parent = uuid
+    return records
+
+
+def _append(path: Path, records: list[dict]) -> None:
+    with open(path, "ab") as fh:
+        fh.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
+@pytest.mark.parametrize("case", ["linear", "rewind", "far-call", "off-branch-part", "system-after", "sidechain",
+                                  "much"])
+def test_a_window_is_carried_across_growth_only_when_it_still_gives_the_whole_reads_entries(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    """600 turns read whole (a window of the last 8 checked), then records appended and read on:
+    carried when they continue the branch (`linear`, and a prompt whose parent is a system
+    record after the reply, as Claude Code writes `turn_duration`); not when they branch from an
+    older turn (`rewind`: turns after it leave the branch), answer a call made before the window
+    (`far-call`: its tool's name is not in the window), hold a record off the branch with the
+    message id of a reply before the window (`off-branch-part`: that reply puts it on the branch
+    in a whole reading) or a sidechain record, nor when the file more than doubled (`much`). Every
+    answer is a whole reading's either way."""
+    small_windows(monkeypatch, verify=8)
+    monkeypatch.setattr(tails, "HEAD_MIN_BYTES", 0)
+    monkeypatch.setattr(tails, "HEAD_VERIFY", 5)
+    root = tmp_path / "root"
+    root.mkdir()
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    records = _linear(600)
+    records[100]["message"]["content"] = [{"type": "tool_use", "id": "toolu_far", "name": "Bash", "input": {}}]
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    catalog = Catalog(tmp_path / "c.sqlite")
+    scan(root, catalog)
+    more = [claude_record(f"b{i:03d}", f"b{i - 1:03d}" if i else "a599", "user" if i % 2 == 0 else "assistant",
+                          f"more {i}", 300 + i) for i in range(4)]
+    if case == "rewind":
+        more[0]["parentUuid"] = "a499"
+    elif case == "far-call":
+        more[0]["message"]["content"] = [{"type": "tool_result", "tool_use_id": "toolu_far", "content": "done"}]
+    elif case == "off-branch-part":  # off the branch, with the message id of a reply before the window
+        side = claude_record("c000", "b001", "assistant", "a part aside", 310)
+        side["message"]["id"] = "msg_a051"  # (a part of that reply: on the branch in a whole reading)
+        more.insert(2, side)
+    elif case == "system-after":
+        more.insert(0, {"type": "system", "subtype": "turn_duration", "uuid": "s000", "parentUuid": "a599",
+                        "sessionId": "1c2d3e4f-0000-4000-8000-0000000000aa", "timestamp": "2026-01-31T10:05:00Z",
+                        "content": "", "isMeta": False})
+        more[1]["parentUuid"] = "s000"
+    elif case == "sidechain":
+        more[2]["isSidechain"] = True
+    elif case == "much":  # (grown by more than 1/SHARE of the file since: the caller's thin reading holds less)
+        more = [claude_record(f"b{i:03d}", f"b{i - 1:03d}" if i else "a599", "user" if i % 2 == 0 else "assistant",
+                              f"more {i}", 300 + i) for i in range(600)]
+    _append(path, more)
+    lib = scan(root, catalog)
+    [session] = [s for s in lib.all_sessions() if s.kind.value == "main"]
+    # (read on but after a sidechain record, which makes the file two sessions: then read whole,
+    # which stores its own marks, none found for a file of two)
+    assert (lib.row(str(path)).read_end == path.stat().st_size) is (case != "sidechain")
+    whole = whole_conversation(lib, session)
+    assert lib.catalog.head(str(path)).key == lib.catalog.tail(str(path)).key
+    row = tails.single_row(lib, session)  # (None: a file of two sessions)
+    carried = row is not None and tails.regrow(lib, session, row)
+    assert carried is (case in ("linear", "system-after")), case
+    for n in (1, 8):  # (None: the caller reads the file, as before)
+        assert tails.last_entries(lib, session, n) == ((whole[-n:], len(whole)) if carried else None), (case, n)
+    # `read`'s first entries, from the head window carried with it
+    assert tails.first_entries(lib, session, 5) == ((whole[:5], len(whole)) if carried else None), case
+
+
+def test_a_whole_reading_leaves_no_window_of_an_earlier_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record appended that repeats a uuid from long before the window (a resume copy) makes the
+    scan read the file whole (not on); a window of the reading before must not stay stored when
+    this reading finds none: read alone, the window's lines take the copy for a new record, which a
+    whole reading drops, so it would be carried across the growth wrongly."""
+    small_windows(monkeypatch, verify=8)
+    root = tmp_path / "root"
+    root.mkdir()
+    path = root / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in _linear(600)))
+    catalog = Catalog(tmp_path / "c.sqlite")
+    scan(root, catalog)
+    assert catalog.tail(str(path)).verified == 8
+    copy = claude_record("a010", "a599", "user", "turn 10", 10)  # (a resume copy of turn 10)
+    _append(path, [copy, claude_record("b000", "a010", "assistant", "after the copy", 301)])
+    monkeypatch.setattr(tails, "find_ends", lambda *a, **k: (None, None))  # (this reading finds none)
+    lib = scan(root, catalog)
+    [session] = lib.all_sessions()
+    mark = catalog.tail(str(path))
+    assert mark.key == tails.mark_key(lib.row(str(path)).fingerprint) and mark.verified == 0
+    assert tails.last_entries(lib, session, 1) is None  # (read otherwise)

@@ -309,6 +309,16 @@ class Adapter(ABC):
         of the file. None: this file is read whole (`load`) at every change. Default: None."""
         return None
 
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int) -> LoadedSession | None:
+        """The session of the file's lines from `offset` (line `line`) on, read as a file of
+        their own, when the lines from `old_end` on (appended since a whole reading checked that
+        the lines from `offset` give the session's last entries, and read on by the scan's
+        `extend` since) provably only add to the end of its conversation: then its last entries
+        are a whole reading's (core/catalog/tails.py `grown_entries`). None when that cannot be
+        told (read otherwise). Default: None."""
+        return None
+
     def grows(self, path: str) -> bool:
         """Whether `path` is read on from where it stopped when it grew (`appends`, per file for
         an adapter reading both kinds)."""

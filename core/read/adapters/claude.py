@@ -48,7 +48,7 @@ import orjson
 
 from ...text import LazyPattern
 from ...records import record
-from ..jsonl import HeadTail, ParsedLine
+from ..jsonl import HeadTail, ParsedLine, RecordFile
 from ...model import (
     Entry,
     EntryKind,
@@ -171,6 +171,25 @@ class ClaudeAdapter(Adapter):
     def likely(self, path: str) -> bool:
         """Under a `projects` folder (`~/.claude/projects/<project>/<id>.jsonl`, its subagents)."""
         return _PROJECTS in path and path.endswith(".jsonl")
+
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int) -> LoadedSession | None:
+        """`Adapter.read_grown`: the lines from `offset` read as a file of their own, when the
+        records appended from `old_end` on (the end of a line) add to the end of its
+        conversation (`ClaudeParser.continues_at`) and hold no summary and no record seen
+        before in these lines."""
+        if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
+            return None  # (the reading before did not end at a line's end)
+        parser = self.parser(path)
+        first_new = summaries = repeats = None
+        for parsed in rf.iter_parsed(offset, line):
+            if first_new is None and parsed.raw.offset >= old_end:
+                first_new, summaries, repeats = parsed.raw.line, len(parser._summaries), parser._duplicates
+            parser.feed(parsed)
+        if first_new is None or (len(parser._summaries), parser._duplicates) != (summaries, repeats):
+            return None
+        loaded = parser.finish()
+        return loaded[0] if len(loaded) == 1 and parser.continues_at(first_new) else None
 
     def extend(self, old: Session, tail: RecordParser, size: int,
                carried: object = None) -> Extension | None:
@@ -574,6 +593,72 @@ class ClaudeParser(RecordParser):
             if r.uuid not in active and (r.type == "system" or r.meta) and parent(r) in active:
                 active.add(r.uuid or "")
         return active
+
+    def continues_at(self, first_new: int) -> bool:
+        """Whether the records from line `first_new` on (the lines appended to what this parser
+        was fed before them) only add to the end of the conversation, as a whole reading of the
+        file would have them too, with none of the lines before the first it was fed: the branch
+        mark of every record before them is what it was, and every record from them on is on
+        the branch or off it alike, whatever came before. So when the last entries of the lines
+        before were checked against a whole reading, those lines with the new ones give its
+        last entries (core/catalog/tails.py `grown_entries`).
+
+        The conditions: the last user or assistant record (the leaf the branch is walked from) is
+        reached from the new leaf through new records, or through the system records written
+        after the old leaf (a prompt's parent is the reply's `turn_duration` record), as a
+        record's parent (`_active_uuids`): no branch from an older record; every new record's
+        parent is read here, each tool result's call too; a new record off the branch in these
+        lines has no message id (no part of a reply of the lines before, unseen here, can put it
+        on the branch); not a new sidechain record but in an agent's own file. (The records
+        appended were each checked against every uuid of the file by the scan's `extend` (no
+        resume copy); the caller keeps to windows the scan read on.)"""
+        if not self.threads or self._branches is not None:
+            return False
+        is_agent = self._is_agent_file(_stem(self.path))
+        group = [r for r in self._recs if is_agent or not r.sidechain]
+        if not is_agent and any(r.sidechain for r in self._recs if r.line >= first_new):
+            return False
+        new = [r for r in group if r.line >= first_new]
+        nodes = {r.uuid: r for r in group if r.uuid and self._nodes.get(r.uuid) is r}
+        seq = list(nodes.values())  # (the records the branch is worked out over, in file order)
+        old_leaf = next((r for r in reversed(seq) if r.line < first_new and r.type in ("user", "assistant")), None)
+        leaf = next((r for r in reversed(seq) if r.type in ("user", "assistant")), None)
+        if old_leaf is None or leaf is None:
+            return False
+
+        def parent(r: _Rec) -> str | None:  # (`_active_uuids`'s rule)
+            p = self._resolve(r.parent)
+            if p in nodes:
+                return p
+            lp = self._resolve(r.logical_parent) if r.logical_parent else None
+            return lp if lp in nodes else None
+
+        for r in new:
+            for link in (r.parent, r.logical_parent):
+                if link is not None and self._resolve(link) not in nodes:
+                    return False  # (a parent before these lines, or unknown: a whole reading may differ)
+        cur, steps = leaf, 0
+        while cur is not old_leaf:
+            if cur.line < first_new and not ((cur.type == "system" or cur.meta) and cur.line > old_leaf.line):
+                return False  # a branch from an older record (a rewind, an edit)
+            p = parent(cur)
+            steps += 1
+            if p is None or steps > len(nodes):  # (a root, or a cycle in garbage input)
+                return False
+            cur = nodes[p]
+        calls = {t for r in group for t in r.tool_uses}
+        if any(t not in calls for r in new for t in r.tool_results):
+            return False
+        before = self._active_uuids([r for r in group if r.line < first_new])
+        after = self._active_uuids(group)
+        for r in seq:
+            now = after is None or r.uuid in after
+            if r.line < first_new:
+                if (before is None or r.uuid in before) != now:
+                    return False  # (a record of the lines before changed branch)
+            elif not now and r.message_id is not None:
+                return False
+        return True
 
     def off_branch_ids(self, *, sidechains: bool = False) -> set[str]:
         """Ids of the entries produced so far that lie on an abandoned branch, by the same rule
