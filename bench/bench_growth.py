@@ -17,7 +17,9 @@ database of ~100 KB sessions, 1 MB of messages written to its last session at ea
 size the bench writes one transcript in a temporary folder, warms a catalog and a search index for
 it (its own SESSIONSCOPE_CACHE_DIR), then, `--appends` times: appends 1 MB and times the next whole
 `sessionscope sessions --json` (a fresh process), appends 1 MB more and times the next `sessionscope
-search WORD --json` (the catalog and the index brought up to date). Each round is run twice,
+search WORD --json` (the catalog and the index brought up to date), and 1 MB more and times the next
+`sessionscope recent ID --json` (its last entries, from the windows a whole reading checked and
+carried across the growth where the format can tell they still hold: core/catalog/tails.py). Each round is run twice,
 alternating: as installed, and with reading on switched off in the child (`continues = False` on
 every adapter, set by a `python -c` wrapper: the catalog then re-reads a grown file whole; and
 `load_changed` answering None: a database is read whole, for the catalog and the index). Wall and
@@ -204,14 +206,19 @@ def measure(base: Path, fmt: str, mb: float, appends: int, log: Callable[[str], 
         whole = mode == "whole"
         cli(root, cache, ["search", WORD], whole)  # the catalog and the index, warm
         warm = [cli(root, cache, ["sessions"], whole) for _ in range(appends)]
-        grown, searched = [], []
+        sid = writer.sid if fmt == "opencode-db" else writer.name
+        cli(root, cache, ["recent", sid], whole)  # (its windows looked for, as `recent` does once)
+        grown, searched, recents = [], [], []
         for _ in range(appends):
             writer.append(path, 1)
             grown.append(cli(root, cache, ["sessions"], whole))
             writer.append(path, 1)
             searched.append(cli(root, cache, ["search", WORD], whole))
+            writer.append(path, 1)
+            recents.append(cli(root, cache, ["recent", sid], whole))
         out[mode] = {name: (statistics.median(w for w, _ in xs), statistics.median(c for _, c in xs))
-                     for name, xs in (("warm", warm), ("sessions", grown), ("search", searched))}
+                     for name, xs in (("warm", warm), ("sessions", grown), ("search", searched),
+                                      ("recent", recents))}
         log(f"  {fmt} {mb:g} MB {mode}: " + ", ".join(
             f"{k} {w:.0f}/{c:.0f} ms" for k, (w, c) in out[mode].items()))  # type: ignore[union-attr]
     return out
@@ -233,18 +240,19 @@ def main() -> None:
             for mb in (1, args.big_mb):
                 rows.append(measure(Path(tmp), fmt, mb, args.appends, lambda s: print(s, flush=True)))
     print(f"\nwall/CPU ms, medians of {args.appends}; 'whole' = reading on switched off in the same run")
-    print(f"{'format':>13} {'size':>6} {'mode':>8} {'warm call':>12} {'sessions +1MB':>14} {'search +1MB':>12}")
+    print(f"{'format':>13} {'size':>6} {'mode':>8} {'warm call':>12} {'sessions +1MB':>14} {'search +1MB':>12}"
+          f" {'recent +1MB':>12}")
     for r in rows:
         for mode in ("read on", "whole"):
             m = r[mode]
             print(f"{r['format']:>13} {r['mb']:>4g}MB {mode:>8} " + " ".join(
-                f"{m[k][0]:>6.0f}/{m[k][1]:<6.0f}" for k in ("warm", "sessions", "search")))
+                f"{m[k][0]:>6.0f}/{m[k][1]:<6.0f}" for k in ("warm", "sessions", "search", "recent")))
     print("\nbig/small, next call after +1 MB (CPU; wall in brackets), target at most 3x:")
     for fmt in formats:
         small, big = [r for r in rows if r["format"] == fmt]
         for mode in ("read on", "whole"):
             parts = []
-            for k in ("sessions", "search"):
+            for k in ("sessions", "search", "recent"):
                 parts.append(f"{k} {big[mode][k][1] / small[mode][k][1]:.2f}x "
                              f"({big[mode][k][0] / small[mode][k][0]:.2f}x)")
             print(f"  {fmt:>13} {mode:>8}: " + ", ".join(parts))

@@ -28,3 +28,5 @@ def test_a_writer_grows_one_session_of_its_format(tmp_path, fmt: str) -> None:  
     assert [ls.session.id for ls in after] == [ls.session.id for ls in before]
     assert len(after[-1].entries) > len(before[-1].entries)
     assert [len(ls.entries) for ls in after[:-1]] == [len(ls.entries) for ls in before[:-1]]
+    # (the id the bench asks `recent` for is the grown session's)
+    assert after[-1].session.id == (writer.sid if fmt == "opencode-db" else writer.name), fmt
