@@ -389,3 +389,96 @@ def test_the_index_adds_only_the_appended_lines_of_a_grown_claude_file(tmp_path:
     assert spy.loads == 0 and spy.offsets and min(spy.offsets) == old_size
     assert report.files_appended == 1 and report.docs_added == 1
     assert len(index.search("bravo").hits) == 1 and len(index.search("alpha").hits) == 2
+
+
+def _codex_grown(tmp_path: Path, lines: list[bytes], cut: int, start: int) -> bool:
+    """`lines[:cut]` written, the window from line `start` holding the last V entries of the file
+    read whole (V as many as it gives alike), then `lines` all: when `CodexAdapter.read_grown`
+    accepts the lines from `cut` on, the window's lines with them give the last V + (new) entries
+    of the grown file read whole and the conversation grew by exactly the new ones. Whether it
+    accepted (with V at least 1)."""
+    from sessionscope.core.catalog.library import conversation
+    from sessionscope.core.catalog.tails import read_from
+    from sessionscope.core.read.adapters.codex import CodexAdapter
+    from sessionscope.core.read.jsonl import RecordFile
+
+    def raw(part: list[bytes]) -> bytes:
+        return b"".join(line + b"\n" for line in part)
+
+    codex = CodexAdapter()
+    path = tmp_path / "rollout-2026-01-31T10-00-00-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
+    path.write_bytes(raw(lines[:cut]))
+    old_end, offset = path.stat().st_size, len(raw(lines[:start]))
+    whole_old = conversation(codex.load(str(path))[0].entries)
+    with RecordFile(str(path)) as rf:
+        window_old = conversation(read_from(codex, str(path), rf, offset, start + 1))
+    v = 0  # (how many of the last entries the window gives as the whole reading does)
+    while v < min(len(whole_old), len(window_old)) and window_old[-1 - v:] == whole_old[-1 - v:]:
+        v += 1
+    path.write_bytes(raw(lines))
+    whole_new = conversation(codex.load(str(path))[0].entries)
+    with RecordFile(str(path)) as rf:
+        got = codex.read_grown(str(path), rf, offset, start + 1, old_end)
+    if got is None or v == 0:
+        return False
+    entries = conversation(got.entries)
+    new = sum(1 for e in entries if e.locator.offset >= old_end)
+    assert len(whole_new) == len(whole_old) + new
+    assert entries[-(v + new):] == whole_new[-(v + new):]
+    return True
+
+
+def _codex(payload_type: str, **payload: object) -> bytes:
+    kind = payload.pop("_record", "response_item")
+    return orjson.dumps({"timestamp": "2026-01-31T10:00:00.000Z", "type": kind,
+                         "payload": {"type": payload_type, **payload}})
+
+
+_CTX = orjson.dumps({"timestamp": "2026-01-31T10:00:00.000Z", "type": "turn_context", "payload": {"model": "gpt-w"}})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(lines=codex_lines(), data=st.data())
+def test_a_codex_window_read_on_gives_the_whole_reads_last_entries(tmp_path: Path, lines: list[bytes],
+                                                                   data: st.DataObject) -> None:
+    """`CodexAdapter.read_grown` (core/catalog/tails.py carries a window across growth with it):
+    when the window's lines gave the last V entries of the file read whole, and it accepts the
+    lines appended since, the window's lines with them give the last V + (new) entries of the
+    grown file read whole, and the whole conversation grew by exactly the new ones."""
+    cut = data.draw(st.integers(1, len(lines)))
+    start = data.draw(st.integers(0, cut - 1))
+    if data.draw(st.booleans()):  # (mostly a window that opens on a turn and a tool call, as real ones do)
+        lines = [*lines[:start], _CTX, _codex("function_call", name="shell", arguments="{}", call_id="w1"),
+                 _codex("function_call_output", call_id="w1", output="ok"), *lines[start:]]
+        cut += 3
+    _codex_grown(tmp_path, lines, cut, start)
+
+
+@pytest.mark.parametrize("case", ["twin", "far-call", "no-model", "closed"])
+def test_codex_lines_appended_that_depend_on_lines_before_the_window_are_not_read_on(tmp_path: Path,
+                                                                                    case: str) -> None:
+    """A twin of a reply before the window (a whole reading drops it) with no tool call in the
+    window to close its wait, a tool output whose call is before the window (its tool's name),
+    a window without the turn context naming the model: not read on (`closed`: the same twin
+    after a tool call in the window is, and is dropped alike)."""
+    meta = orjson.dumps({"timestamp": "2026-01-31T10:00:00.000Z", "type": "session_meta",
+                         "payload": {"id": "thread-1", "cwd": "/p"}})
+    before = [meta, _CTX, _codex("function_call", name="shell", arguments="{}", call_id="c9"),
+              _codex("agent_message", _record="event_msg", message="Done.")]
+    window = [_CTX, _codex("agent_reasoning", _record="event_msg", text="thinking")]
+    new = [_codex("message", role="assistant", content=[{"type": "output_text", "text": "Done."}])]
+    if case == "far-call":
+        window = [_CTX, _codex("function_call", name="shell", arguments="{}", call_id="w1"),
+                  _codex("function_call_output", call_id="w1", output="ok")]
+        new = [_codex("function_call_output", call_id="c9", output="files")]
+    elif case == "no-model":
+        window = [_codex("function_call", name="shell", arguments="{}", call_id="w1"),
+                  _codex("function_call_output", call_id="w1", output="ok")]
+        new = [_codex("message", role="assistant", content=[{"type": "output_text", "text": "hi"}])]
+    elif case == "closed":
+        window = [_CTX, _codex("function_call", name="shell", arguments="{}", call_id="w1"),
+                  _codex("function_call_output", call_id="w1", output="ok"),
+                  _codex("agent_message", _record="event_msg", message="Done.")]
+    lines = before + window + new
+    assert _codex_grown(tmp_path, lines, len(before) + len(window), len(before)) is (case == "closed"), case

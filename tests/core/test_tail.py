@@ -306,13 +306,13 @@ def grown_lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
-def grow_and_compare(tmp_path: Path, source: Path, cuts: list[int], name: str) -> tuple[int, int]:
-    """Write `source`'s lines up to each cut in turn (the file growing), scanning after each
-    (read on), and hold every `last_entries` answer to a whole reading's; (answers carried
-    across a growth, answers in all)."""
-    root = tmp_path / name / "projects" / "-work-demo"
-    root.mkdir(parents=True)
-    path = root / "1c2d3e4f-0000-4000-8000-0000000000bb.jsonl"
+def grow_and_compare(tmp_path: Path, source: Path, cuts: list[int], name: str,
+                     where: str = "projects/-work-demo/1c2d3e4f-0000-4000-8000-0000000000bb.jsonl") -> tuple[int, int]:
+    """Write `source`'s lines up to each cut in turn (the file growing) at `where` in a root,
+    scanning after each (read on), and hold every `last_entries` answer to a whole reading's;
+    (answers carried across a growth, answers in all)."""
+    path = tmp_path / name / where
+    path.parent.mkdir(parents=True)
     lines = grown_lines(source)
     catalog = Catalog(tmp_path / f"{name}.sqlite")
     carried = answers = 0
@@ -359,8 +359,27 @@ def test_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path, 
         cuts = sorted({*rng.sample(range(n // 3, n + 1), min(12, n - n // 3)), n})
         c, a = grow_and_compare(tmp_path, source, cuts, f"t{k}")
         carried, answers = carried + c, answers + a
-    print("CARRIED", carried, answers)
     assert answers >= 20 and carried >= answers // 4, (carried, answers)
+
+
+@pytest.mark.skipif(not corpus_files("codex"), reason=NO_CORPUS)
+def test_codex_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for real Codex rollouts: carried once a tool call closed every twin window."""
+    small_windows(monkeypatch)
+    import random
+
+    rng = random.Random(15)
+    carried = answers = 0
+    for k, source in enumerate(corpus_files("codex")):
+        n = len(grown_lines(source))
+        if n < 30 or source.suffix != ".jsonl":
+            continue
+        cuts = sorted({*rng.sample(range(n // 3, n + 1), min(12, n - n // 3)), n})
+        c, a = grow_and_compare(tmp_path, source, cuts, f"x{k}",
+                                "sessions/2026/02/23/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl")
+        carried, answers = carried + c, answers + a
+    assert answers >= 10 and carried >= answers // 4, (carried, answers)
 
 
 def _linear(n: int, prefix: str = "a") -> list[dict]:

@@ -169,6 +169,32 @@ class CodexAdapter(ResumingAdapter):
     def parser(self, path: str) -> CodexParser:
         return CodexParser(path)
 
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int) -> LoadedSession | None:
+        """`Adapter.read_grown`: a rollout has no branches, so its lines from `offset` read alone
+        give the whole reading's last entries with the appended ones after them when what the
+        parser carries into those lines is the same either way: every twin window was closed
+        in the lines before them (a tool call or output emitted: the twins still waiting are then
+        of these lines alone), the model a reply is written by was set in them (a turn context),
+        and each tool output appended answers a call read here (its tool's name)."""
+        if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
+            return None  # (the reading before did not end at a line's end)
+        parser = self.parser(path)
+        new = False
+        for parsed in rf.iter_parsed(offset, line):
+            if not new and parsed.raw.offset >= old_end:
+                if not parser._cleared or parser._model is None:
+                    return None
+                new = True
+            parser.feed(parsed)
+        if not new:
+            return None
+        loaded = parser.finish()
+        if len(loaded) != 1 or any(e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None
+                                   and e.locator.offset >= old_end for e in loaded[0].entries):
+            return None
+        return loaded[0]
+
     def quick(self, ends: Ends) -> QuickMeta:
         """Id, project, kind and title by the parser's own rules, from the head's lines fed to it
         (see `_quick_head`); the last record gives the last time."""
@@ -349,6 +375,7 @@ class CodexParser(KeepingParser):
         self._title_item: str | None = None
         self._twins = _Twins()
         self._compaction_open = False
+        self._cleared = False  # every twin window closed once (a tool call or output emitted)
         self._before: dict[str, Any] | None = None  # the carried state this parser went on from
 
     # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) ----------------
@@ -575,6 +602,7 @@ class CodexParser(KeepingParser):
             self._twins.clear("user", "context")
         elif cat == "tool":
             self._twins.clear("user", "context", "assistant", "reasoning", "reasoning_raw")
+            self._cleared = True
 
     # -- response items --------------------------------------------------------------------
     def _item(self, p: dict[str, Any], parsed: ParsedLine, ts: datetime | None) -> list[Entry]:
