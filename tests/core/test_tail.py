@@ -345,7 +345,8 @@ def grow_and_compare(tmp_path: Path, source: Path, cuts: list[int], name: str,
 
 
 @pytest.mark.skipif(not corpus_files("claude-code"), reason=NO_CORPUS)
-def test_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Real Claude Code transcripts written a few lines at a time: after each growth the window
     the last whole reading checked is carried on when the new records only add to the end of the
     conversation, and every answer is a whole reading's."""
@@ -376,8 +377,8 @@ def test_codex_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: 
         if n < 30 or source.suffix != ".jsonl":
             continue
         cuts = sorted({*rng.sample(range(n // 3, n + 1), min(12, n - n // 3)), n})
-        c, a = grow_and_compare(tmp_path, source, cuts, f"x{k}",
-                                "sessions/2026/02/23/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl")
+        rollout = "rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"
+        c, a = grow_and_compare(tmp_path, source, cuts, f"x{k}", f"sessions/2026/02/23/{rollout}")
         carried, answers = carried + c, answers + a
     assert answers >= 10 and carried >= answers // 4, (carried, answers)
 
@@ -477,3 +478,27 @@ def test_a_whole_reading_leaves_no_window_of_an_earlier_one(tmp_path: Path, monk
     mark = catalog.tail(str(path))
     assert mark.key == tails.mark_key(lib.row(str(path)).fingerprint) and mark.verified == 0
     assert tails.last_entries(lib, session, 1) is None  # (read otherwise)
+
+
+@pytest.mark.parametrize("case", ["summary", "repeat"])
+def test_claude_lines_appended_with_a_summary_or_a_repeated_uuid_are_not_read_on(tmp_path: Path, case: str) -> None:
+    """What the scan's `extend` refuses (a summary record, a uuid read before) `read_grown`
+    refuses too, seen within the window's lines."""
+    from sessionscope.core.read.adapters.claude import ClaudeAdapter
+    from sessionscope.core.read.jsonl import RecordFile
+
+    path = tmp_path / "1c2d3e4f-0000-4000-8000-0000000000aa.jsonl"
+    records = _linear(60)
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    old_end = path.stat().st_size
+    offset = len(b"".join(orjson.dumps(r) + b"\n" for r in records[:50]))
+    more = [claude_record("b000", "a059", "user", "more", 100)]
+    more.insert(0, {"type": "summary", "summary": "a title", "leafUuid": "a059"} if case == "summary"
+                else claude_record("a055", "a059", "user", "turn 55 again", 101))
+    _append(path, more)
+    adapter = ClaudeAdapter()
+    with RecordFile(str(path)) as rf:
+        assert adapter.read_grown(str(path), rf, offset, 51, old_end) is None
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [*records, more[-1]]))  # (without it: read on)
+    with RecordFile(str(path)) as rf:
+        assert adapter.read_grown(str(path), rf, offset, 51, old_end) is not None

@@ -319,6 +319,24 @@ class Adapter(ABC):
         told (read otherwise). Default: None."""
         return None
 
+    @staticmethod
+    def feed_grown(parser: RecordParser, rf: RecordFile, offset: int, line: int, old_end: int,
+                   at_cut: Callable[[], bool]) -> int | None:
+        """`read_grown`'s reading: `parser` fed the lines from `offset` (line `line`), `at_cut()`
+        asked just before the first line from `old_end` on (False: stop there); that line's
+        number, or None (stopped, no such line, or `old_end` not the end of a line: the reading
+        before ended inside one)."""
+        if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
+            return None
+        first_new = None
+        for parsed in rf.iter_parsed(offset, line):
+            if first_new is None and parsed.raw.offset >= old_end:
+                if not at_cut():
+                    return None
+                first_new = parsed.raw.line
+            parser.feed(parsed)
+        return first_new
+
     def grows(self, path: str) -> bool:
         """Whether `path` is read on from where it stopped when it grew (`appends`, per file for
         an adapter reading both kinds)."""

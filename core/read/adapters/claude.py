@@ -178,15 +178,15 @@ class ClaudeAdapter(Adapter):
         records appended from `old_end` on (the end of a line) add to the end of its
         conversation (`ClaudeParser.continues_at`) and hold no summary and no record seen
         before in these lines."""
-        if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
-            return None  # (the reading before did not end at a line's end)
         parser = self.parser(path)
-        first_new = summaries = repeats = None
-        for parsed in rf.iter_parsed(offset, line):
-            if first_new is None and parsed.raw.offset >= old_end:
-                first_new, summaries, repeats = parsed.raw.line, len(parser._summaries), parser._duplicates
-            parser.feed(parsed)
-        if first_new is None or (len(parser._summaries), parser._duplicates) != (summaries, repeats):
+        at_cut: list[tuple[int, int]] = []
+
+        def note() -> bool:
+            at_cut.append((len(parser._summaries), parser._duplicates))
+            return True
+
+        first_new = self.feed_grown(parser, rf, offset, line, old_end, note)
+        if first_new is None or at_cut != [(len(parser._summaries), parser._duplicates)]:
             return None
         loaded = parser.finish()
         return loaded[0] if len(loaded) == 1 and parser.continues_at(first_new) else None

@@ -177,17 +177,9 @@ class CodexAdapter(ResumingAdapter):
         in the lines before them (a tool call or output emitted: the twins still waiting are then
         of these lines alone), the model a reply is written by was set in them (a turn context),
         and each tool output appended answers a call read here (its tool's name)."""
-        if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
-            return None  # (the reading before did not end at a line's end)
         parser = self.parser(path)
-        new = False
-        for parsed in rf.iter_parsed(offset, line):
-            if not new and parsed.raw.offset >= old_end:
-                if not parser._cleared or parser._model is None:
-                    return None
-                new = True
-            parser.feed(parsed)
-        if not new:
+        if self.feed_grown(parser, rf, offset, line, old_end,
+                           lambda: parser._cleared and parser._model is not None) is None:
             return None
         loaded = parser.finish()
         if len(loaded) != 1 or any(e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None
