@@ -860,7 +860,7 @@ class Library:
 
         # A whole reading stores its windows, or none found (`verified` 0): a window stored under
         # an earlier fingerprint then says that every line since was read on, never read whole
-        # (tails.grown_entries carries it across that growth).
+        # (tails.regrow carries it across that growth).
         row.tail, row.head = tails.no_marks(row.fingerprint)
         with RecordFile(path) as rf:
             loaded = adapter.load_thin(path, rf) if thin else adapter.load(path, rf)

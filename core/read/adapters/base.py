@@ -315,7 +315,7 @@ class Adapter(ABC):
         their own, when the lines from `old_end` on (appended since a whole reading checked that
         the lines from `offset` give the session's last entries, and read on by the scan's
         `extend` since) provably only add to the end of its conversation: then its last entries
-        are a whole reading's (core/catalog/tails.py `grown_entries`). None when that cannot be
+        are a whole reading's (core/catalog/tails.py `regrow`). None when that cannot be
         told (read otherwise). Default: None."""
         return None
 

@@ -601,7 +601,7 @@ class ClaudeParser(RecordParser):
         mark of every record before them is what it was, and every record from them on is on
         the branch or off it alike, whatever came before. So when the last entries of the lines
         before were checked against a whole reading, those lines with the new ones give its
-        last entries (core/catalog/tails.py `grown_entries`).
+        last entries (core/catalog/tails.py `regrow`).
 
         The conditions: the last user or assistant record (the leaf the branch is walked from) is
         reached from the new leaf through new records, or through the system records written
