@@ -550,18 +550,25 @@ class ClaudeParser(RecordParser):
     def _parent_id(self, rec: _Rec) -> str | None:
         return self._resolve(rec.parent)
 
+    def _branch_nodes(self, recs: list[_Rec]) -> dict[str, _Rec]:
+        """The records of `recs` a branch is worked out over, by uuid, in file order: those with
+        a uuid, each the one kept for it."""
+        return {r.uuid: r for r in recs if r.uuid and self._nodes.get(r.uuid) is r}
+
+    def _branch_parent(self, r: _Rec, nodes: dict[str, _Rec]) -> str | None:
+        """The record of `nodes` a branch walks to from `r`: its parent (through non-conversation
+        records), else its logical parent (across a compaction); None at a root."""
+        p = self._resolve(r.parent)
+        if p in nodes:
+            return p
+        lp = self._resolve(r.logical_parent) if r.logical_parent else None
+        return lp if lp in nodes else None
+
     def _active_uuids(self, recs: list[_Rec]) -> set[str] | None:
         """Uuids on the active branch of one group of records, or None when all are active."""
-        nodes = {r.uuid: r for r in recs if r.uuid and self._nodes.get(r.uuid) is r}
+        nodes = self._branch_nodes(recs)
         seq = list(nodes.values())
-
-        def parent(r: _Rec) -> str | None:
-            p = self._resolve(r.parent)
-            if p in nodes:
-                return p
-            lp = self._resolve(r.logical_parent) if r.logical_parent else None
-            return lp if lp in nodes else None
-
+        parent = self._branch_parent
         cur = next((r for r in reversed(seq) if r.type in ("user", "assistant")), None)
         if cur is None:
             return None
@@ -572,7 +579,7 @@ class ClaudeParser(RecordParser):
             while u is not None and u not in active:
                 active.add(u)
                 root = nodes[u]
-                u = parent(root)
+                u = parent(root, nodes)
             if u is not None:  # joined the active chain: nothing older is left to reach
                 break
             before = _position(seq, root)
@@ -590,7 +597,7 @@ class ClaudeParser(RecordParser):
                     active.add(r.uuid or "")
                     changed = True
         for r in seq:
-            if r.uuid not in active and (r.type == "system" or r.meta) and parent(r) in active:
+            if r.uuid not in active and (r.type == "system" or r.meta) and parent(r, nodes) in active:
                 active.add(r.uuid or "")
         return active
 
@@ -619,20 +626,12 @@ class ClaudeParser(RecordParser):
         if not is_agent and any(r.sidechain for r in self._recs if r.line >= first_new):
             return False
         new = [r for r in group if r.line >= first_new]
-        nodes = {r.uuid: r for r in group if r.uuid and self._nodes.get(r.uuid) is r}
-        seq = list(nodes.values())  # (the records the branch is worked out over, in file order)
+        nodes = self._branch_nodes(group)
+        seq = list(nodes.values())
         old_leaf = next((r for r in reversed(seq) if r.line < first_new and r.type in ("user", "assistant")), None)
         leaf = next((r for r in reversed(seq) if r.type in ("user", "assistant")), None)
         if old_leaf is None or leaf is None:
             return False
-
-        def parent(r: _Rec) -> str | None:  # (`_active_uuids`'s rule)
-            p = self._resolve(r.parent)
-            if p in nodes:
-                return p
-            lp = self._resolve(r.logical_parent) if r.logical_parent else None
-            return lp if lp in nodes else None
-
         for r in new:
             for link in (r.parent, r.logical_parent):
                 if link is not None and self._resolve(link) not in nodes:
@@ -641,7 +640,7 @@ class ClaudeParser(RecordParser):
         while cur is not old_leaf:
             if cur.line < first_new and not ((cur.type == "system" or cur.meta) and cur.line > old_leaf.line):
                 return False  # a branch from an older record (a rewind, an edit)
-            p = parent(cur)
+            p = self._branch_parent(cur, nodes)
             steps += 1
             if p is None or steps > len(nodes):  # (a root, or a cycle in garbage input)
                 return False
