@@ -485,11 +485,7 @@ def one_spaced(text: str) -> str:
     makes a title of a prompt a file, and splitting one costs more than parsing its line.
     A text whose only unprintable characters are newlines, single ones between words, is that
     text with each made a space (a prompt of several lines usually is)."""
-    if text.isprintable():
-        if "  " not in text and text[:1] != " " and text[-1:] != " ":
-            return text
-    elif "\n" in text:
-        flat = text.replace("\n", " ")
-        if flat.isprintable() and "  " not in flat and flat[:1] != " " and flat[-1:] != " ":
-            return flat
+    flat = text.replace("\n", " ") if "\n" in text else text
+    if flat.isprintable() and "  " not in flat and flat[:1] != " " and flat[-1:] != " ":
+        return flat
     return " ".join(text.split())
