@@ -752,16 +752,15 @@ class Catalog:
         with `add_none` (the scan's whole reading of each file adds none: it only makes sure
         that no mark of an earlier reading stays). The file's row is not touched."""
         with self._lock:
-            for table, mark, cols in (("tails", tail, ("offset", "line")), ("head_marks", head, ("end", "lines"))):
+            for table, mark, at, lines in (("tails", tail, "offset", "line"), ("head_marks", head, "end", "lines")):
                 if mark is None:
                     continue
-                values = (mark.key, getattr(mark, cols[0]), getattr(mark, cols[1]), mark.verified, mark.total)
-                cols = (f'"{cols[0]}"', cols[1])  # ("end" is a keyword)
-                if mark.verified > 0 or add_none:
-                    self._db.execute(f"INSERT OR REPLACE INTO {table}(path, key, {cols[0]}, {cols[1]}, verified,"
-                                     " total) VALUES(?,?,?,?,?,?)", (path, *values))
+                values = (mark.key, getattr(mark, at), getattr(mark, lines), mark.verified, mark.total)
+                if mark.verified > 0 or add_none:  # (a column quoted: "end" is a keyword)
+                    self._db.execute(f'INSERT OR REPLACE INTO {table}(path, key, "{at}", {lines}, verified, total)'
+                                     " VALUES(?,?,?,?,?,?)", (path, *values))
                 else:  # (over a stored row only)
-                    self._db.execute(f"UPDATE {table} SET key=?, {cols[0]}=?, {cols[1]}=?, verified=?, total=?"
+                    self._db.execute(f'UPDATE {table} SET key=?, "{at}"=?, {lines}=?, verified=?, total=?'
                                      " WHERE path=?", (*values, path))
 
     def head(self, path: str) -> HeadMark | None:
