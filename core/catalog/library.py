@@ -541,10 +541,10 @@ class Library:
             return None
         if wal_beside(data.get("db", ())):
             return None  # (a database being written: its log's changes are not in the snapshot's stats)
-        if not warm.same_stats(warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS):
-            return None
         paths = warm.unpack_paths(paths_blob)
-        if not warm.same_stats(paths, stats_blob, warm.FILE_FIELDS, split=self.split_stats):
+        if not warm.same_stats([(paths, stats_blob, warm.FILE_FIELDS),
+                                (warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS)],
+                               split=self.split_stats):
             return None
         report = ScanReport(roots=list(self.roots), notes=list(cat.messages))
         cat.messages.clear()

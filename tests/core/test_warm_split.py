@@ -21,19 +21,19 @@ SCRIPT = """if True:
         os.write(fd, f"{os.getpid()} {len(part)}\\n".encode())
         return real(part, blob, fields_of)
     warm._same = same
-    out = {"unchanged": warm.same_stats(paths, stored, warm.FILE_FIELDS, split=True)}
+    out = {"unchanged": warm.same_stats([(paths, stored, warm.FILE_FIELDS)], split=True)}
     for name, i in (("first half changed", 1), ("second half changed", len(paths) - 2)):
         with open(paths[i], "a") as fh:
             fh.write("more")
-        out[name] = warm.same_stats(paths, stored, warm.FILE_FIELDS, split=True)
+        out[name] = warm.same_stats([(paths, stored, warm.FILE_FIELDS)], split=True)
         stored = warm.file_stats(os.stat(p) for p in paths)
     os.unlink(paths[-1])
-    out["a file gone"] = warm.same_stats(paths, stored, warm.FILE_FIELDS, split=True)
+    out["a file gone"] = warm.same_stats([(paths, stored, warm.FILE_FIELDS)], split=True)
     stored = warm.file_stats(os.stat(p) for p in paths[:-1])
     def no_fork():
         raise OSError("no more processes")
     os.fork = no_fork
-    out["no child"] = warm.same_stats(paths[:-1], stored, warm.FILE_FIELDS, split=True)
+    out["no child"] = warm.same_stats([(paths[:-1], stored, warm.FILE_FIELDS)], split=True)
     out["me"] = os.getpid()
     print(json.dumps(out))
 """
@@ -75,3 +75,55 @@ def test_split_is_not_asked_for_in_a_process_with_other_threads() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]
+
+
+def test_halves_cut_all_the_checks_at_half_their_paths() -> None:
+    """The child takes the second half of the paths of all the checks together: the check at the
+    middle is cut in two, each part with its own stored stats."""
+    from sessionscope.core.catalog import warm
+
+    files = [f"f{i}" for i in range(5)]
+    folders = [f"d{i}" for i in range(3)]
+    fstored = bytes(range(5 * warm.FILE_FIELDS * 8))
+    dstored = bytes(range(3 * warm.FOLDER_FIELDS * 8))
+    mine, theirs = warm._halves([(files, fstored, warm.FILE_FIELDS), (folders, dstored, warm.FOLDER_FIELDS)])
+    assert mine == [(files[:4], fstored[:4 * 40], warm.FILE_FIELDS)]
+    assert theirs == [(files[4:], fstored[4 * 40:], warm.FILE_FIELDS), (folders, dstored, warm.FOLDER_FIELDS)]
+    mine, theirs = warm._halves([(folders, dstored, warm.FOLDER_FIELDS), (files, fstored, warm.FILE_FIELDS)])
+    assert mine == [(folders, dstored, warm.FOLDER_FIELDS), (files[:1], fstored[:40], warm.FILE_FIELDS)]
+    assert theirs == [(files[1:], fstored[40:], warm.FILE_FIELDS)]
+
+
+FOLDERS_SCRIPT = """if True:
+    import json, os, sys
+    from sessionscope.core.catalog import warm
+    root = sys.argv[1]
+    folders = sorted(os.path.join(root, n) for n in os.listdir(root))
+    files = sorted(os.path.join(d, n) for d in folders for n in os.listdir(d))
+    def folder_stored():
+        return warm.folder_stats((s.st_dev, s.st_ino, s.st_mtime_ns, s.st_ctime_ns) for s in map(os.stat, folders))
+    fstored, dstored = warm.file_stats(map(os.stat, files)), folder_stored()
+    warm.SPLIT_FROM = 4
+    def check():
+        return warm.same_stats([(files, fstored, warm.FILE_FIELDS), (folders, dstored, warm.FOLDER_FIELDS)],
+                               split=True)
+    out = {"unchanged": check()}
+    open(os.path.join(folders[-1], "new"), "w").close()  # (the last folder: in the child's half)
+    out["a file added to a folder"] = check()
+    dstored = folder_stored()
+    out["stored again"] = check()
+    print(json.dumps(out))
+"""
+
+
+def test_a_folder_changed_in_the_childs_half_is_found(tmp_path: Path) -> None:
+    for d in range(3):
+        (tmp_path / f"d{d}").mkdir()
+        for i in range(3):
+            (tmp_path / f"d{d}" / f"s{i}.jsonl").write_text("{}\n")
+    done = subprocess.run([sys.executable, "-c", FOLDERS_SCRIPT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    assert json.loads(done.stdout) == {"unchanged": True, "a file added to a folder": False, "stored again": True}
