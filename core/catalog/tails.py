@@ -208,9 +208,9 @@ def regrow(library: Library, session: Session, row: FileRow) -> bool:
     summary among them). The lines from the tail window's start to the end are then read alone
     (`Adapter.read_grown`): when the adapter can tell that the new lines only add to the end of
     the conversation, the window's last entries are a whole reading's, its length is the one
-    stored plus the entries that begin in the new lines, and a window nearer the end is looked
-    for against that reading (`find_tail`); the head window, when it was found by the same
-    reading, still gives the first entries. Not when the lines to read are over 1/SHARE of the
+    stored plus what the window's lines give more with the new lines, and a window nearer the
+    end is looked for against that reading (`find_tail`); the head window, when it was found by
+    the same reading, still gives the first entries. Not when the lines to read are over 1/SHARE of the
     file (a file grown much since, unasked: reading them whole holds ~2x them; the caller's
     thin reading holds less)."""
     from ..read.jsonl import RecordFile
@@ -227,10 +227,14 @@ def regrow(library: Library, session: Session, row: FileRow) -> bool:
             if (not describes(fp, rf) or rf.complete_end != rf.size or row.read_end != rf.size
                     or rf.size - tail.offset > rf.size // SHARE):
                 return False
-            got = adapter.read_grown(path, rf, tail.offset, tail.line, old)
+            got = adapter.read_grown(path, rf, tail.offset, tail.line, old,
+                                     catalog.carried(path, row.read_end) if adapter.carries else None)
             if got is None:
                 return False
-            total = tail.total + sum(1 for e in conversation(got.entries) if e.locator.offset >= old)
+            # (the conversation grew by what the window's lines gave more with the new ones: a
+            # message of before written again in them, as Gemini CLI does, is not a new one)
+            was = read_lines(adapter, path, rf, tail.offset, tail.line, end=old)
+            total = tail.total + len(conversation(got.entries)) - len(conversation(was.entries) if was else ())
             key = mark_key(fp)
             found = find_tail(adapter, path, rf, got, fp, row.read_end, row.read_lines)
             at = found or tail

@@ -310,13 +310,14 @@ class Adapter(ABC):
         return None
 
     def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
-                   old_end: int) -> LoadedSession | None:
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
         """The session of the file's lines from `offset` (line `line`) on, read as a file of
         their own, when the lines from `old_end` on (appended since a whole reading checked that
         the lines from `offset` give the session's last entries, and read on by the scan's
         `extend` since) provably only add to the end of its conversation: then its last entries
-        are a whole reading's (core/catalog/tails.py `regrow`). None when that cannot be
-        told (read otherwise). Default: None."""
+        are a whole reading's (core/catalog/tails.py `regrow`). `carried`: what the reading of
+        the whole file so far carried (for an adapter that `carries`; None: nothing). None when
+        that cannot be told (read otherwise). Default: None."""
         return None
 
     @staticmethod
@@ -424,6 +425,14 @@ class Adapter(ABC):
     def discover(self, root: str) -> Iterator[str]:
         """Candidate files under a root (names only; content is sniffed later)."""
         yield from walk_files(root, self.suffixes)
+
+
+def hash8(text: str) -> bytes:
+    """An 8-byte hash of `text`, the same in every process: what a carried state keeps of the ids
+    a reading met (a set of them, stored, is what a later reading on checks a new id against)."""
+    import hashlib  # (here: OpenSSL's load is for a reading that carries)
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 class ResumingAdapter(Adapter):

@@ -61,7 +61,7 @@ from ...model import (
 )
 from ..ends import (FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, one_spaced,
                     tail_values)
-from .base import (Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
+from .base import (Adapter, Extension, hash8, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
                    walk_files)
 
 
@@ -173,7 +173,7 @@ class ClaudeAdapter(Adapter):
         return _PROJECTS in path and path.endswith(".jsonl")
 
     def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
-                   old_end: int) -> LoadedSession | None:
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
         """`Adapter.read_grown`: the lines from `offset` read as a file of their own, when the
         records appended from `old_end` on (the end of a line) add to the end of its
         conversation (`ClaudeParser.continues_at`) and hold no summary and no record seen
@@ -958,10 +958,7 @@ _CARRY_VERSION = 1
 _KEY_WINDOW = 16  # usage keys carried as they are (a split reply's records repeat its key)
 
 
-def _hash(text: str) -> bytes:
-    import hashlib
-
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+_hash = hash8
 
 
 def _key_text(key: tuple[str, str]) -> str:

@@ -170,7 +170,7 @@ class CodexAdapter(ResumingAdapter):
         return CodexParser(path)
 
     def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
-                   old_end: int) -> LoadedSession | None:
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
         """`Adapter.read_grown`: a rollout has no branches, so its lines from `offset` read alone
         give the whole reading's last entries with the appended ones after them when what the
         parser carries into those lines is the same either way: every twin window was closed

@@ -9,15 +9,19 @@ same, and written once here.
 from __future__ import annotations
 
 import os
+import sys
+from array import array
+from bisect import bisect_left
 from dataclasses import replace
 from datetime import datetime
+from itertools import chain
 from typing import Any, Iterable
 
 import orjson
 
-from ..jsonl import ParsedLine
+from ..jsonl import ParsedLine, RecordFile
 from ...model import Entry, EntryKind, Locator, Role, Session, SessionKind, TokenUsage, parse_timestamp, truncate
-from .base import KeepingParser, LoadedSession, ResumingAdapter, UsagePart
+from .base import KeepingParser, LoadedSession, ResumingAdapter, UsagePart, hash8
 
 
 def text_of(content: Any, image: str = "[image]") -> str:
@@ -82,22 +86,30 @@ class CollectingParser(KeepingParser):
         self.last_ts: datetime | None = None
         self._ids: set[str] = set()
         self._before: dict[str, Any] | None = None  # the carried state this parser went on from
+        self._seen: IdHashes | None = None  # the ids the reading before met, hashed (`carry`)
+        #: the last line on which a record's id or an entry's wanted id repeated one met before
+        #: (a record the same; an entry renamed: `unique_id`), 0 for none, over the whole reading
+        self.clash_line = 0
 
     # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) -------------------
     #: the version of `carry`'s shape (a state of another version is not taken up: read whole)
-    CARRY_VERSION = 1
+    #: (2: the ids' hashes after the JSON, and the clash line)
+    CARRY_VERSION = 2
 
     def carry(self) -> bytes | None:
-        """What the session depends on of the lines read so far, as JSON: the scalar metadata,
-        titles cut to what a title can show, models, tokens, times, counts, and the subclass's
-        own (`carry_own`); None when that cannot be carried (the file is then read whole when it
-        grows). Entry ids are not carried: they name entries, not the session."""
+        """What the session depends on of the lines read so far: as JSON, the scalar metadata,
+        titles cut to what a title can show, models, tokens, times, counts, the subclass's own
+        (`carry_own`) and `clash_line`; then a newline and the 8-byte hashes of every entry id
+        given and record id met (`record_ids`), so that a reading on names a new entry as a whole
+        reading would (`unique_id`) and tells a repeated id. None when that cannot be carried
+        (the file is then read whole when it grows)."""
         own = self.carry_own()
         if own is None:
             return None
         before = self._before or {}
         account = self.account
-        return orjson.dumps({
+        ids = IdHashes.carried(self._seen, chain(map(entry_hash, self._ids), map(_record_hash, self.record_ids())))
+        return b"".join([orjson.dumps({
             "v": self.CARRY_VERSION, "format": self.source_format, "own": own,
             "session_id": self.session_id, "project": self.project, "git_branch": self.git_branch,
             "kind": self.kind.value, "parent_id": self.parent_id,
@@ -110,14 +122,20 @@ class CollectingParser(KeepingParser):
             "account": [a + b for a, b in zip(before.get("account", (0, 0, 0, 0)),
                                               (account.lines, account.conversation, account.noise,
                                                account.malformed))],
-        })
+            "clash": self.clash_line,
+            "sorted": ids.n_sorted,
+        }), b"\n", ids.packed()])
 
     def resume(self, blob: bytes) -> bool:
         """Take up the state `carry` gave (False: not this version's or this format's)."""
-        state = orjson.loads(blob)
+        cut = blob.index(b"\n")
+        state = orjson.loads(blob[:cut])
         if (not isinstance(state, dict) or state.get("v") != self.CARRY_VERSION
-                or state.get("format") != self.source_format or not self.resume_own(state["own"])):
+                or state.get("format") != self.source_format or (len(blob) - cut - 1) % 8
+                or not self.resume_own(state["own"])):
             return False
+        self._seen = IdHashes.unpack(blob[cut + 1:], state["sorted"])
+        self.clash_line = state["clash"]
         self.session_id, self.project = state["session_id"], state["project"]
         self.git_branch, self.kind, self.parent_id = state["git_branch"], SessionKind(state["kind"]), state["parent_id"]
         self.named_title, self.prompt_title = state["named_title"], state["prompt_title"]
@@ -135,6 +153,29 @@ class CollectingParser(KeepingParser):
     def resume_own(self, own: Any) -> bool:
         """Take up `carry_own`'s value (False: cannot)."""
         return own == {}
+
+    def record_ids(self) -> Iterable[str]:
+        """The ids of the records read (whose repeating tells: `repeats_record`). Default: none."""
+        return ()
+
+    def repeats_record(self, rec_id: str, met: bool, parsed: ParsedLine) -> None:
+        """Note record `rec_id` on `parsed`, `met` (whether this reading met it already) or not:
+        a repeat of one met before, here or by the reading carried, sets `clash_line`."""
+        if met or (self._seen is not None and _record_hash(rec_id) in self._seen):
+            self.clash_line = parsed.raw.line
+
+    # -- reading the last lines alone (core/catalog/tails.py `regrow`) -----------------------------
+    def at_cut(self) -> bool:
+        """Asked just before the first line appended since the window's whole reading
+        (`CollectingAdapter.read_grown`): False when the lines read so far cannot be told to
+        lead into the new ones as the whole file does. Default: True."""
+        return True
+
+    def continues_after(self, loaded: LoadedSession, first_new: int) -> bool:
+        """Whether the lines from line `first_new` on only add to the end of the conversation
+        of `loaded` (this parser's reading of a window and them) as a whole reading's would,
+        by what this format carries from line to line. Default: True."""
+        return True
 
     # -- feeding -----------------------------------------------------------------------------
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
@@ -186,12 +227,14 @@ class CollectingParser(KeepingParser):
         self.usage_parts.append((at, model, part))
 
     def unique_id(self, wanted: str | None, parsed: ParsedLine, n: int = 0) -> str:
-        """`wanted` (with `.n` for a record's later entries), else `L{line}`; never one used before."""
+        """`wanted` (with `.n` for a record's later entries), else `L{line}`; never one used before
+        (in this reading, or the one it went on from: its ids' hashes)."""
         base = wanted or f"L{parsed.raw.line}"
         ident = base if n == 0 else f"{base}.{n}"
-        if ident in self._ids:
+        if ident in self._ids or (self._seen is not None and entry_hash(ident) in self._seen):
+            self.clash_line = parsed.raw.line
             ident = f"L{parsed.raw.line}" + (f".{n}" if n else "")
-            while ident in self._ids:
+            while ident in self._ids or (self._seen is not None and entry_hash(ident) in self._seen):
                 ident += "'"
         self._ids.add(ident)
         return ident
@@ -251,6 +294,103 @@ class CollectingAdapter(ResumingAdapter):
     """An adapter of a `CollectingParser` format whose JSONL files only grow by appended lines:
     a grown file is read on from the state its reading so far carried (`CollectingParser.carry`)."""
 
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
+        """`Adapter.read_grown`: the lines from `offset` read as a file of their own give the
+        whole reading's last entries, with the appended ones after them, when no id in the
+        appended lines repeated one met before in the whole reading (`carried`'s clash line:
+        the whole reading would rename such an entry, or take such a record in place of the
+        other) and the format's own rules hold (`CollectingParser.at_cut`, `continues_after`)."""
+        proto = self.parser(path)
+        clash = carried_clash(carried, proto.CARRY_VERSION, proto.source_format) if self.grows(path) else None
+        if clash is None:
+            return None
+        parser = self.parser(path)
+        first_new = self.feed_grown(parser, rf, offset, line, old_end, parser.at_cut)
+        if first_new is None or clash >= first_new:
+            return None
+        loaded = parser.finish()
+        return loaded[0] if len(loaded) == 1 and parser.continues_after(loaded[0], first_new) else None
+
+
+def carried_clash(carried: bytes | None, version: int, fmt: str) -> int | None:
+    """The clash line (the last line whose id repeated one met before) a carried state of
+    format `fmt` and `version` holds, its JSON before the ids' hashes; None: none such."""
+    if not isinstance(carried, bytes) or b"\n" not in carried:
+        return None
+    try:
+        state = orjson.loads(carried[:carried.index(b"\n")])
+    except orjson.JSONDecodeError:
+        return None
+    if (not isinstance(state, dict) or state.get("v") != version
+            or state.get("format") != fmt or type(state.get("clash")) is not int):
+        return None
+    return state["clash"]
+
+
+def entry_hash(ident: str) -> int:
+    return int.from_bytes(hash8("e\0" + ident), "little")
+
+
+def _record_hash(rec_id: str) -> int:
+    return int.from_bytes(hash8("r\0" + rec_id), "little")
+
+
+class IdHashes:
+    """The 64-bit hashes of the ids a reading met, as carried: most of them sorted (looked up by
+    bisection: taking them up is one copy of their bytes), the latest unsorted (a set). Why:
+    a set of every hash made when a reading on takes the state up cost ~150 ms at 700,000 ids
+    (a pi transcript of 160 MB), at every call after the file grew; sorting all of them at each
+    carry would cost more. The unsorted ones are sorted in with the others once they are over
+    an eighth of them (Python's sort merges the sorted run and the new one)."""
+
+    def __init__(self, ordered: array[int], latest: list[int]) -> None:
+        self._sorted, self._latest, self._set = ordered, latest, set(latest)
+
+    @property
+    def n_sorted(self) -> int:
+        return len(self._sorted)
+
+    def __contains__(self, h: int) -> bool:
+        if h in self._set:
+            return True
+        ordered = self._sorted
+        i = bisect_left(ordered, h)
+        return i < len(ordered) and ordered[i] == h
+
+    @classmethod
+    def unpack(cls, body: bytes, n_sorted: int) -> IdHashes:
+        if len(body) % 8 or not 0 <= n_sorted <= len(body) // 8:
+            raise ValueError("not a carried state's id hashes")
+        ordered, latest = array("Q"), array("Q")
+        ordered.frombytes(body[:8 * n_sorted])
+        latest.frombytes(body[8 * n_sorted:])
+        if sys.byteorder != "little":
+            ordered.byteswap()
+            latest.byteswap()
+        return cls(ordered, latest.tolist())
+
+    @classmethod
+    def carried(cls, before: IdHashes | None, new: Iterable[int]) -> IdHashes:
+        """`before`'s hashes (None: none) and `new` ones, as the next state carries them."""
+        ordered = before._sorted if before is not None else array("Q")
+        latest = [*(before._latest if before is not None else ()), *new]
+        if len(latest) > max(_LATEST_MIN, len(ordered) // 8):
+            ordered, latest = array("Q", sorted(chain(ordered, latest))), []
+        return cls(ordered, latest)
+
+    def packed(self) -> bytes:
+        out = [self._sorted, array("Q", self._latest)]
+        if sys.byteorder != "little":
+            out = [array("Q", a) for a in out]
+            for a in out:
+                a.byteswap()
+        return b"".join(a.tobytes() for a in out)
+
+
+#: unsorted hashes carried as they are up to this many (or an eighth of the sorted ones)
+_LATEST_MIN = 4096
+
 
 #: characters of a title kept when carried: `truncate(" ".join(t.split()), 200)` of the cut text is
 #: that of the whole one (over 201 characters either way, the same first 199 shown)
@@ -285,4 +425,5 @@ def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str |
     return out
 
 
-__all__ = ["CollectingAdapter", "CollectingParser", "carried_title", "count", "off_branch", "s", "stem", "text_of"]
+__all__ = ["CollectingAdapter", "CollectingParser", "IdHashes", "carried_clash", "carried_title", "count", "entry_hash",
+           "off_branch", "s", "stem", "text_of"]

@@ -288,6 +288,17 @@ class CopilotParser(CollectingParser):
         self._shutdown_usage = own["shutdown"] is True
         return True
 
+    def continues_after(self, loaded: LoadedSession, first_new: int) -> bool:
+        """The appended events name tools as a whole reading does: none is an execution start
+        whose call this reading had not seen requested (one before the window makes it noise in
+        a whole reading), and each tool result's call was read here (its tool's name)."""
+        for e in loaded.entries:
+            if e.locator.line >= first_new and (
+                    e.raw_type == "tool.execution_start"
+                    or (e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None)):
+                return False
+        return True
+
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
         if type(value) is _LegacyPart:
             return self._legacy(value, parsed)

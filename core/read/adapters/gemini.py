@@ -104,6 +104,23 @@ class GeminiAdapter(ResumingAdapter):
             return None
         return super().extend(old, tail, size, carried)
 
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
+        """`Adapter.read_grown`: the lines from `offset` read as a file of their own. A chat's
+        lines depend on earlier ones only by message id (a message written again takes the place
+        of its first version; a rewind takes its target and what follows off the branch), and the
+        scan read every line appended since on (`extend`), which refuses a message read before
+        written again (but the last one, the open message, whose entries end the window's), a
+        rewind into the lines read, and a line of several records: so the appended lines place
+        their messages after the window's, as in a whole reading."""
+        if not self.grows(path):
+            return None
+        parser = self.parser(path)
+        if self.feed_grown(parser, rf, offset, line, old_end, lambda: True) is None or parser._multi:
+            return None
+        loaded = parser.finish()
+        return loaded[0] if len(loaded) == 1 else None
+
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):
             return load_json_document(self.parser(path), path, "messages")

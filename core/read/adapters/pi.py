@@ -172,6 +172,7 @@ class PiParser(CollectingParser):
         self._parents: dict[str, str | None] = {}
         self._record_of: dict[str, str] = {}
         self._leaf: str | None = None
+        self._cut: tuple[str | None, set[str]] | None = None  # (`at_cut`: the leaf and records then)
 
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
         if not isinstance(value, dict) or not isinstance(value.get("type"), str):
@@ -179,6 +180,7 @@ class PiParser(CollectingParser):
         rtype = value["type"]
         rec_id = s(value.get("id")) if rtype != "session" else None
         if rec_id is not None:
+            self.repeats_record(rec_id, rec_id in self._parents, parsed)
             parent = value.get("parentId")
             self._parents[rec_id] = parent if isinstance(parent, str) else None
             self._leaf = rec_id
@@ -288,6 +290,32 @@ class PiParser(CollectingParser):
         if not isinstance(own, dict):
             return False
         self._header_seen = own.get("header") is True
+        return True
+
+    def record_ids(self) -> Iterable[str]:
+        return self._parents.keys()
+
+    def at_cut(self) -> bool:
+        """The leaf and the records read before the appended lines (a file without record ids
+        has no tree to tell by: False)."""
+        self._cut = (self._leaf, set(self._parents))
+        return self._leaf is not None
+
+    def continues_after(self, loaded: LoadedSession, first_new: int) -> bool:
+        """The appended lines continue the branch the file was left on: the new leaf reaches
+        the leaf of before through appended records alone (no branch from an earlier record,
+        whose ancestors a whole reading would put on the branch: they may come before the
+        window). Those records' ids repeat none met before (`clash_line`), so the branch marks
+        of the records before are what the whole reading gives them too."""
+        if self._cut is None:
+            return False
+        old_leaf, old = self._cut
+        node, walked = self._leaf, set()
+        while node != old_leaf:
+            if node is None or node in old or node in walked:
+                return False
+            walked.add(node)
+            node = self._parents.get(node)
         return True
 
     def off_branch_ids(self, sidechains: bool = False) -> list[str]:

@@ -54,7 +54,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ..jsonl import ParsedLine
+import orjson
+
+from ..jsonl import ParsedLine, RecordFile
 from ...model import (
     Entry,
     EntryKind,
@@ -68,7 +70,7 @@ from ...model import (
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, Extension, KeepingParser, LoadedSession, RecordParser
-from .collect import count
+from .collect import IdHashes, carried_clash, count, entry_hash
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
@@ -112,6 +114,7 @@ def is_entry_line(value: Any) -> bool:
 class SessionLogsAdapter(Adapter):
     name = DEFAULT_SOURCE
     continues = True
+    carries = True  # (the entry ids' hashes: `SessionLogsParser.carry`)
     agent = "unknown"  # each file names its agent in the header
     suffixes = (".jsonl", ".jsonl.zst")
 
@@ -123,10 +126,30 @@ class SessionLogsAdapter(Adapter):
     def parser(self, path: str) -> SessionLogsParser:
         return SessionLogsParser(path)
 
+    def parser_on(self, path: str, carried: object = None) -> RecordParser | None:
+        parser = self.parser(path)
+        return parser if isinstance(carried, bytes) and parser.resume(carried) else None
+
     def extend(self, old: Session, tail: RecordParser, size: int,
                carried: object = None) -> Extension | None:
         session = _extend(old, tail, size) if isinstance(tail, SessionLogsParser) else None
-        return Extension(session) if session is not None else None
+        return Extension(session, tail.carry()) if session is not None else None  # type: ignore[union-attr]
+
+    def read_grown(self, path: str, rf: RecordFile, offset: int, line: int,
+                   old_end: int, carried: bytes | None = None) -> LoadedSession | None:
+        """`Adapter.read_grown`: an entry is its own line's alone but for its id, which repeats
+        none given before (else it is named by its line): the lines from `offset` read alone
+        give the whole reading's last entries with the appended ones after them when no appended
+        entry's id repeated one of before in the whole reading (`carried`'s clash line)."""
+        clash = carried_clash(carried, SessionLogsParser.CARRY_VERSION, DEFAULT_SOURCE)
+        if clash is None:
+            return None
+        parser = self.parser(path)
+        first_new = self.feed_grown(parser, rf, offset, line, old_end, lambda: True)
+        if first_new is None or clash >= first_new:
+            return None
+        loaded = parser.finish()
+        return loaded[0] if len(loaded) == 1 else None
 
     def quick(self, ends: Ends) -> QuickMeta:
         """The header (the sniffed first line) says almost everything; the first user entry
@@ -197,6 +220,31 @@ class SessionLogsParser(KeepingParser):
         self._last_ts: datetime | None = None
         self._title: str | None = None
         self._entry_seen = False
+        self._seen: IdHashes | None = None  # the ids given by the reading carried (`resume`)
+        self.clash_line = 0  # the last line whose entry's id repeated one given before (0: none)
+
+    #: the version of `carry`'s shape
+    CARRY_VERSION = 1
+
+    def carry(self) -> bytes:
+        """What reading on needs of the lines read: the hashes of the entry ids given (a new
+        entry repeating one is named by its line, as in a whole reading) and the clash line."""
+        ids = IdHashes.carried(self._seen, map(entry_hash, self._ids))
+        return b"".join([orjson.dumps({"v": self.CARRY_VERSION, "format": DEFAULT_SOURCE, "clash": self.clash_line,
+                                       "sorted": ids.n_sorted}), b"\n", ids.packed()])
+
+    def resume(self, blob: bytes) -> bool:
+        """Take up what `carry` gave (False: another version's or format's)."""
+        clash = carried_clash(blob, self.CARRY_VERSION, DEFAULT_SOURCE)
+        if clash is None:
+            return False
+        cut = blob.index(b"\n")
+        try:
+            self._seen = IdHashes.unpack(blob[cut + 1:], orjson.loads(blob[:cut])["sorted"])
+        except (ValueError, KeyError, TypeError):
+            return False
+        self.clash_line = clash
+        return True
 
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
         out: list[Entry] = []
@@ -222,7 +270,11 @@ class SessionLogsParser(KeepingParser):
         tool_name = _str(value.get("tool_name"))
         tool_input = value.get("tool_input")
         entry_id = _str(value.get("id")) or _str(value.get("entry_id"))
-        if entry_id is None or entry_id in self._ids:
+        if entry_id is not None and (entry_id in self._ids or (self._seen is not None
+                                                              and entry_hash(entry_id) in self._seen)):
+            self.clash_line = line
+            entry_id = None
+        if entry_id is None:
             entry_id = f"L{line}"
         self._ids.add(entry_id)
         ts = parse_timestamp(value.get("timestamp"))
@@ -293,7 +345,7 @@ class SessionLogsParser(KeepingParser):
             noise_count=self.account.noise,
             size=size,
         )
-        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings)]
+        return [LoadedSession(session, self.entries, self.noise, self.account, self.warnings, carry=self.carry)]
 
 
 def _str(value: Any) -> str | None:
