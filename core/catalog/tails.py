@@ -210,9 +210,9 @@ def regrow(library: Library, session: Session, row: FileRow) -> bool:
     the conversation, the window's last entries are a whole reading's, its length is the one
     stored plus what the window's lines give more with the new lines, and a window nearer the
     end is looked for against that reading (`find_tail`); the head window, when it was found by
-    the same reading, still gives the first entries. Not when the lines to read are over 1/SHARE of the
-    file (a file grown much since, unasked: reading them whole holds ~2x them; the caller's
-    thin reading holds less)."""
+    the same reading, still gives the first entries. Not when the lines to read are over
+    1/SHARE of the file (a file grown much since, unasked: reading them whole holds ~2x them;
+    the caller's thin reading holds less)."""
     from ..read.jsonl import RecordFile
     from .library import conversation
 

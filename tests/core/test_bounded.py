@@ -110,7 +110,7 @@ def test_the_record_thread_holds_each_uuid_once(path: Path, monkeypatch: pytest.
     assert packed == [0] * len(carried)
     for blob in carried:
         c = claude_module._Carry.unpack(blob)
-        assert c is not None and c.seen == {claude_module._hash(u) for u in (*parser._nodes, *parser._via)}
+        assert c is not None and c.seen == {claude_module.hash8(u) for u in (*parser._nodes, *parser._via)}
 
 
 @settings(max_examples=200, deadline=None)

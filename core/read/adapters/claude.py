@@ -61,8 +61,8 @@ from ...model import (
 )
 from ..ends import (FIELDS, Ends, Look, QuickMeta, basename, first_json_lines, head_values_from, one_spaced,
                     tail_values)
-from .base import (Adapter, Extension, hash8, LineAccount, LoadedSession, RecordParser, UsagePart, is_codex_record,
-                   walk_files)
+from .base import (Adapter, Extension, LineAccount, LoadedSession, RecordParser, UsagePart, hash8,
+                   is_codex_record, walk_files)
 
 
 def _log() -> Any:
@@ -958,9 +958,6 @@ _CARRY_VERSION = 1
 _KEY_WINDOW = 16  # usage keys carried as they are (a split reply's records repeat its key)
 
 
-_hash = hash8
-
-
 def _key_text(key: tuple[str, str]) -> str:
     return f"{key[0]}\x00{key[1]}"
 
@@ -1030,7 +1027,7 @@ class _Carry:
         while len(self.keys) > _KEY_WINDOW:
             key = next(iter(self.keys))
             del self.keys[key]
-            self.older.add(_hash(_key_text(key)))
+            self.older.add(hash8(_key_text(key)))
 
     def pack(self, more_seen: Iterable[Iterable[str]] = ()) -> bytes:
         """`more_seen`: uuids read besides `seen`, packed as their hashes one at a time (a 1 GB
@@ -1055,7 +1052,7 @@ class _Carry:
             out += h
         for uuids in more_seen:
             for u in uuids:
-                out += _hash(u)
+                out += hash8(u)
         return bytes(out)
 
     @classmethod
@@ -1101,7 +1098,7 @@ def _extend(t: ClaudeParser, size: int, blob: bytes) -> Extension | None:
     pending = set(c.pending)
     for rec in t._recs:
         u = rec.uuid
-        if u is not None and (_odd_uuid(u) or u in pending or _hash(u) in c.seen):
+        if u is not None and (_odd_uuid(u) or u in pending or hash8(u) in c.seen):
             return None
     path = t.path
     stem = _stem(path)
@@ -1116,7 +1113,7 @@ def _extend(t: ClaudeParser, size: int, blob: bytes) -> Extension | None:
     for key, (usage, _rec) in t._usage.items():
         if key in c.keys:
             was = _usage_tuple(c.keys[key])
-        elif _hash(_key_text(key)) in c.older:
+        elif hash8(_key_text(key)) in c.older:
             return None  # (which usage it replaces is not carried)
         else:
             was = (0, 0, 0, 0)
@@ -1161,8 +1158,8 @@ def _extend(t: ClaudeParser, size: int, blob: bytes) -> Extension | None:
     c.conversation += account.conversation
     c.noise += account.noise
     c.malformed += account.malformed
-    c.seen.update(_hash(u) for u in t._nodes)
-    c.seen.update(_hash(u) for u in t._via)
+    c.seen.update(hash8(u) for u in t._nodes)
+    c.seen.update(hash8(u) for u in t._via)
 
     picked = _pick_title([(RANK_CUSTOM, c.custom), (RANK_AI, c.ai), (RANK_SUMMARY, c.own),
                           (RANK_PROMPT, c.prompt), (RANK_COMMAND, c.command),

@@ -128,13 +128,10 @@ class CollectingParser(KeepingParser):
 
     def resume(self, blob: bytes) -> bool:
         """Take up the state `carry` gave (False: not this version's or this format's)."""
-        cut = blob.index(b"\n")
-        state = orjson.loads(blob[:cut])
-        if (not isinstance(state, dict) or state.get("v") != self.CARRY_VERSION
-                or state.get("format") != self.source_format or (len(blob) - cut - 1) % 8
-                or not self.resume_own(state["own"])):
+        state = carried_state(blob, self.CARRY_VERSION, self.source_format)
+        if state is None or not self.resume_own(state["own"]):
             return False
-        self._seen = IdHashes.unpack(blob[cut + 1:], state["sorted"])
+        self._seen = IdHashes.of(blob, state)
         self.clash_line = state["clash"]
         self.session_id, self.project = state["session_id"], state["project"]
         self.git_branch, self.kind, self.parent_id = state["git_branch"], SessionKind(state["kind"]), state["parent_id"]
@@ -301,11 +298,11 @@ class CollectingAdapter(ResumingAdapter):
         appended lines repeated one met before in the whole reading (`carried`'s clash line:
         the whole reading would rename such an entry, or take such a record in place of the
         other) and the format's own rules hold (`CollectingParser.at_cut`, `continues_after`)."""
-        proto = self.parser(path)
-        clash = carried_clash(carried, proto.CARRY_VERSION, proto.source_format) if self.grows(path) else None
-        if clash is None:
-            return None
         parser = self.parser(path)
+        state = carried_state(carried, parser.CARRY_VERSION, parser.source_format) if self.grows(path) else None
+        if state is None:
+            return None
+        clash = state["clash"]
         first_new = self.feed_grown(parser, rf, offset, line, old_end, parser.at_cut)
         if first_new is None or clash >= first_new:
             return None
@@ -313,19 +310,20 @@ class CollectingAdapter(ResumingAdapter):
         return loaded[0] if len(loaded) == 1 and parser.continues_after(loaded[0], first_new) else None
 
 
-def carried_clash(carried: bytes | None, version: int, fmt: str) -> int | None:
-    """The clash line (the last line whose id repeated one met before) a carried state of
-    format `fmt` and `version` holds, its JSON before the ids' hashes; None: none such."""
+def carried_state(carried: bytes | None, version: int, fmt: str) -> dict[str, Any] | None:
+    """The JSON of a carried state of format `fmt` and `version` (before the ids' hashes), with
+    its clash line (the last line whose id repeated one met before) and how many of the hashes
+    are sorted; None: none such."""
     if not isinstance(carried, bytes) or b"\n" not in carried:
         return None
     try:
         state = orjson.loads(carried[:carried.index(b"\n")])
     except orjson.JSONDecodeError:
         return None
-    if (not isinstance(state, dict) or state.get("v") != version
-            or state.get("format") != fmt or type(state.get("clash")) is not int):
+    if (not isinstance(state, dict) or state.get("v") != version or state.get("format") != fmt
+            or type(state.get("clash")) is not int or type(state.get("sorted")) is not int):
         return None
-    return state["clash"]
+    return state
 
 
 def entry_hash(ident: str) -> int:
@@ -357,6 +355,11 @@ class IdHashes:
         ordered = self._sorted
         i = bisect_left(ordered, h)
         return i < len(ordered) and ordered[i] == h
+
+    @classmethod
+    def of(cls, carried: bytes, state: dict[str, Any]) -> IdHashes:
+        """The hashes after the JSON of a carried state (`carried_state` gave `state`)."""
+        return cls.unpack(carried[carried.index(b"\n") + 1:], state["sorted"])
 
     @classmethod
     def unpack(cls, body: bytes, n_sorted: int) -> IdHashes:
@@ -425,5 +428,5 @@ def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str |
     return out
 
 
-__all__ = ["CollectingAdapter", "CollectingParser", "IdHashes", "carried_clash", "carried_title", "count", "entry_hash",
+__all__ = ["CollectingAdapter", "CollectingParser", "IdHashes", "carried_state", "carried_title", "count", "entry_hash",
            "off_branch", "s", "stem", "text_of"]

@@ -70,7 +70,7 @@ from ...model import (
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, Extension, KeepingParser, LoadedSession, RecordParser
-from .collect import IdHashes, carried_clash, count, entry_hash
+from .collect import IdHashes, carried_state, count, entry_hash
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
@@ -141,12 +141,12 @@ class SessionLogsAdapter(Adapter):
         none given before (else it is named by its line): the lines from `offset` read alone
         give the whole reading's last entries with the appended ones after them when no appended
         entry's id repeated one of before in the whole reading (`carried`'s clash line)."""
-        clash = carried_clash(carried, SessionLogsParser.CARRY_VERSION, DEFAULT_SOURCE)
-        if clash is None:
+        state = carried_state(carried, SessionLogsParser.CARRY_VERSION, DEFAULT_SOURCE)
+        if state is None:
             return None
         parser = self.parser(path)
         first_new = self.feed_grown(parser, rf, offset, line, old_end, lambda: True)
-        if first_new is None or clash >= first_new:
+        if first_new is None or state["clash"] >= first_new:
             return None
         loaded = parser.finish()
         return loaded[0] if len(loaded) == 1 else None
@@ -235,15 +235,14 @@ class SessionLogsParser(KeepingParser):
 
     def resume(self, blob: bytes) -> bool:
         """Take up what `carry` gave (False: another version's or format's)."""
-        clash = carried_clash(blob, self.CARRY_VERSION, DEFAULT_SOURCE)
-        if clash is None:
+        state = carried_state(blob, self.CARRY_VERSION, DEFAULT_SOURCE)
+        if state is None:
             return False
-        cut = blob.index(b"\n")
         try:
-            self._seen = IdHashes.unpack(blob[cut + 1:], orjson.loads(blob[:cut])["sorted"])
-        except (ValueError, KeyError, TypeError):
+            self._seen = IdHashes.of(blob, state)
+        except ValueError:
             return False
-        self.clash_line = clash
+        self.clash_line = state["clash"]
         return True
 
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
