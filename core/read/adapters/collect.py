@@ -343,13 +343,16 @@ class IdHashes:
     an eighth of them (Python's sort merges the sorted run and the new one)."""
 
     def __init__(self, ordered: array[int], latest: list[int]) -> None:
-        self._sorted, self._latest, self._set = ordered, latest, set(latest)
+        self._sorted, self._latest = ordered, latest
+        self._set: set[int] | None = None  # (the latest as a set, made at the first lookup)
 
     @property
     def n_sorted(self) -> int:
         return len(self._sorted)
 
     def __contains__(self, h: int) -> bool:
+        if self._set is None:
+            self._set = set(self._latest)
         if h in self._set:
             return True
         ordered = self._sorted
