@@ -19,6 +19,7 @@ from sessionscope.core.read.discovery import Root
 
 PI_PATH = "sessions/--home-dev-proj--/2026-01-31T10-00-00-000Z_5e1f0c7a-0000-4000-8000-00000000000a.jsonl"
 COPILOT_PATH = "session-state/5e1f0c7a-0000-4000-8000-00000000000b/events.jsonl"
+GEMINI_PATH = "tmp/" + "ab" * 32 + "/chats/session-2026-01-31T10-00-5e1f0c7a.jsonl"
 TS = "2026-01-31T10:{:02d}:{:02d}.000Z"
 
 
@@ -217,14 +218,17 @@ def test_a_reading_on_names_a_repeated_id_as_a_whole_reading_does(tmp_path: Path
     assert parser.clash_line > n_lines
 
 
-@pytest.mark.skipif(not corpus_files("copilot-cli"), reason=NO_CORPUS)
-def test_copilot_last_entries_carried_across_growth_are_the_whole_reads(tmp_path: Path, windows: None) -> None:
-    """A real Copilot CLI event log written a few lines at a time: after each growth every
-    answer is a whole reading's, and windows are carried."""
-    [source] = corpus_files("copilot-cli")
+@pytest.mark.parametrize("fmt", ["copilot-cli", "gemini"])
+def test_real_logs_carried_across_growth_are_the_whole_reads(tmp_path: Path, windows: None, fmt: str) -> None:
+    """A real Copilot CLI event log and a real Gemini CLI chat written a few lines at a time:
+    after each growth every answer is a whole reading's, and windows are carried."""
+    sources = corpus_files(fmt)
+    if not sources:
+        pytest.skip(NO_CORPUS)
+    [source] = sources
     all_lines = source.read_bytes().splitlines(keepends=True)
     root = tmp_path / "root"
-    path = root / COPILOT_PATH
+    path = root / (COPILOT_PATH if fmt == "copilot-cli" else GEMINI_PATH)
     path.parent.mkdir(parents=True)
     n = len(all_lines)
     for first in range(n // 2, n):  # (the first cut whose whole reading finds a window: one to carry)
@@ -271,8 +275,6 @@ def test_id_hashes_carried_over_many_readings_find_every_one_met() -> None:
     with pytest.raises(ValueError):
         IdHashes.unpack(b"\0" * 12, 0)
 
-
-GEMINI_PATH = "tmp/" + "ab" * 32 + "/chats/session-2026-01-31T10-00-5e1f0c7a.jsonl"
 
 
 def gemini_messages(n: int, prefix: str, start: int = 0) -> list[dict]:
