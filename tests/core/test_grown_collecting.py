@@ -338,3 +338,48 @@ def test_a_session_logs_window_is_carried_unless_a_new_id_repeats_an_older_one(
         more[3]["id"] = "n400"
     carried = carried_after_growth(tmp_path, "logs/5e1f0c7a.jsonl", lines(first), lines(more))
     assert carried is (case in ("linear", "no-ids")), case
+
+
+@pytest.mark.parametrize("damage", ["truncated", "sorted-count", "not-json"])
+@pytest.mark.parametrize("fmt", ["pi", "session-logs"])
+def test_a_damaged_carried_state_is_read_whole_not_trusted(tmp_path: Path, windows: None, fmt: str,
+                                                           damage: str) -> None:
+    """A carried state the catalog holds damaged (its hashes cut short, a sorted count past them,
+    its JSON broken): the grown file is read whole, the session as a whole reading gives it, no
+    window carried on it, nothing raised."""
+    import sqlite3
+
+    if fmt == "pi":
+        where, first, more = PI_PATH, [pi_header(), *pi_turns(300, "a", None)], pi_turns(4, "b", "a00299", start=300)
+    else:
+        header = {"session_id": "5e1f0c7a-0000-4000-8000-00000000000d", "agent_id": "bench", "started_at": _ts(0)}
+        where, first, more = "logs/5e1f0c7a.jsonl", [header, *log_entries(300, "e")], log_entries(4, "n", start=300)
+    root = tmp_path / "root"
+    path = root / where
+    path.parent.mkdir(parents=True)
+    path.write_bytes(lines(first))
+    scan(root, Catalog(tmp_path / "c.sqlite"))
+    con = sqlite3.connect(tmp_path / "c.sqlite")
+    [(state,)] = con.execute("SELECT state FROM carries WHERE path=?", (str(path),)).fetchall()
+    cut = state.index(b"\n")
+    if damage == "truncated":
+        state = state[:-3]
+    elif damage == "sorted-count":
+        head = orjson.loads(state[:cut])
+        state = orjson.dumps({**head, "sorted": len(state)}) + state[cut:]
+    else:
+        state = b"{" + state[1:cut - 1] + state[cut:]
+    con.execute("UPDATE carries SET state=? WHERE path=?", (state, str(path)))
+    con.commit()
+    con.close()
+    with path.open("ab") as fh:
+        fh.write(lines(more))
+    lib = scan(root, Catalog(tmp_path / "c.sqlite"))
+    [session] = lib.all_sessions()
+    fresh = Library([Root(str(root), "--root", explicit=True)], catalog=Catalog(tmp_path / "fresh.sqlite"))
+    fresh.scan()
+    assert session == fresh.all_sessions()[0]
+    # (read whole: its windows are its own, under the file as it is; none carried from the damage)
+    assert lib.catalog.tail(str(path)).key == tails.mark_key(lib.row(str(path)).fingerprint)
+    whole = conversation(lib.load(session).entries)
+    assert tails.last_entries(lib, session, 8) in (None, (whole[-8:], len(whole)))
