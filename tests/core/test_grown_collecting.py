@@ -123,16 +123,19 @@ def carried_after_growth(tmp_path: Path, where: str, first: bytes, more: bytes, 
     return carried
 
 
-@pytest.mark.parametrize("case", ["linear", "fork-at-leaf", "branch", "repeat", "repeat-noise", "no-ids"])
+@pytest.mark.parametrize("case", ["linear", "fork-at-leaf", "branch", "repeat", "repeat-noise", "repeat-of-noise",
+                                  "no-ids"])
 def test_a_pi_window_is_carried_only_when_the_new_records_continue_its_branch(
         tmp_path: Path, windows: None, case: str) -> None:
     """Carried when the new records continue the branch the file was left on (`linear`; two
     children of the old leaf, the later the new leaf: `fork-at-leaf`); not when one branches from
     an earlier record (`branch`: its ancestors, before the window, join the branch in a whole
-    reading), repeats the id of a record before the window (`repeat`, `repeat-noise`: a whole
-    reading renames the entry or takes the record's parent in place of the other), nor in a v1
-    file, whose records have no ids (`no-ids`)."""
+    reading), repeats the id of a record before the window (`repeat`, `repeat-noise`, and
+    `repeat-of-noise`, of a record that gave no entry: a whole reading renames the entry or takes
+    the record's parent in place of the other), nor in a v1 file, whose records have no ids
+    (`no-ids`)."""
     first = [pi_header(), *pi_turns(400, "a", None)]
+    first.insert(20, {"type": "label", "id": "n0001", "parentId": "a00018", "timestamp": _ts(20), "label": "x"})
     more = pi_turns(6, "b", "a00399", start=400)
     if case == "fork-at-leaf":
         more.insert(0, {**pi_turns(1, "c", "a00399", start=400)[0]})
@@ -141,8 +144,11 @@ def test_a_pi_window_is_carried_only_when_the_new_records_continue_its_branch(
     elif case == "repeat":
         more[3]["id"] = "a00010"
         more[4]["parentId"] = "a00010"
-    elif case == "repeat-noise":
-        more.append({"type": "label", "id": "a00005", "parentId": "a00001", "timestamp": _ts(500), "label": "x"})
+    elif case == "repeat-of-noise":
+        more[3]["id"] = "n0001"
+        more[4]["parentId"] = "n0001"
+    elif case == "repeat-noise":  # (a record of no entry, on the branch, with the id of one that gave entries)
+        more.append({"type": "label", "id": "a00005", "parentId": more[-1]["id"], "timestamp": _ts(500), "label": "x"})
     elif case == "no-ids":
         for r in (*first, *more):
             if r["type"] != "session":

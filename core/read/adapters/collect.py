@@ -108,7 +108,9 @@ class CollectingParser(KeepingParser):
             return None
         before = self._before or {}
         account = self.account
-        ids = IdHashes.carried(self._seen, chain(map(entry_hash, self._ids), map(_record_hash, self.record_ids())))
+        # (a record whose id names an entry too is told by that entry's hash: `repeats_record`)
+        ids = IdHashes.carried(self._seen, chain(map(entry_hash, self._ids),
+                                                 map(_record_hash, (r for r in self.record_ids() if r not in self._ids))))
         return b"".join([orjson.dumps({
             "v": self.CARRY_VERSION, "format": self.source_format, "own": own,
             "session_id": self.session_id, "project": self.project, "git_branch": self.git_branch,
@@ -157,8 +159,11 @@ class CollectingParser(KeepingParser):
 
     def repeats_record(self, rec_id: str, met: bool, parsed: ParsedLine) -> None:
         """Note record `rec_id` on `parsed`, `met` (whether this reading met it already) or not:
-        a repeat of one met before, here or by the reading carried, sets `clash_line`."""
-        if met or (self._seen is not None and _record_hash(rec_id) in self._seen):
+        a repeat of one met before, here or by the reading carried, sets `clash_line`. (The
+        reading carried kept a record's id as an entry's when an entry has it, as its first
+        entry does: an entry of that name, whichever record gave it, counts as a repeat too.)"""
+        seen = self._seen
+        if met or (seen is not None and (_record_hash(rec_id) in seen or entry_hash(rec_id) in seen)):
             self.clash_line = parsed.raw.line
 
     # -- reading the last lines alone (core/catalog/tails.py `regrow`) -----------------------------
