@@ -398,7 +398,7 @@ def _append(path: Path, records: list[dict]) -> None:
 
 
 @pytest.mark.parametrize("case", ["linear", "rewind", "far-call", "off-branch-part", "system-after", "sidechain",
-                                  "much"])
+                                  "much", "much-but-small"])
 def test_a_window_is_carried_across_growth_only_when_it_still_gives_the_whole_reads_entries(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str) -> None:
     """600 turns read whole (a window of the last 8 checked), then records appended and read on:
@@ -407,8 +407,9 @@ def test_a_window_is_carried_across_growth_only_when_it_still_gives_the_whole_re
     older turn (`rewind`: turns after it leave the branch), answer a call made before the window
     (`far-call`: its tool's name is not in the window), hold a record off the branch with the
     message id of a reply before the window (`off-branch-part`: that reply puts it on the branch
-    in a whole reading) or a sidechain record, nor when the file more than doubled (`much`). Every
-    answer is a whole reading's either way."""
+    in a whole reading) or a sidechain record, nor when the file more than doubled by more than
+    REGROW_BYTES (`much`; under it, `much-but-small`, carried). Every answer is a whole reading's
+    either way."""
     small_windows(monkeypatch, verify=8)
     monkeypatch.setattr(tails, "HEAD_MIN_BYTES", 0)
     monkeypatch.setattr(tails, "HEAD_VERIFY", 5)
@@ -437,7 +438,9 @@ def test_a_window_is_carried_across_growth_only_when_it_still_gives_the_whole_re
         more[1]["parentUuid"] = "s000"
     elif case == "sidechain":
         more[2]["isSidechain"] = True
-    elif case == "much":  # (grown by more than 1/SHARE of the file since: the caller's thin reading holds less)
+    elif case in ("much", "much-but-small"):  # (grown by more than 1/SHARE of the file since)
+        if case == "much":  # (and by more than REGROW_BYTES: the caller's thin reading holds less)
+            monkeypatch.setattr(tails, "REGROW_BYTES", 0)
         more = [claude_record(f"b{i:03d}", f"b{i - 1:03d}" if i else "a599", "user" if i % 2 == 0 else "assistant",
                               f"more {i}", 300 + i) for i in range(600)]
     _append(path, more)
@@ -450,7 +453,7 @@ def test_a_window_is_carried_across_growth_only_when_it_still_gives_the_whole_re
     assert lib.catalog.head(str(path)).key == lib.catalog.tail(str(path)).key
     row = tails.single_row(lib, session)  # (None: a file of two sessions)
     carried = row is not None and tails.regrow(lib, session, row)
-    assert carried is (case in ("linear", "system-after")), case
+    assert carried is (case in ("linear", "system-after", "much-but-small")), case
     for n in (1, 8):  # (None: the caller reads the file, as before)
         assert tails.last_entries(lib, session, n) == ((whole[-n:], len(whole)) if carried else None), (case, n)
     # `read`'s first entries, from the head window carried with it
