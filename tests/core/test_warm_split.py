@@ -127,3 +127,33 @@ def test_a_folder_changed_in_the_childs_half_is_found(tmp_path: Path) -> None:
     import json
 
     assert json.loads(done.stdout) == {"unchanged": True, "a file added to a folder": False, "stored again": True}
+
+
+REAP_SCRIPT = """if True:
+    import json, os, sys
+    from sessionscope.core.catalog import warm
+    folder = sys.argv[1]
+    paths = sorted(os.path.join(folder, n) for n in os.listdir(folder))
+    stored = warm.file_stats(os.stat(p) for p in paths)
+    warm.SPLIT_FROM = 4
+    most = 0
+    for _ in range(30):
+        assert warm.same_stats([(paths, stored, warm.FILE_FIELDS)], split=True)
+        most = max(most, len(warm._unreaped))
+    print(json.dumps({"most": most, "left": len(warm._unreaped)}))
+"""
+
+
+def test_a_process_that_forks_again_gathers_no_unreaped_children(tmp_path: Path) -> None:
+    """The stat child is not waited for once it has answered; the next fork reaps those that have
+    ended, so a process comparing again and again (a long-lived one) gathers no zombies: of 30
+    children, the few still ending at the moment (one or two on a quiet machine) are pending."""
+    for i in range(8):
+        (tmp_path / f"s{i}.jsonl").write_text("{}\n")
+    done = subprocess.run([sys.executable, "-c", REAP_SCRIPT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    out = json.loads(done.stdout)
+    assert out["most"] <= 10 and out["left"] <= 10, out
