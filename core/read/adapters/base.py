@@ -321,12 +321,13 @@ class Adapter(ABC):
         return None
 
     @staticmethod
-    def feed_grown(parser: RecordParser, rf: RecordFile, offset: int, line: int, old_end: int,
-                   at_cut: Callable[[], bool]) -> int | None:
+    def grown_session(parser: RecordParser, rf: RecordFile, offset: int, line: int, old_end: int,
+                      at_cut: Callable[[], bool] = lambda: True) -> tuple[LoadedSession, int] | None:
         """`read_grown`'s reading: `parser` fed the lines from `offset` (line `line`), `at_cut()`
-        asked just before the first line from `old_end` on (False: stop there); that line's
-        number, or None (stopped, no such line, or `old_end` not the end of a line: the reading
-        before ended inside one)."""
+        asked just before the first line from `old_end` on (False: stop there), then finished:
+        the one session it gives and that line's number; None when it stopped, there is no such
+        line, `old_end` is not the end of a line (the reading before ended inside one) or the
+        lines give other than one session."""
         if not 0 <= offset < old_end <= rf.size or rf.buffer[old_end - 1:old_end] != b"\n":
             return None
         first_new = None
@@ -336,7 +337,10 @@ class Adapter(ABC):
                     return None
                 first_new = parsed.raw.line
             parser.feed(parsed)
-        return first_new
+        if first_new is None:
+            return None
+        loaded = parser.finish()
+        return (loaded[0], first_new) if len(loaded) == 1 else None
 
     def grows(self, path: str) -> bool:
         """Whether `path` is read on from where it stopped when it grew (`appends`, per file for
@@ -425,6 +429,14 @@ class Adapter(ABC):
     def discover(self, root: str) -> Iterator[str]:
         """Candidate files under a root (names only; content is sniffed later)."""
         yield from walk_files(root, self.suffixes)
+
+
+def results_named(entries: Iterable[Entry], first_line: int) -> bool:
+    """Whether every tool result from line `first_line` on that answers a call names its tool,
+    the call having been read (in lines read alone, a call before them leaves it unnamed where
+    a whole reading names it)."""
+    return not any(e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None
+                   and e.locator.line >= first_line for e in entries)
 
 
 def hash8(text: str) -> bytes:

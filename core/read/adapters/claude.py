@@ -185,11 +185,10 @@ class ClaudeAdapter(Adapter):
             at_cut.append((len(parser._summaries), parser._duplicates))
             return True
 
-        first_new = self.feed_grown(parser, rf, offset, line, old_end, note)
-        if first_new is None or at_cut != [(len(parser._summaries), parser._duplicates)]:
+        got = self.grown_session(parser, rf, offset, line, old_end, note)
+        if got is None or at_cut != [(len(parser._summaries), parser._duplicates)]:
             return None
-        loaded = parser.finish()
-        return loaded[0] if len(loaded) == 1 and parser.continues_at(first_new) else None
+        return got[0] if parser.continues_at(got[1]) else None
 
     def extend(self, old: Session, tail: RecordParser, size: int,
                carried: object = None) -> Extension | None:

@@ -72,7 +72,7 @@ from ...model import (
 from ..ends import (Ends, Lines, QuickMeta, first_json_lines, last_stamp, last_stamp_of, line_values,
                     tail_values)
 from .base import (KeepingParser, LoadedSession, ResumingAdapter, UsagePart,
-                   is_codex_record, load_json_document, walk_files)
+                   is_codex_record, load_json_document, results_named, walk_files)
 from .base import json_text as _dumps
 
 _WRAPPED_HEAD = LazyPattern(
@@ -178,14 +178,9 @@ class CodexAdapter(ResumingAdapter):
         of these lines alone), the model a reply is written by was set in them (a turn context),
         and each tool output appended answers a call read here (its tool's name)."""
         parser = self.parser(path)
-        if self.feed_grown(parser, rf, offset, line, old_end,
-                           lambda: parser._cleared and parser._model is not None) is None:
-            return None
-        loaded = parser.finish()
-        if len(loaded) != 1 or any(e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None
-                                   and e.locator.offset >= old_end for e in loaded[0].entries):
-            return None
-        return loaded[0]
+        got = self.grown_session(parser, rf, offset, line, old_end,
+                                 lambda: parser._cleared and parser._model is not None)
+        return got[0] if got is not None and results_named(got[0].entries, got[1]) else None
 
     def quick(self, ends: Ends) -> QuickMeta:
         """Id, project, kind and title by the parser's own rules, from the head's lines fed to it

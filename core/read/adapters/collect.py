@@ -307,12 +307,8 @@ class CollectingAdapter(ResumingAdapter):
         state = carried_state(carried, parser.CARRY_VERSION, parser.source_format) if self.grows(path) else None
         if state is None:
             return None
-        clash = state["clash"]
-        first_new = self.feed_grown(parser, rf, offset, line, old_end, parser.at_cut)
-        if first_new is None or clash >= first_new:
-            return None
-        loaded = parser.finish()
-        return loaded[0] if len(loaded) == 1 and parser.continues_after(loaded[0], first_new) else None
+        got = self.grown_session(parser, rf, offset, line, old_end, parser.at_cut)
+        return got[0] if got is not None and state["clash"] < got[1] and parser.continues_after(*got) else None
 
 
 def carried_state(carried: bytes | None, version: int, fmt: str) -> dict[str, Any] | None:

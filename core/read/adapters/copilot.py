@@ -51,7 +51,7 @@ from ..jsonl import HeadTail, ParsedLine, RawLine, RecordFile, parse_line, reade
 from ...model import Entry, EntryKind, Role, SessionKind, parse_timestamp, truncate
 from ..ends import (Ends, QuickMeta, basename, first_json_lines, head_values_from, last_stamp_of, line_values,
                     one_spaced, tail_values)
-from .base import LoadedSession, array_spans
+from .base import LoadedSession, array_spans, results_named
 from .collect import CollectingAdapter, CollectingParser, s, stem, text_of
 
 _LEGACY_HEAD = re.compile(rb'^\s*\{\s*"sessionId"\s*:\s*"[^"]*"\s*,\s*"(?:startTime|chatMessages|timeline)"\s*:')
@@ -292,12 +292,8 @@ class CopilotParser(CollectingParser):
         """The appended events name tools as a whole reading does: none is an execution start
         whose call this reading had not seen requested (one before the window makes it noise in
         a whole reading), and each tool result's call was read here (its tool's name)."""
-        for e in loaded.entries:
-            if e.locator.line >= first_new and (
-                    e.raw_type == "tool.execution_start"
-                    or (e.kind is EntryKind.TOOL_RESULT and e.tool_use_id and e.tool_name is None)):
-                return False
-        return True
+        return results_named(loaded.entries, first_new) and not any(
+            e.raw_type == "tool.execution_start" and e.locator.line >= first_new for e in loaded.entries)
 
     def record(self, value: Any, parsed: ParsedLine) -> list[Entry] | None:
         if type(value) is _LegacyPart:

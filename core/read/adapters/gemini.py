@@ -116,10 +116,8 @@ class GeminiAdapter(ResumingAdapter):
         if not self.grows(path):
             return None
         parser = self.parser(path)
-        if self.feed_grown(parser, rf, offset, line, old_end, lambda: True) is None or parser._multi:
-            return None
-        loaded = parser.finish()
-        return loaded[0] if len(loaded) == 1 else None
+        got = self.grown_session(parser, rf, offset, line, old_end)
+        return got[0] if got is not None and not parser._multi else None
 
     def load(self, path: str, record_file: RecordFile | None = None) -> list[LoadedSession]:
         if path.endswith(".json"):

@@ -144,12 +144,8 @@ class SessionLogsAdapter(Adapter):
         state = carried_state(carried, SessionLogsParser.CARRY_VERSION, DEFAULT_SOURCE)
         if state is None:
             return None
-        parser = self.parser(path)
-        first_new = self.feed_grown(parser, rf, offset, line, old_end, lambda: True)
-        if first_new is None or state["clash"] >= first_new:
-            return None
-        loaded = parser.finish()
-        return loaded[0] if len(loaded) == 1 else None
+        got = self.grown_session(self.parser(path), rf, offset, line, old_end)
+        return got[0] if got is not None and state["clash"] < got[1] else None
 
     def quick(self, ends: Ends) -> QuickMeta:
         """The header (the sniffed first line) says almost everything; the first user entry
