@@ -61,7 +61,37 @@ def stem(path: str, suffixes: Iterable[str] = (".jsonl", ".json")) -> str:
     return name
 
 
-class CollectingParser(KeepingParser):
+class CarriedIds:
+    """What a parser carries of the ids its readings met, so that a reading on names a repeated
+    entry as a whole reading does and tells where an id repeated: the entry ids this reading
+    gave (`_ids`, the parser's own set), those of the readings it went on from, hashed
+    (`_seen`, `IdHashes`), and `clash_line`."""
+
+    _ids: set[str]
+    _seen: IdHashes | None = None  # (taken up by `take_ids`)
+    #: the last line on which an id repeated one met before (0: none), over the whole reading
+    clash_line = 0
+
+    def id_used(self, ident: str) -> bool:
+        """Whether an entry of this reading, or of the readings it went on from, has `ident`."""
+        return ident in self._ids or (self._seen is not None and entry_hash(ident) in self._seen)
+
+    def packed_ids(self, head: dict[str, Any], records: Iterable[str] = ()) -> bytes:
+        """A carried state: `head` as JSON with the clash line and how many hashes are sorted,
+        a newline, then the hashes of the entry ids given and of the ids `records` (those of
+        records no entry names), with those of the readings before."""
+        ids = IdHashes.carried(self._seen, chain(map(entry_hash, self._ids), map(_record_hash, records)))
+        return b"".join([orjson.dumps({**head, "clash": self.clash_line, "sorted": ids.n_sorted}), b"\n",
+                         ids.packed()])
+
+    def take_ids(self, blob: bytes, state: dict[str, Any]) -> None:
+        """Take up the hashes and the clash line of `blob`, whose JSON `carried_state` gave as
+        `state` (ValueError: the hashes are damaged)."""
+        self._seen = IdHashes.of(blob, state)
+        self.clash_line = state["clash"]
+
+
+class CollectingParser(KeepingParser, CarriedIds):
     """A parser that keeps its entries, noise and session metadata; subclasses implement
     `convert` with `self.entry(...)` and set `session_id`, `project`, `named_title`, ... as
     their records tell."""
@@ -86,10 +116,6 @@ class CollectingParser(KeepingParser):
         self.last_ts: datetime | None = None
         self._ids: set[str] = set()
         self._before: dict[str, Any] | None = None  # the carried state this parser went on from
-        self._seen: IdHashes | None = None  # the ids the reading before met, hashed (`carry`)
-        #: the last line on which a record's id or an entry's wanted id repeated one met before
-        #: (a record the same; an entry renamed: `unique_id`), 0 for none, over the whole reading
-        self.clash_line = 0
 
     # -- reading on (the catalog's scan: core/catalog/library.py `_read_on`) -------------------
     #: the version of `carry`'s shape (a state of another version is not taken up: read whole)
@@ -109,9 +135,7 @@ class CollectingParser(KeepingParser):
         before = self._before or {}
         account = self.account
         # (a record whose id names an entry too is told by that entry's hash: `repeats_record`)
-        ids = IdHashes.carried(self._seen, chain(map(entry_hash, self._ids),
-                                                 map(_record_hash, (r for r in self.record_ids() if r not in self._ids))))
-        return b"".join([orjson.dumps({
+        return self.packed_ids({
             "v": self.CARRY_VERSION, "format": self.source_format, "own": own,
             "session_id": self.session_id, "project": self.project, "git_branch": self.git_branch,
             "kind": self.kind.value, "parent_id": self.parent_id,
@@ -124,17 +148,14 @@ class CollectingParser(KeepingParser):
             "account": [a + b for a, b in zip(before.get("account", (0, 0, 0, 0)),
                                               (account.lines, account.conversation, account.noise,
                                                account.malformed))],
-            "clash": self.clash_line,
-            "sorted": ids.n_sorted,
-        }), b"\n", ids.packed()])
+        }, (r for r in self.record_ids() if r not in self._ids))
 
     def resume(self, blob: bytes) -> bool:
         """Take up the state `carry` gave (False: not this version's or this format's)."""
         state = carried_state(blob, self.CARRY_VERSION, self.source_format)
         if state is None or not self.resume_own(state["own"]):
             return False
-        self._seen = IdHashes.of(blob, state)
-        self.clash_line = state["clash"]
+        self.take_ids(blob, state)
         self.session_id, self.project = state["session_id"], state["project"]
         self.git_branch, self.kind, self.parent_id = state["git_branch"], SessionKind(state["kind"]), state["parent_id"]
         self.named_title, self.prompt_title = state["named_title"], state["prompt_title"]
@@ -233,10 +254,10 @@ class CollectingParser(KeepingParser):
         (in this reading, or the one it went on from: its ids' hashes)."""
         base = wanted or f"L{parsed.raw.line}"
         ident = base if n == 0 else f"{base}.{n}"
-        if ident in self._ids or (self._seen is not None and entry_hash(ident) in self._seen):
+        if self.id_used(ident):
             self.clash_line = parsed.raw.line
             ident = f"L{parsed.raw.line}" + (f".{n}" if n else "")
-            while ident in self._ids or (self._seen is not None and entry_hash(ident) in self._seen):
+            while self.id_used(ident):
                 ident += "'"
         self._ids.add(ident)
         return ident
@@ -432,5 +453,5 @@ def off_branch(entries: list[Entry], parents: dict[str, str | None], leaf: str |
     return out
 
 
-__all__ = ["CollectingAdapter", "CollectingParser", "IdHashes", "carried_state", "carried_title", "count", "entry_hash",
+__all__ = ["CarriedIds", "CollectingAdapter", "CollectingParser", "IdHashes", "carried_state", "carried_title", "count", "entry_hash",
            "off_branch", "s", "stem", "text_of"]

@@ -54,8 +54,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from ..jsonl import ParsedLine, RecordFile
 from ...model import (
     Entry,
@@ -70,7 +68,7 @@ from ...model import (
 )
 from ..ends import FIELDS, Ends, QuickMeta, first_json_lines, last_stamp
 from .base import Adapter, Extension, KeepingParser, LoadedSession, RecordParser
-from .collect import IdHashes, carried_state, count, entry_hash
+from .collect import CarriedIds, carried_state, count
 
 DEFAULT_SOURCE = "session-logs"
 _ROLES = frozenset(r.value for r in Role)
@@ -203,7 +201,7 @@ def _extend(old: Session, tail: SessionLogsParser, size: int) -> Session | None:
         noise_count=old.noise_count + account.noise, size=size)
 
 
-class SessionLogsParser(KeepingParser):
+class SessionLogsParser(KeepingParser, CarriedIds):
     """Header, then one entry per line; keeps the session's metadata as it goes."""
 
     def __init__(self, path: str) -> None:
@@ -216,8 +214,6 @@ class SessionLogsParser(KeepingParser):
         self._last_ts: datetime | None = None
         self._title: str | None = None
         self._entry_seen = False
-        self._seen: IdHashes | None = None  # the ids given by the reading carried (`resume`)
-        self.clash_line = 0  # the last line whose entry's id repeated one given before (0: none)
 
     #: the version of `carry`'s shape
     CARRY_VERSION = 1
@@ -225,9 +221,7 @@ class SessionLogsParser(KeepingParser):
     def carry(self) -> bytes:
         """What reading on needs of the lines read: the hashes of the entry ids given (a new
         entry repeating one is named by its line, as in a whole reading) and the clash line."""
-        ids = IdHashes.carried(self._seen, map(entry_hash, self._ids))
-        return b"".join([orjson.dumps({"v": self.CARRY_VERSION, "format": DEFAULT_SOURCE, "clash": self.clash_line,
-                                       "sorted": ids.n_sorted}), b"\n", ids.packed()])
+        return self.packed_ids({"v": self.CARRY_VERSION, "format": DEFAULT_SOURCE})
 
     def resume(self, blob: bytes) -> bool:
         """Take up what `carry` gave (False: another version's or format's)."""
@@ -235,10 +229,9 @@ class SessionLogsParser(KeepingParser):
         if state is None:
             return False
         try:
-            self._seen = IdHashes.of(blob, state)
+            self.take_ids(blob, state)
         except ValueError:
             return False
-        self.clash_line = state["clash"]
         return True
 
     def convert(self, parsed: ParsedLine) -> tuple[list[Entry], bool]:
@@ -265,8 +258,7 @@ class SessionLogsParser(KeepingParser):
         tool_name = _str(value.get("tool_name"))
         tool_input = value.get("tool_input")
         entry_id = _str(value.get("id")) or _str(value.get("entry_id"))
-        if entry_id is not None and (entry_id in self._ids or (self._seen is not None
-                                                              and entry_hash(entry_id) in self._seen)):
+        if entry_id is not None and self.id_used(entry_id):
             self.clash_line = line
             entry_id = None
         if entry_id is None:
