@@ -438,3 +438,107 @@ def test_a_primed_warm_scan_is_used_once_and_a_scan_in_between_drops_it(
     lib.prime_warm()
     seen = len(compared)
     assert lib.scan_warm() is None and len(compared) == seen
+
+
+def _snapshot_files(tmp_path: Path) -> list[Path]:
+    folder = tmp_path / "c.sqlite.warm"
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+def test_the_snapshot_s_paths_and_stats_are_kept_in_a_file_the_row_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    spy = Spy(monkeypatch)
+    scan(roots_of(root), tmp_path)
+    (only,) = _snapshot_files(tmp_path)
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    token, inline = db.execute("SELECT token, length(paths) + length(stats) + length(folders) + length(fstats)"
+                               " FROM scans").fetchone()
+    assert only.name == token and inline == 0
+    assert str(root / "p" / f"{A}.jsonl").encode() in only.read_bytes()
+    spy.warm()
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+    assert spy.warm()
+    # (a catalog whose row holds the parts itself, as before the files: read as it is)
+    blobs = store._WarmFiles(str(tmp_path / "c.sqlite.warm")).read(token)
+    assert blobs is not None
+    db.execute("UPDATE scans SET paths=?, stats=?, folders=?, fstats=?", blobs)
+    db.commit()
+    only.unlink()
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+    assert spy.warm()
+    db.close()
+
+
+@pytest.mark.parametrize("damage", ["gone", "cut short", "one byte more", "another token", "sizes past the end",
+                                    "a negative size", "not a file"])
+def test_a_snapshot_file_gone_or_damaged_is_no_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    root = tree(tmp_path)
+    spy = Spy(monkeypatch)
+    scan(roots_of(root), tmp_path)
+    (path,) = _snapshot_files(tmp_path)
+    data = path.read_bytes()
+    at = len(store._WarmFiles.MAGIC)
+    sizes_at = store._WarmFiles._HEAD - 32
+    path.unlink()
+    if damage == "cut short":
+        path.write_bytes(data[:-1])
+    elif damage == "one byte more":
+        path.write_bytes(data + b"\0")
+    elif damage == "another token":
+        path.write_bytes(data[:at] + b"0" * 16 + data[at + 16:])
+    elif damage == "sizes past the end":
+        path.write_bytes(data[:sizes_at] + (2**62).to_bytes(8, "little") + data[sizes_at + 8:])
+    elif damage == "a negative size":
+        path.write_bytes(data[:sizes_at] + (-1).to_bytes(8, "little", signed=True) + data[sizes_at + 8:])
+    elif damage == "not a file":
+        path.mkdir()
+    spy.warm()
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+    assert not spy.warm()
+    scan(roots_of(root), tmp_path)  # (the walk kept a new snapshot: taken now)
+    assert spy.warm()
+
+
+def test_snapshot_files_no_row_names_are_deleted_once_a_minute_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    scan(roots_of(root), tmp_path)
+    (first,) = _snapshot_files(tmp_path)
+    part = first.with_name("0123456789abcdef.part")  # (left by a writer that died)
+    part.write_bytes(b"x")
+    write(root / "p" / f"{C}.jsonl", [claude("c1", None, C, 9)])
+    scan(roots_of(root), tmp_path)  # (a walk: a new snapshot, the first one's file under a minute old)
+    assert first.exists() and part.exists() and len(_snapshot_files(tmp_path)) == 3
+    for old in (first, part):
+        os.utime(old, (1, 1))
+    os.utime(root / "p", None)
+    (root / "p" / f"{C}.jsonl").unlink()
+    scan(roots_of(root), tmp_path)
+    names = {p.name for p in _snapshot_files(tmp_path)}
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    assert names >= {r[0] for r in db.execute("SELECT token FROM scans")}
+    assert first.name not in names and part.name not in names
+    db.close()
+
+
+def test_a_snapshot_file_that_cannot_be_written_keeps_no_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path)
+    (tmp_path / "c.sqlite.warm").write_text("in the way")
+    spy = Spy(monkeypatch)
+    for _ in range(2):
+        assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+        assert not spy.warm()
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    assert db.execute("SELECT count(*) FROM scans").fetchone() == (0,)
+    db.close()
+
+
+def test_a_rebuilt_catalog_deletes_its_snapshot_files(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    scan(roots_of(root), tmp_path)
+    assert _snapshot_files(tmp_path)
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    db.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    db.commit()
+    db.close()
+    Catalog(tmp_path / "c.sqlite").close()
+    assert not _snapshot_files(tmp_path)
