@@ -66,13 +66,13 @@ class Keys:
         self.by_id, self.where, self.kids = by_id, where, kids
         self._sorted: list[Key] | None = None
 
-    def state(self, paths: list[str]) -> dict[str, Any] | None:
-        """What `restore` makes these keys again from (with the same rows' keys, `paths` being
-        their files in order): of each kept key its file's index and place, the newest-first
-        order, the children. None when projects were named (Gemini): those are linked again."""
+    def state(self, at: dict[str, int]) -> dict[str, Any] | None:
+        """What `restore` makes these keys again from (with the same rows' keys, `at` giving
+        each of their files' index in order): of each kept key its file's index and place, the
+        newest-first order, the children. None when projects were named (Gemini): those are
+        linked again."""
         if self.named:
             return None
-        at = {p: n for n, p in enumerate(paths)}
         kept: list[int] = []
         pos: dict[str, int] = {}
         where = self.where
@@ -139,15 +139,19 @@ class Keys:
         """A session's id as a table prints it, when known without every id (`WarmKeys`)."""
         return None
 
+    def file_index(self, sid: str) -> int | None:
+        """Where a session's file is among the scan's, when known without them all (`WarmKeys`)."""
+        return None
+
     def heads(self) -> list[str] | None:
         """Every id's part before a "/", once, sorted, when kept apart (`WarmKeys`)."""
         return None
 
-    def head(self, count: int) -> dict[str, Any]:
+    def head(self, count: int, at: dict[str, int]) -> dict[str, Any]:
         """What `WarmKeys` answers the unfiltered listing from without these keys: its first
         keys (`top_level()`'s order) until `count` main sessions are among them (at most 4 x
-        `count` keys), each with its file and place, its linked children and its short id; how
-        many sessions each listing holds; the orphans with their kinds."""
+        `count` keys), each with its file and place, its linked children, its short id and its
+        file's index (`at`); how many sessions each listing holds; the orphans with their kinds."""
         from ..format import short_ids
 
         top, found = self.top_level()
@@ -161,7 +165,7 @@ class Keys:
             entries.append([k, *self.where[sid], self.children(sid)])
         short = short_ids(self.by_id, only=[e[0][ID] for e in entries])
         for e in entries:
-            e.append(short[e[0][ID]])
+            e += (short[e[0][ID]], at[e[1]])
         return {"top": entries, "mains": len(top) - len(found),
                 "orphans": {sid: self.by_id[sid][KIND] for sid in found}}
 
@@ -285,8 +289,8 @@ class WarmKeys:
     def find(self, prefix: str) -> list[str]:
         return self.full().find(prefix)
 
-    def state(self, paths: list[str]) -> dict[str, Any] | None:
-        return self.full().state(paths)
+    def state(self, at: dict[str, int]) -> dict[str, Any] | None:
+        return self.full().state(at)
 
     def children(self, sid: str) -> list[str]:
         e = self._at.get(sid)
@@ -312,6 +316,12 @@ class WarmKeys:
     def short(self, sid: str) -> str | None:
         e = self._at.get(sid)
         return e[4] if e is not None else None
+
+    def file_index(self, sid: str) -> int | None:
+        """Where the file of a session of the listing's head is among the scan's files (None:
+        not known without them all)."""
+        e = self._at.get(sid)
+        return e[5] if e is not None and len(e) > 5 else None  # (a snapshot of before: 5)
 
     def heads(self) -> list[str] | None:
         """The ids' heads the scan kept (core/catalog/warm.py StoredKeys.heads), while every key

@@ -207,14 +207,15 @@ class Library:
         decoded all."""
         return self._lazy is not None
 
-    def row(self, path: str) -> FileRow | None:
+    def row(self, path: str, hint: int | None = None) -> FileRow | None:
         """The last scan's row of one file (after a lazy scan or `lookup`, that row alone
-        decoded): `rows.get(path)` without decoding every row."""
+        decoded): `rows.get(path)` without decoding every row. (`hint`: where the file may be
+        among a warm scan's, `WarmRows.stat`.)"""
         lazy = self._lazy
         if lazy is None:
             return self.rows.get(path)
         if isinstance(lazy, WarmRows) and lazy.made(path) is None:
-            seen: tuple[int, int, int] | None = lazy.stat(path)  # (its LightRow would read every key)
+            seen: tuple[int, int, int] | None = lazy.stat(path, hint)  # (its LightRow would read every key)
         else:
             row = lazy.get(path)
             if not isinstance(row, LightRow):
@@ -242,7 +243,7 @@ class Library:
         if place is None:
             return None
         path, i = place
-        row = self.row(path)
+        row = self.row(path, keys.file_index(sid))
         if row is None or i >= len(row.sessions) or row.sessions[i].id != sid:
             # (changed under us by another process: decode all)
             return self._sessions.get(sid)
@@ -599,7 +600,8 @@ class Library:
             keys = [k for _, k in keys_of(rows)]
             keys_blob = orjson.dumps(keys)  # (before linking: it fills in the keys' paths and names)
             linked = Keys(zip(paths, keys), self.archived)
-            state = linked.state(paths)
+            at = {p: n for n, p in enumerate(paths)}
+            state = linked.state(at)
             keys_blob = b'{"keys":' + keys_blob + b',"linked":' + orjson.dumps(state) + b"}"
             data = {"roots": warm.roots_key(live), "errors": errors,
                     "zstd": any(ZSTD_HINT in e for _, e in errors),
@@ -608,7 +610,7 @@ class Library:
                     # (the projects the next scan's project roots come from, while no row changes)
                     "projects": self.catalog.projects() if looks_in_projects(given) else None,
                     # (projects named by linking (Gemini): the listing is made from every key)
-                    "head": None if state is None else linked.head(LISTING_HEAD)}
+                    "head": None if state is None else linked.head(LISTING_HEAD, at)}
             snap = (warm.pack_paths(paths), warm.file_stats(st for _, st in todo),
                     warm.pack_paths(list(folders)), warm.folder_stats(folders.values()), orjson.dumps(data))
             stored = self.catalog.warm_scan(sig)

@@ -259,7 +259,7 @@ def test_linked_keys_restored_are_the_keys_linked(tmp_path: Path, monkeypatch: p
         paths = [r.path for r in rows]
         keys = [k for _, k in keys_of(rows)]
         linked = Keys(zip(paths, copy.deepcopy(keys)), archived)
-        state = linked.state(paths)
+        state = linked.state({p: n for n, p in enumerate(paths)})
         if any(k[1] == "gemini-cli" for ks in keys for k in ks):
             assert state is None  # (projects named by linking: linked again)
             continue
@@ -542,3 +542,31 @@ def test_a_rebuilt_catalog_deletes_its_snapshot_files(tmp_path: Path) -> None:
     db.close()
     Catalog(tmp_path / "c.sqlite").close()
     assert not _snapshot_files(tmp_path)
+
+
+def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sessionscope.core.catalog import warm
+
+    folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory", "gemini"))
+    roots = roots_of(*folders)
+    whole(roots, tmp_path)
+    full = whole(roots, tmp_path)
+    indexed = []
+    real_index = warm.WarmRows._index
+    monkeypatch.setattr(warm.WarmRows, "_index", lambda rows: indexed.append(1) or real_index(rows))
+    want = [s.to_dict() for s in full.top_level()[0][:5]]
+    assert [s.to_dict() for s in scan(roots, tmp_path).top_level()[0][:5]] == want
+    assert not indexed
+    # a file's index that is not its own (a snapshot of before, kept without it; a damaged
+    # one): the file found by its path
+    db = sqlite3.connect(tmp_path / "c.sqlite")
+    for change in (lambda e: e[:5], lambda e: [*e[:5], 0], lambda e: [*e[:5], 10**6], lambda e: [*e[:5], -1]):
+        data = orjson.loads(db.execute("SELECT data FROM scans").fetchone()[0])
+        data["head"]["top"] = [change(e) for e in data["head"]["top"]]
+        db.execute("UPDATE scans SET data=?", (orjson.dumps(data),))
+        db.commit()
+        assert [s.to_dict() for s in scan(roots, tmp_path).top_level()[0][:5]] == want
+        assert indexed
+        indexed.clear()
+    db.close()
