@@ -26,9 +26,13 @@ from typing import Any, Callable, Iterable, Iterator, MutableMapping, Sequence
 
 from ..onuse import compact_json, orjson
 
-#: bump when what is stored changes: an older snapshot is then never used (and replaced).
-#: 2: the keys apart (the catalog's `scan_parts`), the listing's head in the data; 3: the ids' heads.
-VERSION = 3
+#: bump when what is stored changes: an older snapshot is then never used (and replaced), and an
+#: older sessionscope (an MCP server still running) never uses a newer one (it finds no row for
+#: its signature, and walks).
+#: 2: the keys apart (the catalog's `scan_parts`), the listing's head in the data; 3: the ids' heads;
+#: 4: the paths and stats in a file of their own (a row of 3 read them as no file), each head
+#: entry's file index.
+VERSION = 4
 FILE_FIELDS = 5  # dev, ino, size, mtime_ns, ctime_ns
 FOLDER_FIELDS = 4  # dev, ino, mtime_ns, ctime_ns
 

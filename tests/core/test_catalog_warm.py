@@ -570,3 +570,17 @@ def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
         assert indexed
         indexed.clear()
     db.close()
+
+
+def test_a_snapshot_of_another_version_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (an older sessionscope read a row of this one, its paths in a file, as a snapshot of no
+    # file: each version finds only its own rows)
+    from sessionscope.core.catalog import warm
+
+    root = tree(tmp_path)
+    spy = Spy(monkeypatch)
+    scan(roots_of(root), tmp_path)
+    spy.warm()
+    monkeypatch.setattr(warm, "VERSION", warm.VERSION - 1)
+    assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
+    assert not spy.warm()
