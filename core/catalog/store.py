@@ -388,7 +388,15 @@ class _WarmFiles:
     def __init__(self, folder: str) -> None:
         self.folder = folder
 
+    @staticmethod
+    def named(token: str) -> bool:
+        """Whether `token` can name a file here (16 letters or digits, as `os.urandom(8).hex()`):
+        a row's token names no other file (a damaged catalog's row, "../x")."""
+        return len(token) == 16 and token.isascii() and token.isalnum()
+
     def read(self, token: str) -> tuple[bytes, bytes, bytes, bytes] | None:
+        if not self.named(token):
+            return None
         try:
             with open(os.path.join(self.folder, token), "rb") as f:
                 head = f.read(self._HEAD)
@@ -408,7 +416,7 @@ class _WarmFiles:
 
     def write(self, token: str, parts: tuple[bytes, bytes, bytes, bytes]) -> None:
         """A CacheError when the file cannot be written (a disk full: no snapshot kept)."""
-        if len(token) != 16 or not token.isalnum():
+        if not self.named(token):
             raise ValueError(f"a warm snapshot's token is 16 letters or digits: {token!r}")
         path = os.path.join(self.folder, token)
         part = path + ".part"

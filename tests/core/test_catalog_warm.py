@@ -470,7 +470,7 @@ def test_the_snapshot_s_paths_and_stats_are_kept_in_a_file_the_row_names(tmp_pat
 
 
 @pytest.mark.parametrize("damage", ["gone", "cut short", "one byte more", "another token", "sizes past the end",
-                                    "a negative size", "not a file"])
+                                    "a negative size", "not a file", "a row naming another file"])
 def test_a_snapshot_file_gone_or_damaged_is_no_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     root = tree(tmp_path)
     spy = Spy(monkeypatch)
@@ -492,6 +492,12 @@ def test_a_snapshot_file_gone_or_damaged_is_no_snapshot(tmp_path: Path, monkeypa
         path.write_bytes(data[:sizes_at] + (-1).to_bytes(8, "little", signed=True) + data[sizes_at + 8:])
     elif damage == "not a file":
         path.mkdir()
+    elif damage == "a row naming another file":  # (its own file there, read only by its name)
+        path.write_bytes(data)
+        db = sqlite3.connect(tmp_path / "c.sqlite")
+        db.execute("UPDATE scans SET token=?", (f"../c.sqlite.warm/{path.name}",))
+        db.commit()
+        db.close()
     spy.warm()
     assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
     assert not spy.warm()
