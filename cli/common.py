@@ -65,22 +65,33 @@ def emit(obj: Any) -> None:
 
 
 # -- library ------------------------------------------------------------------------------
-def open_library(args: argparse.Namespace, *, scan: bool = True, lazy: bool = False) -> tuple[Library, list[str]]:
+def open_library(args: argparse.Namespace, *, scan: bool = True, lazy: bool = False,
+                 early: bool = False) -> tuple[Library, list[str]]:
     """The library over the requested roots, scanned; plus warnings for stderr.
 
     With `scan=False` the roots are checked but the files are not read: `open_index` then scans
     and indexes in one pass (each changed file parsed once, not once per step). `lazy`: the
-    scan decodes no session the command does not ask for (`Library.scan(lazy=True)`)."""
+    scan decodes no session the command does not ask for (`Library.scan(lazy=True)`). `early`
+    (a command whose next scan is a warm one, lazy or `prime_warm`): the snapshot's stat
+    comparison is begun in a forked child before the catalog's modules are imported
+    (core/catalog/warm.py `begin`), and its answer taken by that scan."""
+    roots, warnings = cli_roots(args)
+    base = cache_or_none(args)
+    begun = None
+    if early and base is not None:
+        from sessionscope.core.catalog import warm
+        from sessionscope.core.read.discovery import looked_for
+
+        begun = warm.begin(str(base / "catalog.sqlite"), roots, looked_for(None))
     from sessionscope.core.catalog.store import Catalog
     from sessionscope.core.catalog.library import Library
 
-    roots, warnings = cli_roots(args)
-    base = cache_or_none(args)
     if base is None:
         warnings.append(f"{_no_cache_said}: working without it (the sessions are read again each time, "
                         "and search reads the session files)")
     lib = Library(roots, catalog=Catalog(base / "catalog.sqlite" if base else None))
     lib.split_stats = True  # (a command: see Library.split_stats)
+    lib.early = begun
     if scan:
         warnings += scan_warnings(args, lib.scan(lazy=lazy), warnings)
     return lib, warnings

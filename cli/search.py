@@ -61,7 +61,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         query = parse(args.query)
     except QueryError as exc:
         raise CliError(f"search: {exc}") from None
-    lib, warnings = open_library(args, scan=False)
+    lib, warnings = open_library(args, scan=False, early=True)
     warn(warnings, args)
     lib.prime_warm()  # (before the index's reader starts its thread: see Library.prime_warm)
     index, _ = open_index(args, lib, scan=True)

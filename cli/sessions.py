@@ -67,7 +67,7 @@ def add_recent_parser(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_sessions(args: argparse.Namespace) -> int:
     if args.quick:
         return _sessions_quick(args)
-    lib, warnings = open_library(args, lazy=True)
+    lib, warnings = open_library(args, lazy=True, early=True)
     warn(warnings, args)
     top, orphans = _top_level(lib, agent=args.agent, project=args.project, orphans=args.all)
     hidden = 0 if args.all else len(orphans)

@@ -38,6 +38,7 @@ from ..read.walk import Listings, WalkReport
 if TYPE_CHECKING:
     from ..read.adapters import Adapter, LoadedSession, Registry
     from ..read.ends import QuickMeta
+    from .warm import Early
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -115,6 +116,9 @@ class Library:
     #: a warm scan may share its files' stats with a forked child (core/catalog/warm.py
     #: `same_stats(split=True)`): set by a command, whose process runs no other thread
     split_stats = False
+    #: a warm scan's stat comparison begun before this library was made (cli/common.py
+    #: `open_library`): the next warm scan takes its answer when it compares the same snapshot
+    early: Early | None = None
     #: `prime_warm`'s outcome (False: not warm) and its last progress call, until used
     _primed: tuple[ScanReport | bool, tuple[int, int, int, int] | None] | None = None
 
@@ -346,6 +350,9 @@ class Library:
             warm = self._scan_warm(progress)
             if warm is not None:
                 return warm
+        if self.early is not None:  # (a comparison begun for a warm scan this one is not)
+            self.early.cancel()
+            self.early = None
         started_ns, given = time.time_ns(), list(self.roots)
         self.warm_token = None
         if not lazy and not self.catalog.complete_keys():
@@ -518,12 +525,22 @@ class Library:
                 gc.enable()
 
     def _warm_report(self, progress: ProgressFn | None) -> ScanReport | None:
+        early, self.early = self.early, None
+        try:
+            return self._warm_report_with(progress, early)
+        finally:
+            if early is not None:
+                early.cancel()  # (not taken, or taken already: nothing then)
+
+    def _warm_report_with(self, progress: ProgressFn | None, early: Early | None) -> ScanReport | None:
         from . import warm
 
         cat = self.catalog
         self.warm_token = None
         sig = warm.signature(self.roots, looked_for(self._registry))
-        found = cat.warm_scan(sig)
+        # (a token names one snapshot of one signature: the row of this one naming the early
+        # comparison's token is the snapshot it compares)
+        found = cat.warm_scan(sig, None if early is None else (early.token, early.parts))
         if found is None or not cat.complete_keys():
             return None
         (paths_blob, stats_blob, folders_blob, fstats_blob, data_blob), token = found
@@ -542,11 +559,16 @@ class Library:
             return None
         if wal_beside(data.get("db", ())):
             return None  # (a database being written: its log's changes are not in the snapshot's stats)
-        paths = warm.unpack_paths(paths_blob)
-        if not warm.same_stats([(paths, stats_blob, warm.FILE_FIELDS),
-                                (warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS)],
-                               split=self.split_stats):
-            return None
+        if early is not None and early.token == token:
+            paths = early.paths
+            if not early.same():  # (the comparison begun before: see warm.Early)
+                return None
+        else:
+            paths = warm.unpack_paths(paths_blob)
+            if not warm.same_stats([(paths, stats_blob, warm.FILE_FIELDS),
+                                    (warm.unpack_paths(folders_blob), fstats_blob, warm.FOLDER_FIELDS)],
+                                   split=self.split_stats):
+                return None
         report = ScanReport(roots=list(self.roots), notes=list(cat.messages))
         cat.messages.clear()
         for root, err in errors:

@@ -11,8 +11,6 @@ import json
 import os
 import sqlite3
 import threading
-import time
-from array import array
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple
@@ -23,6 +21,7 @@ from ..records import record
 from ..config import ZSTD_HINT, CacheError
 from ..model import Session, SessionKind, TokenUsage
 from .activity import ActivityRow
+from .warm import SnapshotFiles
 
 # 4: a session is a compact array with epoch-millisecond times (decoding 20k of them was most of
 # the app's startup as dicts with ISO strings), and each file has its newest session's time, so
@@ -373,88 +372,6 @@ class _Db:
         self._db.close()
 
 
-class _WarmFiles:
-    """The big part of each warm-scan snapshot (`scans`: its files' and folders' paths and
-    stats, ~3.7 MB at 20,000 files), each in a file of this folder named by its token. Why:
-    SQLite gave those bytes in 8-10 ms (its overflow pages; 8.7 with 64 KB pages), a file in ~2,
-    at every warm `sessions` and `search`. The row in `scans` stays the truth: a file no row
-    names is deleted at the next write, and a row whose file is missing, cut short or not its
-    own (its token in the header) is no snapshot (the scan walks and keeps a new one). Written
-    whole under a temporary name, then renamed: a reader sees the whole file or none."""
-
-    MAGIC = b"sessionscope warm 1\n"
-    _HEAD = len(MAGIC) + 16 + 4 * 8  # (the magic, the token, the four parts' lengths)
-
-    def __init__(self, folder: str) -> None:
-        self.folder = folder
-
-    @staticmethod
-    def named(token: str) -> bool:
-        """Whether `token` can name a file here (16 letters or digits, as `os.urandom(8).hex()`):
-        a row's token names no other file (a damaged catalog's row, "../x")."""
-        return len(token) == 16 and token.isascii() and token.isalnum()
-
-    def read(self, token: str) -> tuple[bytes, bytes, bytes, bytes] | None:
-        if not self.named(token):
-            return None
-        try:
-            with open(os.path.join(self.folder, token), "rb") as f:
-                head = f.read(self._HEAD)
-                if len(head) != self._HEAD or not head.startswith(self.MAGIC) \
-                        or head[len(self.MAGIC):len(self.MAGIC) + 16] != token.encode():
-                    return None
-                sizes = array("q")
-                sizes.frombytes(head[-32:])
-                if min(sizes) < 0 or self._HEAD + sum(sizes) != os.fstat(f.fileno()).st_size:
-                    return None  # (cut short, or not a whole file of this shape)
-                parts = tuple(f.read(n) for n in sizes)
-                if any(len(p) != n for p, n in zip(parts, sizes)):
-                    return None
-        except (OSError, ValueError):
-            return None
-        return parts  # type: ignore[return-value]
-
-    def write(self, token: str, parts: tuple[bytes, bytes, bytes, bytes]) -> None:
-        """A CacheError when the file cannot be written (a disk full: no snapshot kept)."""
-        if not self.named(token):
-            raise ValueError(f"a warm snapshot's token is 16 letters or digits: {token!r}")
-        path = os.path.join(self.folder, token)
-        part = path + ".part"
-        try:
-            os.makedirs(self.folder, exist_ok=True)
-            with open(part, "wb") as f:
-                f.write(self.MAGIC + token.encode() + array("q", [len(p) for p in parts]).tobytes())
-                for p in parts:
-                    f.write(p)
-            os.replace(part, path)
-        except OSError as exc:
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-            raise CacheError(f"catalog {self.folder} cannot be written ({exc.strerror or exc})") from None
-
-    def keep(self, tokens: set[str], grace: float = 60.0) -> None:
-        """Every file but those of `tokens` deleted once older than `grace` seconds (a `.part`
-        left by a writer that died too): another process may have written one whose row it has
-        not committed yet."""
-        try:
-            names = os.listdir(self.folder)
-        except OSError:
-            return
-        now = time.time()
-        for name in names:
-            if name in tokens:
-                continue
-            path = os.path.join(self.folder, name)
-            try:
-                if grace and now - os.stat(path).st_mtime < grace:
-                    continue
-                os.unlink(path)
-            except OSError:
-                pass
-
-
 class Catalog:
     """Thread-safe (one lock) access to the catalog database."""
 
@@ -463,7 +380,7 @@ class Catalog:
         self.messages: list[str] = []
         self._lock = threading.RLock()
         self._db = _Db(self._open(), self.path)
-        self._warm_files = None if self.path == ":memory:" else _WarmFiles(self.path + ".warm")
+        self._warm_files = None if self.path == ":memory:" else SnapshotFiles(self.path + ".warm")
 
     def _open(self) -> sqlite3.Connection:
         """The database, as it is when it has this schema (the common case, and at every app
@@ -519,7 +436,7 @@ class Catalog:
                 os.unlink(self.path + suffix)
             except FileNotFoundError:
                 pass
-        _WarmFiles(self.path + ".warm").keep(set(), grace=0)
+        SnapshotFiles(self.path + ".warm").keep(set(), grace=0)
 
     def close(self) -> None:
         with self._lock:
@@ -651,10 +568,12 @@ class Catalog:
                 out.append(LightRow(r[0], r[1], r[2], size, r[4], r[5], keys))
         return out
 
-    def warm_scan(self, sig: str) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], str] | None:
+    def warm_scan(self, sig: str, known: tuple[str, tuple[bytes, bytes, bytes, bytes]] | None = None
+                  ) -> tuple[tuple[bytes, bytes, bytes, bytes, bytes], str] | None:
         """The last scan's snapshot for these roots (core/catalog/warm.py): (paths, stats,
         folders, folder stats, data) and its token. None also when its file is gone or damaged
-        (`_WarmFiles`): the scan walks, and keeps a new one."""
+        (`SnapshotFiles`): the scan walks, and keeps a new one. `known`: a token and the parts
+        of its file, read already (`warm.Early`): not read again when the row names that token."""
         with self._lock:
             r = self._db.execute("SELECT data, token, length(paths) + length(stats) + length(folders)"
                                  " + length(fstats) FROM scans WHERE sig=?", (sig,)).fetchone()
@@ -667,7 +586,7 @@ class Catalog:
                 if blobs is None:
                     return None
             else:
-                blobs = self._warm_files.read(token)
+                blobs = known[1] if known is not None and known[0] == token else self._warm_files.read(token)
                 if blobs is None:
                     return None
         return (*blobs, data), token
@@ -683,7 +602,7 @@ class Catalog:
     def set_warm_scan(self, sig: str, snap: tuple[bytes, bytes, bytes, bytes, bytes], keys: bytes,
                       heads: bytes | None, token: str) -> None:
         """Keep a scan's snapshot and its parts (a few per catalog: one per set of roots read
-        lately). The snapshot's paths and stats go to a file of their own (`_WarmFiles`) when
+        lately). The snapshot's paths and stats go to a file of their own (`SnapshotFiles`) when
         the catalog is a file, its token and data to the database."""
         inline = snap[:4]
         if self._warm_files is not None:

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from helpers import DATA, assert_same, both, claude_record as claude, roots_of, v6, write_records as write
-from sessionscope.core.catalog import store
+from sessionscope.core.catalog import store, warm
 from sessionscope.core.catalog.library import Library
 from sessionscope.core.catalog.store import Catalog
 from sessionscope.core.read import walk
@@ -413,7 +413,6 @@ def test_a_primed_warm_scan_is_used_once_and_a_scan_in_between_drops_it(
     """`prime_warm` (a command runs it before opening the index): the next `scan_warm` answers its
     outcome without comparing the stats again, once; a `scan` in between, or a later call,
     compares them again. A primed "not warm" answers None at once."""
-    from sessionscope.core.catalog import warm
 
     root = tree(tmp_path)
     roots = roots_of(root)
@@ -459,7 +458,7 @@ def test_the_snapshot_s_paths_and_stats_are_kept_in_a_file_the_row_names(tmp_pat
     assert sorted(scan(roots_of(root), tmp_path).session_ids()) == sorted([A, B, f"{B}/agent-x1"])
     assert spy.warm()
     # (a catalog whose row holds the parts itself, as before the files: read as it is)
-    blobs = store._WarmFiles(str(tmp_path / "c.sqlite.warm")).read(token)
+    blobs = warm.SnapshotFiles(str(tmp_path / "c.sqlite.warm")).read(token)
     assert blobs is not None
     db.execute("UPDATE scans SET paths=?, stats=?, folders=?, fstats=?", blobs)
     db.commit()
@@ -477,8 +476,8 @@ def test_a_snapshot_file_gone_or_damaged_is_no_snapshot(tmp_path: Path, monkeypa
     scan(roots_of(root), tmp_path)
     (path,) = _snapshot_files(tmp_path)
     data = path.read_bytes()
-    at = len(store._WarmFiles.MAGIC)
-    sizes_at = store._WarmFiles._HEAD - 32
+    at = len(warm.SnapshotFiles.MAGIC)
+    sizes_at = warm.SnapshotFiles._HEAD - 32
     path.unlink()
     if damage == "cut short":
         path.write_bytes(data[:-1])
@@ -552,7 +551,6 @@ def test_a_rebuilt_catalog_deletes_its_snapshot_files(tmp_path: Path) -> None:
 
 def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sessionscope.core.catalog import warm
 
     folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory", "gemini"))
     roots = roots_of(*folders)
@@ -581,7 +579,6 @@ def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
 def test_a_snapshot_of_another_version_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (an older sessionscope read a row of this one, its paths in a file, as a snapshot of no
     # file: each version finds only its own rows)
-    from sessionscope.core.catalog import warm
 
     root = tree(tmp_path)
     spy = Spy(monkeypatch)
