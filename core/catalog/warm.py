@@ -407,7 +407,8 @@ def begin(db_path: str, roots: Iterable[Any], suffixes: Sequence[str]) -> Early 
         return None
     try:
         os.set_blocking(taken, False)
-        if len(numbers) > 65536 or os.write(put, numbers) != len(numbers):
+        os.set_blocking(put, False)  # (a pipe can hold less than 64 KB: never wait on it)
+        if os.write(put, numbers) != len(numbers):
             raise OSError("the chunks' numbers do not fit the pipe")
     except OSError:
         os.close(taken)
