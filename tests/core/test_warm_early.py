@@ -106,3 +106,50 @@ def test_an_early_comparison_gives_the_answer_of_one(tmp_path: Path) -> None:
     # and this process between them, each chunk once
     calls = [tuple(map(int, line.split())) for line in log.read_text().splitlines()]
     assert {pid for pid, _ in calls} - {me}, "no chunk compared in a child"
+
+
+#: a whole command in a fresh process: which early comparisons it began and took
+COMMAND = """if True:
+    import os, sys
+    from sessionscope.core.catalog import warm
+    from sessionscope.core.read import walk
+    walk.LISTING_MARGIN_NS = -10**18
+    warm.SPLIT_FROM, warm.EARLY_CHUNK = 1, 2
+    log = sys.argv.pop(1)
+    real_begin, real_same = warm.begin, warm.Early.same
+    def note(what):
+        with open(log, "a") as f:
+            f.write(what + "\\n")
+    def begin(*a, **k):
+        early = real_begin(*a, **k)
+        note("begun" if early is not None else "none")
+        return early
+    def same(self):
+        answer = real_same(self)
+        note(f"taken {answer}")
+        return answer
+    warm.begin, warm.Early.same = begin, same
+    from sessionscope.cli.main import main
+    sys.exit(main())
+"""
+
+
+def test_sessions_and_search_take_an_early_comparison(tmp_path: Path) -> None:
+    root = tmp_path / "projects"
+    for i in range(5):
+        sid = f"{i:08}-0000-4000-8000-000000000000"
+        write(root / "p" / f"{sid}.jsonl", [claude(f"u{i}", None, sid, i + 1, text=f"word{i} findme")])
+    env = {**os.environ, "SESSIONSCOPE_CACHE_DIR": str(tmp_path / "cache"),
+           "SESSIONSCOPE_CONFIG": str(tmp_path / "none.toml"), "HOME": str(tmp_path / "home")}
+    log = tmp_path / "log"
+    outs = []
+    for argv in (["sessions"], ["sessions", "--json"], ["search", "findme"], ["search", "findme"]):
+        done = subprocess.run([sys.executable, "-c", COMMAND, str(log), "--root", str(root), *argv], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    # the first: no snapshot yet; then each begun and taken (search's first brings the index up)
+    assert log.read_text().split("\n")[:-1] == ["none", "begun", "taken True", "begun", "taken True",
+                                                 "begun", "taken True"]
+    assert len(json.loads(outs[1])["sessions"]) == 5
+    assert outs[2] == outs[3] and "findme" in outs[3]
