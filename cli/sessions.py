@@ -18,7 +18,6 @@ from sessionscope.cli.common import (
     unread_warnings,
     warn,
 )
-from sessionscope.core.format import human_tokens, relative_time, short_ids
 
 if TYPE_CHECKING:
     from sessionscope.core.catalog.window import Window
@@ -106,6 +105,7 @@ def _top_level(lib: Library, *, agent: str | None = None, project: str | None = 
 
 def _sessions_quick(args: argparse.Namespace) -> int:
     """`sessions --quick`: core/read/listing.py on every candidate file, no full parse, no catalog."""
+    from sessionscope.core.format import short_ids
     from sessionscope.core.read.adapters import default_registry
     from sessionscope.core.read.discovery import roots_files
     from sessionscope.core.read.listing import quick_listing
@@ -304,6 +304,7 @@ def _print_sessions(rows: list[tuple[int, Session]], counts: bool = True,
     A top-level ID is printed as `prefixes` gives it (core/format.py `short_ids`: the shortest
     prefix, 8 or more characters, that no other id of the sessions the listing is from starts
     with): what is printed pastes into `read`."""
+    from sessionscope.core.format import human_tokens, relative_time
     from sessionscope.core.text import one_line, unwrapped
 
     prefixes = prefixes or {}
