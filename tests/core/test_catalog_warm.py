@@ -413,7 +413,6 @@ def test_a_primed_warm_scan_is_used_once_and_a_scan_in_between_drops_it(
     """`prime_warm` (a command runs it before opening the index): the next `scan_warm` answers its
     outcome without comparing the stats again, once; a `scan` in between, or a later call,
     compares them again. A primed "not warm" answers None at once."""
-
     root = tree(tmp_path)
     roots = roots_of(root)
     scan(roots, tmp_path)  # (the snapshot)
@@ -551,7 +550,6 @@ def test_a_rebuilt_catalog_deletes_its_snapshot_files(tmp_path: Path) -> None:
 
 def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-
     folders = sorted(p for p in DATA.iterdir() if p.is_dir() and p.name not in ("brief", "memory", "gemini"))
     roots = roots_of(*folders)
     whole(roots, tmp_path)
@@ -579,7 +577,6 @@ def test_a_warm_listing_finds_its_sessions_files_without_indexing_every_path(
 def test_a_snapshot_of_another_version_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # (an older sessionscope read a row of this one, its paths in a file, as a snapshot of no
     # file: each version finds only its own rows)
-
     root = tree(tmp_path)
     spy = Spy(monkeypatch)
     scan(roots_of(root), tmp_path)
