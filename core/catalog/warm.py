@@ -1,6 +1,6 @@
 """What a warm scan needs to know that nothing changed: the last scan's file list and each file's
 and folder's stat, packed (in a file of their own beside the catalog, named by the row of `scans`
-that holds the rest: core/catalog/store.py `_WarmFiles`), with every file's sessions' keys
+that holds the rest: `SnapshotFiles`), with every file's sessions' keys
 (core/catalog/keys.py) and errors in one blob beside them, by the roots' signature.
 
 Why: a warm `sessions` at 20,000 files walked every folder (generators, a listing per folder or
