@@ -200,15 +200,23 @@ def _halves(checks: Sequence[Check]) -> tuple[list[Check], list[Check]]:
     left = sum(len(paths) for paths, _, _ in checks) // 2
     mine: list[Check] = []
     theirs: list[Check] = []
-    for paths, stored, fields in checks:
-        cut = min(left, len(paths))
-        at = cut * fields * 8  # (the stored stats: `fields` int64 per path)
+    for check in checks:
+        n = len(check[0])
+        cut = min(left, n)
         if cut:
-            mine.append((paths[:cut], stored[:at], fields))
-        if cut < len(paths):
-            theirs.append((paths[cut:], stored[at:], fields))
+            mine.append(_sliced(check, 0, cut))
+        if cut < n:
+            theirs.append(_sliced(check, cut, None))
         left -= cut
     return mine, theirs
+
+
+def _sliced(check: Check, start: int, end: int | None) -> Check:
+    """The paths `start` to `end` of a check with their stored stats (`fields` int64s a path);
+    `end` None: to the end of both (stored stats that are more than the paths' stay with the
+    last slice, whose comparison they fail, as the whole one's)."""
+    paths, stored, fields = check
+    return paths[start:end], stored[start * fields * 8:None if end is None else end * fields * 8], fields
 
 
 def _all_same(checks: Iterable[Check]) -> bool:
@@ -392,14 +400,12 @@ def begin(db_path: str, roots: Iterable[Any], suffixes: Sequence[str]) -> Early 
     parts = SnapshotFiles(db_path + ".warm").read(token)
     if parts is None:
         return None
-    paths, folders = unpack_paths(parts[0]), unpack_paths(parts[2])
-    if len(paths) + len(folders) < SPLIT_FROM:
-        return None  # (a few stats: fewer than a fork costs)
-    chunks: list[Check] = []
-    for names, stored, fields in ((paths, parts[1], FILE_FIELDS), (folders, parts[3], FOLDER_FIELDS)):
-        size = EARLY_CHUNK * fields * 8
-        chunks += [(names[i:i + EARLY_CHUNK], stored[i * fields * 8:i * fields * 8 + size], fields)
-                   for i in range(0, len(names), EARLY_CHUNK)]
+    if len(parts[1]) // (8 * FILE_FIELDS) + len(parts[3]) // (8 * FOLDER_FIELDS) < SPLIT_FROM:
+        return None  # (a few stats: fewer than a fork costs; told by the stats' length, unpacked none)
+    paths = unpack_paths(parts[0])
+    chunks = [_sliced(check, i, i + EARLY_CHUNK if i + EARLY_CHUNK < len(check[0]) else None)
+              for check in ((paths, parts[1], FILE_FIELDS), (unpack_paths(parts[2]), parts[3], FOLDER_FIELDS))
+              for i in range(0, len(check[0]), EARLY_CHUNK)]
     numbers = b"".join(n.to_bytes(4, "little") for n in range(len(chunks)))
     try:
         taken, put = os.pipe()
