@@ -233,12 +233,32 @@ def test_snapshot_cold_start_listing(snap_compare, tmp_path: Path, monkeypatch: 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
+def _parsed(n: int, hours: int | None) -> Any:
+    """A parsed session of file `/r/p/N.jsonl`, last active `hours` before NOW (None: no time)."""
+    from datetime import timedelta
+
+    from sessionscope.core.model import Session
+
+    return Session(id=f"s{n}", agent="claude-code", source_format="claude-code",
+                   paths=(f"/r/p/{n}.jsonl",), title=f"session {n}", entry_count=n + 1,
+                   last_timestamp=None if hours is None else NOW - timedelta(hours=hours))
+
+
+def _list_app() -> Any:
+    """An app showing a SessionList alone, loading."""
+    from textual.app import App, ComposeResult
+
+    class ListApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SessionList(now=NOW, loading=True)
+
+    return ListApp()
+
+
 async def test_the_cursor_follows_a_listed_session_whose_id_was_its_path() -> None:
     """The ends of a file may not show its session id (the listed session's id is then the
     path): the cursor stays on that file's row when the parsed session replaces it."""
     from datetime import timedelta
-
-    from textual.app import App, ComposeResult
 
     from sessionscope.core.model import Session
 
@@ -249,15 +269,9 @@ async def test_the_cursor_follows_a_listed_session_whose_id_was_its_path() -> No
                              last_timestamp=NOW - timedelta(hours=n), unsure=frozenset({"session_id"}))
 
     def parsed(n: int) -> Session:
-        return Session(id=f"s{n}", agent="claude-code", source_format="claude-code",
-                       paths=(f"/r/p/{n}.jsonl",), title=f"session {n}", entry_count=n + 1,
-                       last_timestamp=NOW - timedelta(hours=n))
+        return _parsed(n, n)
 
-    class ListApp(App[None]):
-        def compose(self) -> ComposeResult:
-            yield SessionList(now=NOW, loading=True)
-
-    app = ListApp()
+    app = _list_app()
     async with app.run_test(size=SIZE) as pilot:
         widget = app.query_one(SessionList)
         widget.set_sessions([listed(n) for n in range(4)], complete=False, reading=(0, 4))
@@ -274,6 +288,25 @@ async def test_the_cursor_follows_a_listed_session_whose_id_was_its_path() -> No
         widget.set_sessions([newer, *(parsed(n) for n in range(4))])
         assert widget.highlighted_session == parsed(2)
         assert _lines(widget)[0].strip() == "5 sessions · 2 agents · 0 projects"
+
+
+async def test_a_cursor_never_moved_stays_on_the_first_row_while_the_sessions_are_read() -> None:
+    """On a first start the quick listing's first row may sort elsewhere once its file is
+    parsed (a session without a time: last): nobody chose it, so the cursor stays on the first
+    row; once moved, it follows its session (above), and once the list is complete it does too."""
+    parsed = _parsed
+    app = _list_app()
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.query_one(SessionList)
+        widget.set_sessions([parsed(0, 0), parsed(1, 1), parsed(2, 2)], complete=False, reading=(1, 3))
+        widget.set_sessions([parsed(1, 1), parsed(2, 2), parsed(0, None)], complete=False, reading=(2, 3))
+        assert widget.cursor == 0 and widget.highlighted_session == parsed(1, 1)
+        widget.set_sessions([parsed(2, 2), parsed(1, 3), parsed(0, None)])  # (complete: read)
+        assert widget.cursor == 0 and widget.highlighted_session == parsed(2, 2)
+        # complete now: the session under the cursor is followed (a live update re-sorting)
+        widget.set_sessions([parsed(1, 1), parsed(2, 2), parsed(0, None)])
+        assert widget.highlighted_session == parsed(2, 2) and widget.cursor == 1
+        await pilot.pause()
 
 
 async def test_resume_from_a_listed_session_only_with_its_id_and_project(

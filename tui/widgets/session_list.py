@@ -172,6 +172,7 @@ class SessionList(LineList):
         if loading:
             self.model.set_sessions([], complete=False)
         self.editing_filter = False
+        self._moved = False  # (whether the cursor was ever moved: `set_sessions`)
 
     # -- public API ---------------------------------------------------------------------------
     def set_sessions(self, sessions: list[Session], complete: bool = True,
@@ -182,8 +183,12 @@ class SessionList(LineList):
         (`ListedSession`: shown without entries and tokens until the scan has read their files).
 
         The highlighted session stays highlighted when it is still there (a listed one: when
-        its file's parsed session is)."""
+        its file's parsed session is); but while the sessions are still being read, a cursor
+        never moved stays on the first row. (On a first start the quick listing's first row, a
+        session without a time, followed that session to the bottom of the parsed list.)"""
         keep = self.highlighted_session
+        if (not self.model.complete or self.model.reading is not None) and not self._moved:
+            keep = None
         self.model.set_sessions(list(sessions), complete, reading)
         self._rows_changed(keep)
 
@@ -269,6 +274,10 @@ class SessionList(LineList):
     # -- cursor ---------------------------------------------------------------------------------
     def _item_count(self) -> int:
         return len(self.model.rows)
+
+    def _move(self, index: int) -> None:
+        self._moved = True
+        super()._move(index)
 
     def _highlighted(self, index: int) -> None:
         self.post_message(self.SessionHighlighted(self, self.model.rows[index].session))
